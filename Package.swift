@@ -1,0 +1,38 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "todo",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "todo", targets: ["todo"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+    ],
+    targets: [
+        // libgit2 through pkg-config; only GitKit imports it.
+        .systemLibrary(
+            name: "CLibgit2",
+            pkgConfig: "libgit2",
+            providers: [.apt(["libgit2-dev"])]
+        ),
+        // The one Swift module that talks to libgit2.
+        .target(name: "GitKit", dependencies: ["CLibgit2"]),
+        // Pure Swift: task model, clock, canonical encoding, dates, merge. Never prints or exits.
+        .target(name: "TodoCore"),
+        // A household repository: reads and writes tasks through GitKit.
+        .target(name: "TodoStore", dependencies: ["GitKit", "TodoCore"]),
+        // The commands: parsing, output, exit codes.
+        .target(
+            name: "TodoCLI",
+            dependencies: [
+                "TodoStore", "TodoCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "todo", dependencies: ["TodoCLI"]),
+        .testTarget(name: "TodoCoreTests", dependencies: ["TodoCore"]),
+        .testTarget(name: "TodoEndToEndTests", dependencies: ["TodoCore"]),
+    ]
+)

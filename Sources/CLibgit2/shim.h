@@ -1,0 +1,13 @@
+#ifndef TODO_CLIBGIT2_SHIM_H
+#define TODO_CLIBGIT2_SHIM_H
+#include <git2.h>
+#include <git2/sys/merge.h>
+#include <git2/sys/mempack.h>
+#include <git2/sys/repository.h>
+#include <sys/file.h>
+
+/* git_libgit2_opts is variadic, which Swift cannot call: one wrapper per option used. */
+static inline int todo_git_enable_fsync(int on) {
+    return git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR, on);
+}
+#endif

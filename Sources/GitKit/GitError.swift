@@ -1,0 +1,51 @@
+import CLibgit2
+
+/// A failed libgit2 call: its return code, libgit2's error class and message, and the C function.
+public struct GitError: Error, CustomStringConvertible, Sendable {
+    public let code: Int32
+    public let errorClass: Int32
+    public let message: String
+    public let function: String
+
+    public init(code: Int32, errorClass: Int32, message: String, function: String) {
+        self.code = code
+        self.errorClass = errorClass
+        self.message = message
+        self.function = function
+    }
+
+    public var description: String {
+        "\(function) failed: \(message) (code \(code), class \(errorClass))"
+    }
+
+    public var isNotFound: Bool { code == GIT_ENOTFOUND.rawValue }
+    public var isExists: Bool { code == GIT_EEXISTS.rawValue }
+    /// A compare-and-swap ref update found the ref moved.
+    public var isModified: Bool { code == GIT_EMODIFIED.rawValue }
+    public var isLocked: Bool { code == GIT_ELOCKED.rawValue }
+    public var isUnmerged: Bool { code == GIT_EUNMERGED.rawValue }
+    /// libgit2 reports "no space left" and other write failures as OS-class errors.
+    public var isOSError: Bool { errorClass == Int32(GIT_ERROR_OS.rawValue) }
+    public var isAuth: Bool { code == GIT_EAUTH.rawValue }
+    public var isCertificate: Bool { code == GIT_ECERTIFICATE.rawValue }
+}
+
+/// The one gate every libgit2 return code passes through.
+@discardableResult
+func check(_ code: Int32, _ function: StaticString = #function) throws -> Int32 {
+    if code >= 0 { return code }
+    throw lastError(code, "\(function)")
+}
+
+func check(_ code: Int32, call: String) throws {
+    if code < 0 { throw lastError(code, call) }
+}
+
+/// Reads libgit2's per-thread last error; must be called right after the failing call.
+func lastError(_ code: Int32, _ function: String) -> GitError {
+    if let err = git_error_last() {
+        let message = err.pointee.message.map { String(cString: $0) } ?? "unknown error"
+        return GitError(code: code, errorClass: err.pointee.klass, message: message, function: function)
+    }
+    return GitError(code: code, errorClass: 0, message: "unknown error", function: function)
+}

@@ -1,0 +1,130 @@
+import CLibgit2
+
+/// An open git repository. Owns its libgit2 handle and frees it when released.
+public final class Repository {
+    let handle: OpaquePointer
+
+    private init(handle: OpaquePointer) { self.handle = handle }
+
+    deinit { git_repository_free(handle) }
+
+    /// Opens the repository whose work tree (or git dir) is exactly `path`; no discovery upwards.
+    public static func open(path: String) throws -> Repository {
+        var repo: OpaquePointer?
+        try check(
+            git_repository_open_ext(&repo, path, UInt32(GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue), nil),
+            call: "git_repository_open_ext")
+        guard let repo else { throw GitError.missing("git_repository_open_ext") }
+        return Repository(handle: repo)
+    }
+
+    /// Creates a repository at `path` whose unborn HEAD points at `refs/heads/<branch>`.
+    public static func create(path: String, bare: Bool = false, initialBranch: String = "main") throws -> Repository {
+        var opts = git_repository_init_options()
+        try check(
+            git_repository_init_options_init(&opts, UInt32(GIT_REPOSITORY_INIT_OPTIONS_VERSION)),
+            call: "git_repository_init_options_init")
+        opts.flags = UInt32(GIT_REPOSITORY_INIT_MKPATH.rawValue)
+        if bare { opts.flags |= UInt32(GIT_REPOSITORY_INIT_BARE.rawValue) }
+        var repo: OpaquePointer?
+        try initialBranch.withCString { branch in
+            opts.initial_head = branch
+            try check(git_repository_init_ext(&repo, path, &opts), call: "git_repository_init_ext")
+        }
+        guard let repo else { throw GitError.missing("git_repository_init_ext") }
+        return Repository(handle: repo)
+    }
+
+    /// The git directory, with a trailing slash.
+    public var gitDirectory: String { String(cString: git_repository_path(handle)) }
+
+    /// The work tree, with a trailing slash; nil for a bare repository.
+    public var workDirectory: String? { git_repository_workdir(handle).map { String(cString: $0) } }
+
+    // MARK: Config
+
+    /// A value from the repository's config (local, then global, then system); nil when unset.
+    public func configString(_ key: String) throws -> String? {
+        var config: OpaquePointer?
+        try check(git_repository_config_snapshot(&config, handle), call: "git_repository_config_snapshot")
+        defer { git_config_free(config) }
+        var value: UnsafePointer<CChar>?
+        let rc = git_config_get_string(&value, config, key)
+        if rc == GIT_ENOTFOUND.rawValue { return nil }
+        try check(rc, call: "git_config_get_string")
+        return value.map { String(cString: $0) }
+    }
+
+    /// Writes `key = value` to the repository's own `.git/config`.
+    public func setLocalConfig(_ key: String, _ value: String) throws {
+        try withLocalConfig { try check(git_config_set_string($0, key, value), call: "git_config_set_string") }
+    }
+
+    /// Removes `key` from `.git/config`; no error when it was not set.
+    public func removeLocalConfig(_ key: String) throws {
+        try withLocalConfig {
+            let rc = git_config_delete_entry($0, key)
+            if rc != GIT_ENOTFOUND.rawValue { try check(rc, call: "git_config_delete_entry") }
+        }
+    }
+
+    private func withLocalConfig(_ body: (OpaquePointer?) throws -> Void) throws {
+        var config: OpaquePointer?
+        try check(git_repository_config(&config, handle), call: "git_repository_config")
+        defer { git_config_free(config) }
+        var local: OpaquePointer?
+        try check(
+            git_config_open_level(&local, config, GIT_CONFIG_LEVEL_LOCAL), call: "git_config_open_level")
+        defer { git_config_free(local) }
+        try body(local)
+    }
+
+    // MARK: References
+
+    /// The commit a reference points at (following symbolic refs); nil when it does not exist.
+    public func resolve(reference name: String) throws -> ObjectID? {
+        var oid = git_oid()
+        let rc = git_reference_name_to_id(&oid, handle, name)
+        if rc == GIT_ENOTFOUND.rawValue { return nil }
+        try check(rc, call: "git_reference_name_to_id(\(name))")
+        return ObjectID(oid)
+    }
+
+    /// Points `name` at `target` only if it still points at `expected` (nil: only if it does not
+    /// exist). Throws a GitError with `isModified`/`isExists` when someone else moved it first.
+    public func updateReference(
+        _ name: String, to target: ObjectID, expected: ObjectID?, message: String
+    ) throws {
+        var ref: OpaquePointer?
+        var newID = target.raw
+        if var old = expected?.raw {
+            try check(
+                git_reference_create_matching(&ref, handle, name, &newID, 1, &old, message),
+                call: "git_reference_create_matching")
+        } else {
+            try check(git_reference_create(&ref, handle, name, &newID, 0, message), call: "git_reference_create")
+        }
+        git_reference_free(ref)
+    }
+
+    /// Deletes a reference; no error when it does not exist.
+    public func deleteReference(_ name: String) throws {
+        var ref: OpaquePointer?
+        let rc = git_reference_lookup(&ref, handle, name)
+        if rc == GIT_ENOTFOUND.rawValue { return }
+        try check(rc, call: "git_reference_lookup")
+        defer { git_reference_free(ref) }
+        try check(git_reference_delete(ref), call: "git_reference_delete")
+    }
+
+    /// Points HEAD at a branch (which may not exist yet).
+    public func setHead(_ refName: String) throws {
+        try check(git_repository_set_head(handle, refName), call: "git_repository_set_head")
+    }
+}
+
+extension GitError {
+    static func missing(_ function: String) -> GitError {
+        GitError(code: -1, errorClass: 0, message: "libgit2 returned no object", function: function)
+    }
+}

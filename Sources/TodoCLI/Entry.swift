@@ -1,0 +1,1 @@
+public enum TodoCLI { public static func main() {} }

@@ -1,0 +1,2 @@
+import GitKit
+import TodoCore

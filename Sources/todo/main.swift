@@ -1,0 +1,2 @@
+import TodoCLI
+TodoCLI.main()
