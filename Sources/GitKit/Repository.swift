@@ -128,3 +128,18 @@ extension GitError {
         GitError(code: -1, errorClass: 0, message: "libgit2 returned no object", function: function)
     }
 }
+
+extension Repository {
+    /// A value from the user's global/system git config (no repository involved); nil when unset.
+    public static func defaultConfigString(_ key: String) -> String? {
+        var config: OpaquePointer?
+        guard git_config_open_default(&config) == 0 else { return nil }
+        defer { git_config_free(config) }
+        var snapshot: OpaquePointer?
+        guard git_config_snapshot(&snapshot, config) == 0 else { return nil }
+        defer { git_config_free(snapshot) }
+        var value: UnsafePointer<CChar>?
+        guard git_config_get_string(&value, snapshot, key) == 0, let value else { return nil }
+        return String(cString: value)
+    }
+}

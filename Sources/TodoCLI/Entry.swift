@@ -1,1 +1,41 @@
-public enum TodoCLI { public static func main() {} }
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import ArgumentParser
+import TodoStore
+
+/// The executable's only entry point: parse, run, and turn every failure into a message and an
+/// exit code, in this one place.
+public enum TodoCLI {
+    public static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let verbose = arguments.contains("--verbose")
+        do {
+            var command = try Todo.parseAsRoot(arguments)
+            try command.run()
+        } catch let error as CLIError {
+            report(error, verbose: verbose)
+        } catch let error as StoreError {
+            report(CLIError(error), verbose: verbose)
+        } catch {
+            // Argument-parser errors, --help and --version: its own rendering; usage errors exit 64.
+            let code = Todo.exitCode(for: error)
+            let text = Todo.fullMessage(for: error)
+            if code == .success {
+                if !text.isEmpty { print(text) }
+                exit(0)
+            }
+            if !text.isEmpty { printError(text) }
+            exit(code == .validationFailure ? Exit.usage.rawValue : code.rawValue)
+        }
+        exit(0)
+    }
+
+    static func report(_ error: CLIError, verbose: Bool) -> Never {
+        printError("todo: " + error.message)
+        if verbose, let detail = error.detail { printError("  detail: " + detail) }
+        exit(error.exit.rawValue)
+    }
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import TodoStore
+
+struct InitCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Create a household.",
+        discussion: """
+            Creates $TODO_HOME/<household> as a git repository on branch main, records who you are \
+            (from --name/--email, else git's user.name/user.email, else your login and host), and \
+            sets up the field-level merge driver.
+
+            Example: todo init --household cabin --name Alice --email alice@example.org
+            """)
+
+    @OptionGroup var household: HouseholdOptions
+    @Option(help: "Your name as other members see it.") var name: String?
+    @Option(help: "Your email address, for commits.") var email: String?
+
+    func run() throws {
+        if let name, name.trimmingSpaces.isEmpty { throw CLIError("The name is empty.", exit: .usage) }
+        let identity = Identity.resolve(name: name?.trimmingSpaces, email: email)
+        let h = try Household.create(
+            home: Env.home, name: household.name, identity: identity, clock: Env.clock,
+            driverCommand: "'\(Env.executablePath)' merge-driver %O %A %B %P")
+        print("Created household \"\(h.name)\" in \(Terminal.safe(h.path)) for \(Terminal.safe(identity.name)) <\(Terminal.safe(identity.email))>.")
+    }
+}
+
+struct HouseholdsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "households", abstract: "List the households in $TODO_HOME.")
+
+    func run() throws {
+        let names = Household.list(home: Env.home)
+        let current = Env.get("TODO_HOUSEHOLD") ?? "home"
+        var out = Output()
+        for name in names { out.line((name == current ? "* " : "  ") + name) }
+        out.flush()
+        if names.isEmpty && Terminal.stdoutIsTTY { printError("No households in \(Env.home). Run `todo init`.") }
+    }
+}

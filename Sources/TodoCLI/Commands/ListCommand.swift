@@ -1,0 +1,124 @@
+import ArgumentParser
+import TodoCore
+import TodoStore
+
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List tasks (open ones by default).",
+        discussion: """
+            Columns: id, due, assignee, title, tags. Overdue dates are marked with "!" (red on a \
+            terminal), tasks due today in yellow.
+
+            Example: todo list --mine --tag groceries
+            """)
+
+    @OptionGroup var household: HouseholdOptions
+    @Flag(help: "Open and done tasks.") var all = false
+    @Flag(help: "Done tasks only.") var done = false
+    @Flag(help: "Deleted tasks only.") var deleted = false
+    @Option(help: "Only tasks assigned to WHO.") var assignee: String?
+    @Flag(help: "Only tasks assigned to you.") var mine = false
+    @Option(help: "Only tasks with this tag.") var tag: String?
+    @Flag(help: "Only overdue tasks.") var overdue = false
+    @OptionGroup var output: JSONFlag
+
+    func validate() throws {
+        if assignee != nil && mine { throw ValidationError("Use either --assignee or --mine, not both.") }
+    }
+
+    func run() throws {
+        let h = try household.open()
+        let snap = try h.snapshot()
+        let (tasks, bad) = try snap.loadAll()
+        for b in bad {
+            printError("todo: warning: \(Terminal.safe(b.path)) cannot be read (\(Terminal.safe(b.reason))); it is left out.")
+        }
+        let render = Render(today: Env.today(h.clock), minuteOfDay: Env.minuteOfDay(h.clock))
+        var who = assignee?.lowercased()
+        var whoEmail: String?
+        if mine {
+            let me = try h.identity()
+            who = me.name.lowercased()
+            whoEmail = me.email.lowercased()
+        }
+        let tagFilter = tag.map { $0.hasPrefix("+") ? String($0.dropFirst()) : $0 }
+        let shown = tasks.filter { t in
+            if deleted {
+                if !t.deleted { return false }
+            } else {
+                if t.deleted { return false }
+                if done && t.status != .done { return false }
+                if !done && !all && t.status != .open { return false }
+            }
+            if let who {
+                let a = t.assignee?.lowercased()
+                if a != who && (whoEmail == nil || a != whoEmail) { return false }
+            }
+            if let tagFilter, t.tagStates[tagFilter]?.present != true { return false }
+            if overdue && !render.isOverdue(t) { return false }
+            return true
+        }
+        let sorted = Render.sorted(shown)
+        var out = Output()
+        if output.json {
+            out.line("[")
+            for (n, t) in sorted.enumerated() {
+                out.line(JSONWriter.compact(TaskCodec.publicObject(t)) + (n < sorted.count - 1 ? "," : ""))
+            }
+            out.line("]")
+        } else if sorted.isEmpty {
+            if Terminal.stdoutIsTTY { out.line("No tasks.") }
+        } else {
+            let shorts = ShortIDs.map(tasks.map(\.id.hex))
+            var byID: [TaskID: String] = [:]
+            for t in sorted { byID[t.id] = shorts[t.id.hex] }
+            for line in render.table(sorted, shorts: byID, header: Terminal.stdoutIsTTY) { out.line(line) }
+        }
+        out.flush()
+    }
+}
+
+struct ShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "Show one task in full.", discussion: "Example: todo show 3f2a")
+
+    @OptionGroup var household: HouseholdOptions
+    @Argument(help: "The task id (any unique prefix).") var id: String
+    @OptionGroup var output: JSONFlag
+
+    func run() throws {
+        let h = try household.open()
+        let snap = try h.snapshot()
+        let taskID = try snap.resolve(id)
+        guard let task = try snap.task(taskID) else { throw StoreError.taskNotFound(id) }
+        if output.json {
+            print(JSONWriter.compact(TaskCodec.publicObject(task)))
+            return
+        }
+        let short = try snap.shortIDs([taskID])[taskID] ?? id
+        let render = Render(today: Env.today(h.clock), minuteOfDay: Env.minuteOfDay(h.clock))
+        var out = Output()
+        out.line(Terminal.bold("\(short)  \(Terminal.safe(task.title))"))
+        func field(_ name: String, _ value: String) { out.line(Terminal.padded(name + ":", 10) + value) }
+        var status = task.status.rawValue
+        if task.deleted { status += ", deleted (todo restore \(short))" }
+        field("Status", status)
+        if let due = task.due {
+            let mark = render.isOverdue(task) ? Terminal.red(" (overdue)") : ""
+            field("Due", render.due(due) + (render.due(due) == due.description ? "" : "  (\(due))") + mark)
+        }
+        if let a = task.assignee { field("Assignee", Terminal.safe(a)) }
+        field("Priority", task.priority.rawValue)
+        if !task.tags.isEmpty { field("Tags", task.tags.map(Terminal.safe).joined(separator: ", ")) }
+        if !task.notes.isEmpty {
+            let lines = task.notes.split(separator: "\n", omittingEmptySubsequences: false)
+            field("Notes", Terminal.safe(String(lines[0])))
+            for l in lines.dropFirst() { out.line(String(repeating: " ", count: 10) + Terminal.safe(String(l))) }
+        }
+        field("Created", "\(Terminal.safe(task.createdAt)) by \(Terminal.safe(task.createdBy))")
+        if !task.conflicts.isEmpty { field("Conflicts", "\(task.conflicts.count) (todo conflicts \(short))") }
+        field("ID", task.id.hex)
+        out.flush()
+    }
+}

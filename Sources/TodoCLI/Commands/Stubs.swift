@@ -1,0 +1,3 @@
+import ArgumentParser
+struct LogCommand: ParsableCommand {}
+struct ImportCommand: ParsableCommand {}

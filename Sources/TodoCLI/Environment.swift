@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import TodoCore
+import TodoStore
+
+/// What the commands read from the process environment, in one place.
+struct Env {
+    static func get(_ name: String) -> String? {
+        guard let v = getenv(name) else { return nil }
+        let s = String(cString: v)
+        return s.isEmpty ? nil : s
+    }
+
+    /// `$TODO_HOME`, else `$XDG_DATA_HOME/todo`, else `~/.local/share/todo`.
+    static var home: String {
+        if let h = get("TODO_HOME") { return trimSlash(h) }
+        if let x = get("XDG_DATA_HOME") { return trimSlash(x) + "/todo" }
+        return trimSlash(userHome) + "/.local/share/todo"
+    }
+
+    static var userHome: String {
+        if let h = get("HOME") { return h }
+        if let pw = getpwuid(getuid()), let dir = pw.pointee.pw_dir { return String(cString: dir) }
+        return "/"
+    }
+
+    static func trimSlash(_ s: String) -> String {
+        var s = s
+        while s.count > 1 && s.hasSuffix("/") { s.removeLast() }
+        return s
+    }
+
+    /// The wall clock; `TODO_NOW` (milliseconds since the epoch) fixes it, for tests and demos.
+    static var clock: WallClock {
+        if let t = get("TODO_NOW"), let ms = Int64(t) { return .fixed(ms) }
+        return .system
+    }
+
+    /// The household's local date today.
+    static func today(_ clock: WallClock) -> CivilDate {
+        let now = clock.nowMillis()
+        let local = now / 1000 + Int64(clock.offsetMinutes(now)) * 60
+        return CivilDate(daysSinceEpoch: Int((local - (local < 0 ? 86_399 : 0)) / 86_400))
+    }
+
+    /// Minutes after local midnight now.
+    static func minuteOfDay(_ clock: WallClock) -> Int {
+        let now = clock.nowMillis()
+        let local = now / 1000 + Int64(clock.offsetMinutes(now)) * 60
+        return Int(((local % 86_400) + 86_400) % 86_400) / 60
+    }
+
+    /// The absolute path of the running executable, for the merge-driver config.
+    static var executablePath: String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if n > 0 { return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        return CommandLine.arguments.first ?? "todo"
+    }
+}

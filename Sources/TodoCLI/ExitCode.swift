@@ -1,0 +1,29 @@
+/// The exit codes `todo` documents (README "Exit codes", todo(1) EXIT STATUS); based on sysexits.
+public enum Exit: Int32, Sendable {
+    case ok = 0
+    /// Bad command line or input: unknown option, bad date or priority, empty title, ambiguous id.
+    case usage = 64
+    /// Data cannot be used: a malformed task file, uncommitted hand edits, bad import data.
+    case data = 65
+    /// Something named does not exist: unknown household, unknown task id, missing import file.
+    case notFound = 66
+    /// An unexpected internal or libgit2 failure.
+    case software = 70
+    /// Cannot write: `TODO_HOME` not writable, disk full, household already exists.
+    case cannotWrite = 73
+    /// Busy: another `todo` held the household lock for too long; try again.
+    case busy = 75
+}
+
+/// A failure the command layer reports: a message of one or two lines and an exit code.
+struct CLIError: Error {
+    let message: String
+    let exit: Exit
+    var detail: String?
+
+    init(_ message: String, exit: Exit, detail: String? = nil) {
+        self.message = message
+        self.exit = exit
+        self.detail = detail
+    }
+}

@@ -1,0 +1,58 @@
+import TodoStore
+
+extension CLIError {
+    /// Says what happened and what to do, for every store failure.
+    init(_ error: StoreError) {
+        switch error {
+        case .invalidHouseholdName(let name):
+            self.init(
+                "\"\(Terminal.safe(name))\" is not a valid household name. Use letters, digits, '.', '_' or '-' (up to 64).",
+                exit: .usage)
+        case .householdNotFound(let name, let home):
+            self.init(
+                "There is no household \"\(name)\" in \(Terminal.safe(home)).\nRun `todo init\(name == "home" ? "" : " --household \(name)")` to create it.",
+                exit: .notFound)
+        case .householdExists(let name, let path):
+            self.init(
+                "Household \"\(name)\" already exists at \(Terminal.safe(path)).\nUse it as it is, or choose another name with --household.",
+                exit: .cannotWrite)
+        case .notWritable(let path, let reason):
+            self.init(
+                "Cannot write to \(Terminal.safe(path)) (\(Terminal.safe(reason))).\nCheck its permissions, or set TODO_HOME to a writable directory. Nothing was changed.",
+                exit: .cannotWrite)
+        case .diskFull(let path):
+            self.init(
+                "The disk holding \(Terminal.safe(path)) is full. Nothing was changed.\nFree some space and run the command again.",
+                exit: .cannotWrite)
+        case .taskNotFound(let prefix):
+            self.init(
+                "No task has an id starting with \"\(Terminal.safe(prefix))\".\nRun `todo list --all` to see the ids.",
+                exit: .notFound)
+        case .ambiguousID(let prefix, let candidates):
+            self.init(
+                "The id \"\(Terminal.safe(prefix))\" matches several tasks: \(candidates.joined(separator: ", ")).\nType more of the id.",
+                exit: .usage)
+        case .malformedTask(let path, let reason):
+            self.init(
+                "The task file \(path) is malformed (\(Terminal.safe(reason))).\nRepair or remove it with git in the household repository.",
+                exit: .data)
+        case .handEdits(let repo, let paths):
+            let shown = paths.prefix(3).map(Terminal.safe).joined(separator: ", ") + (paths.count > 3 ? ", ..." : "")
+            self.init(
+                "Task files in \(Terminal.safe(repo)) were changed by hand and not committed: \(shown).\nCommit them (git -C \(Terminal.safe(repo)) commit -a) or discard them (git -C \(Terminal.safe(repo)) checkout -- .), then try again.",
+                exit: .data)
+        case .locked(let repo, let seconds):
+            self.init(
+                "Another todo command has been working on \(Terminal.safe(repo)) for over \(seconds) seconds.\nNothing was changed; try again in a moment.",
+                exit: .busy)
+        case .notAHousehold(let path, let reason):
+            self.init(
+                "\(Terminal.safe(path)) is not a usable household repository (\(Terminal.safe(reason))).",
+                exit: .data)
+        case .git(let g):
+            self.init(
+                "The household repository could not be updated (\(Terminal.safe(g.message))). Nothing was changed.",
+                exit: .software, detail: Terminal.safe(g.description))
+        }
+    }
+}

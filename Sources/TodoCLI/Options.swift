@@ -1,0 +1,27 @@
+import ArgumentParser
+import TodoCore
+import TodoStore
+
+/// Options every household command takes.
+struct HouseholdOptions: ParsableArguments {
+    @Option(
+        name: [.customShort("H"), .long],
+        help: ArgumentHelp("The household to use (default: $TODO_HOUSEHOLD, else \"home\").", valueName: "name"))
+    var household: String?
+
+    @Flag(help: "Add libgit2's technical detail to error messages.")
+    var verbose = false
+
+    var name: String { household ?? Env.get("TODO_HOUSEHOLD") ?? "home" }
+
+    /// Opens the selected household.
+    func open() throws -> Household {
+        try Household.open(home: Env.home, name: name, clock: Env.clock)
+    }
+}
+
+/// `--json` for commands with machine output.
+struct JSONFlag: ParsableArguments {
+    @Flag(name: .long, help: "Print JSON (see todo(1), JSON OUTPUT).")
+    var json = false
+}

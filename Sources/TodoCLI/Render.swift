@@ -1,0 +1,94 @@
+import TodoCore
+
+/// How tasks look to a person.
+struct Render {
+    let today: CivilDate
+    let minuteOfDay: Int
+
+    func isOverdue(_ task: Task) -> Bool {
+        guard let due = task.due, task.status == .open, !task.deleted else { return false }
+        if due.date != today { return due.date < today }
+        return (due.minutes ?? 24 * 60) <= minuteOfDay
+    }
+
+    func isDueToday(_ task: Task) -> Bool {
+        task.due?.date == today && task.status == .open && !task.deleted && !isOverdue(task)
+    }
+
+    /// `today`, `tomorrow`, or the date; with the time if there is one.
+    func due(_ d: Due) -> String {
+        var s: String
+        if d.date == today {
+            s = "today"
+        } else if d.date == today.adding(days: 1) {
+            s = "tomorrow"
+        } else {
+            s = d.date.description
+        }
+        if let m = d.minutes { s += " \(m / 60 < 10 ? "0" : "")\(m / 60):\(m % 60 < 10 ? "0" : "")\(m % 60)" }
+        return s
+    }
+
+    /// Sorted for a list: soonest due first (undated last), then higher priority, then oldest.
+    static func sorted(_ tasks: [Task]) -> [Task] {
+        tasks.sorted { a, b in
+            switch (a.due, b.due) {
+            case (let x?, let y?) where x != y: return x < y
+            case (.some, nil): return true
+            case (nil, .some): return false
+            default: break
+            }
+            if a.priority != b.priority { return a.priority > b.priority }
+            if a.createdAt != b.createdAt { return a.createdAt < b.createdAt }
+            return a.id < b.id
+        }
+    }
+
+    /// Aligned columns: id, due, assignee, title, tags.
+    func table(_ tasks: [Task], shorts: [TaskID: String], header: Bool) -> [String] {
+        struct Row {
+            var id, due, who, title, tags: String
+            var overdue, today, high: Bool
+        }
+        let rows = tasks.map { t -> Row in
+            var title = Terminal.safe(t.title)
+            if t.deleted { title = "[deleted] " + title } else if t.status == .done { title = "[done] " + title }
+            if t.priority != .normal { title += " (\(t.priority.rawValue))" }
+            return Row(
+                id: shorts[t.id] ?? String(t.id.hex.prefix(4)),
+                due: t.due.map { due($0) + (isOverdue(t) ? " !" : "") } ?? "",
+                who: Terminal.truncated(Terminal.safe(t.assignee ?? ""), 16),
+                title: Terminal.truncated(title, 60),
+                tags: t.tags.map { "+" + Terminal.safe($0) }.joined(separator: " "),
+                overdue: isOverdue(t), today: isDueToday(t), high: t.priority == .high)
+        }
+        let idW = max(rows.map { $0.id.count }.max() ?? 0, header ? 2 : 0)
+        let dueW = max(rows.map { Terminal.width($0.due) }.max() ?? 0, header ? 3 : 0)
+        let whoW = max(rows.map { Terminal.width($0.who) }.max() ?? 0, header ? 3 : 0)
+        let titleW = max(rows.map { Terminal.width($0.title) }.max() ?? 0, header ? 5 : 0)
+        var lines: [String] = []
+        func join(_ cols: [String]) -> String {
+            var line = cols.joined(separator: "  ")
+            while line.hasSuffix(" ") { line.removeLast() }
+            return line
+        }
+        if header {
+            lines.append(
+                Terminal.dim(join([
+                    Terminal.padded("ID", idW), Terminal.padded("DUE", dueW), Terminal.padded("WHO", whoW),
+                    Terminal.padded("TITLE", titleW), "TAGS",
+                ])))
+        }
+        for r in rows {
+            var dueCol = Terminal.padded(r.due, dueW)
+            if r.overdue { dueCol = Terminal.red(dueCol) } else if r.today { dueCol = Terminal.yellow(dueCol) }
+            let titleCol = r.high ? Terminal.bold(Terminal.padded(r.title, titleW)) : Terminal.padded(r.title, titleW)
+            lines.append(
+                join([
+                    Terminal.dim(Terminal.padded(r.id, idW)), dueCol, Terminal.padded(r.who, whoW), titleCol,
+                    Terminal.dim(r.tags),
+                ]))
+        }
+        return lines
+    }
+}

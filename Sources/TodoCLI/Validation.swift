@@ -1,0 +1,66 @@
+import TodoCore
+
+/// Checks on what people type, shared by the commands.
+enum Input {
+    static let maxTitle = 1_000
+    static let maxNotes = 100_000
+    static let maxName = 200
+    static let maxTag = 64
+
+    static func title(_ words: [String]) throws -> String {
+        let title = words.joined(separator: " ").trimmingSpaces
+        if title.isEmpty { throw CLIError("The title is empty. Give the task a title, e.g. todo add \"Buy milk\".", exit: .usage) }
+        if title.count > maxTitle { throw CLIError("The title is longer than \(maxTitle) characters.", exit: .usage) }
+        return title
+    }
+
+    static func notes(_ text: String) throws -> String {
+        if text.utf8.count > maxNotes { throw CLIError("The note is longer than \(maxNotes) bytes.", exit: .usage) }
+        return text
+    }
+
+    static func assignee(_ who: String) throws -> String {
+        let w = who.trimmingSpaces
+        if w.isEmpty { throw CLIError("The assignee is empty; use --unassign to clear it.", exit: .usage) }
+        if w.count > maxName { throw CLIError("The assignee is longer than \(maxName) characters.", exit: .usage) }
+        return w
+    }
+
+    static func tag(_ t: String) throws -> String {
+        let tag = t.hasPrefix("+") ? String(t.dropFirst()) : t
+        if tag.isEmpty || tag.count > maxTag || tag.unicodeScalars.contains(where: { $0.properties.isWhitespace || Terminal.isUnsafe($0) }) {
+            throw CLIError(
+                "\"\(Terminal.safe(t))\" is not a valid tag: use 1 to \(maxTag) characters without spaces.", exit: .usage)
+        }
+        return tag
+    }
+
+    static func priority(_ p: String) throws -> Priority {
+        switch p.lowercased() {
+        case "low", "l": return .low
+        case "normal", "n", "m", "medium": return .normal
+        case "high", "h": return .high
+        default:
+            throw CLIError("\"\(Terminal.safe(p))\" is not a priority. Use low, normal or high.", exit: .usage)
+        }
+    }
+
+    static func due(_ text: String, today: CivilDate) throws -> Due {
+        do {
+            return try Due.parse(text, today: today)
+        } catch {
+            throw CLIError(
+                "\"\(Terminal.safe(text))\" is not a date I understand.\nUse YYYY-MM-DD, today, tomorrow, a weekday (friday), +3d or +2w, optionally with a time (\"friday 18:00\").",
+                exit: .usage)
+        }
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while let f = s.first, f.isWhitespace { s = s.dropFirst() }
+        while let l = s.last, l.isWhitespace { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,173 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import GitKit
+import TodoCore
+
+/// One household: a git repository at `$TODO_HOME/<name>` on branch `main`.
+public final class Household {
+    public static let branch = "refs/heads/main"
+    /// How long a command waits for another `todo` working on the same household.
+    public static let lockTimeout = 10.0
+
+    public let name: String
+    /// The work tree, without a trailing slash.
+    public let path: String
+    let repo: Repository
+    public let clock: WallClock
+
+    init(name: String, path: String, repo: Repository, clock: WallClock) {
+        self.name = name
+        self.path = path
+        self.repo = repo
+        self.clock = clock
+    }
+
+    // MARK: Names and places
+
+    /// Household names: letters, digits, `.`, `_`, `-`; not starting with `.`; at most 64 bytes.
+    public static func validate(name: String) throws(StoreError) {
+        let ok =
+            !name.isEmpty && name.utf8.count <= 64 && !name.hasPrefix(".")
+            && name.utf8.allSatisfy { b in
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E
+                    || b == 0x5F || b == 0x2D
+            }
+        if !ok { throw .invalidHouseholdName(name) }
+    }
+
+    /// The households under `home`: directories that are git repositories, sorted.
+    public static func list(home: String) -> [String] {
+        guard let dir = opendir(home) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name.hasPrefix(".") { continue }
+            if access("\(home)/\(name)/.git/HEAD", F_OK) == 0 { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    // MARK: Opening
+
+    /// Opens an existing household.
+    public static func open(home: String, name: String, clock: WallClock = .system) throws(StoreError) -> Household {
+        try validate(name: name)
+        let path = "\(home)/\(name)"
+        guard access("\(path)/.git", F_OK) == 0 else { throw .householdNotFound(name: name, home: home) }
+        GitLibrary.start()
+        do {
+            let repo = try Repository.open(path: path)
+            return Household(name: name, path: path, repo: repo, clock: clock)
+        } catch {
+            throw .notAHousehold(path: path, reason: "\(error)")
+        }
+    }
+
+    /// Creates a household: the repository, its identity and replica id, the merge
+    /// configuration, and a first commit holding `.gitattributes`.
+    public static func create(
+        home: String, name: String, identity: Identity, clock: WallClock = .system, driverCommand: String
+    ) throws(StoreError) -> Household {
+        try validate(name: name)
+        let path = "\(home)/\(name)"
+        if access(path, F_OK) == 0 { throw .householdExists(name: name, path: path) }
+        try makeDirectories(home)
+        GitLibrary.start()
+        do {
+            let repo = try Repository.create(path: path)
+            let household = Household(name: name, path: path, repo: repo, clock: clock)
+            try household.configure(identity: identity, driverCommand: driverCommand)
+            try household.update { _ in
+                Household.Update(
+                    tasks: [], files: [(MergeSetup.attributesPath, Array(MergeSetup.attributes.utf8))],
+                    message: "init: household \(name)", value: ())
+            }
+            return household
+        } catch {
+            // Leave nothing half-made behind.
+            removeTree(path)
+            throw StoreError.from(error, path: path)
+        }
+    }
+
+    /// Writes this clone's identity, replica id and merge-driver config to `.git/config`.
+    func configure(identity: Identity, driverCommand: String) throws {
+        try repo.setLocalConfig("user.name", identity.name)
+        try repo.setLocalConfig("user.email", identity.email)
+        if try repo.configString("todo.replica") == nil {
+            var rng = SystemRandomNumberGenerator()
+            try repo.setLocalConfig("todo.replica", hex64(rng.next()))
+        }
+        try repo.setLocalConfig("merge.todo.name", "todo field-level merge")
+        try repo.setLocalConfig("merge.todo.driver", driverCommand)
+    }
+
+    /// The member writing from this clone.
+    public func identity() throws(StoreError) -> Identity {
+        do {
+            let name = try repo.configString("user.name") ?? Identity.loginName()
+            let email = try repo.configString("user.email") ?? "\(Identity.loginName())@\(Identity.hostName())"
+            return Identity(name: name, email: email)
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
+    /// This clone's replica id (created on first use if a plain `git clone` made the clone).
+    public func replicaID() throws(StoreError) -> String {
+        do {
+            if let id = try repo.configString("todo.replica"), Stamp.isReplicaID(Substring(id)) { return id }
+            var rng = SystemRandomNumberGenerator()
+            let id = hex64(rng.next())
+            try repo.setLocalConfig("todo.replica", id)
+            return id
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+}
+
+/// The repository files that configure git's merge for task files.
+public enum MergeSetup {
+    public static let attributesPath = ".gitattributes"
+    public static let attributes = "tasks/**/*.json merge=todo\n"
+}
+
+func makeDirectories(_ path: String) throws(StoreError) {
+    var current = path.hasPrefix("/") ? "" : "."
+    for part in path.split(separator: "/") {
+        current += "/\(part)"
+        if mkdir(current, 0o755) != 0 && errno != EEXIST {
+            throw .notWritable(path: current, reason: String(cString: strerror(errno)))
+        }
+    }
+}
+
+/// Removes a directory tree (used only to undo a half-made household).
+func removeTree(_ path: String) {
+    guard let dir = opendir(path) else {
+        unlink(path)
+        return
+    }
+    while let entry = readdir(dir) {
+        let name = withUnsafePointer(to: entry.pointee.d_name) {
+            $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+        }
+        if name == "." || name == ".." { continue }
+        let child = "\(path)/\(name)"
+        var st = stat()
+        if lstat(child, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
+            removeTree(child)
+        } else {
+            unlink(child)
+        }
+    }
+    closedir(dir)
+    rmdir(path)
+}

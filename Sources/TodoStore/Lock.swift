@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+
+/// An exclusive kernel lock (flock) on a file. The kernel drops it when the process dies, so a
+/// killed `todo` never leaves the household wedged.
+final class FileLock {
+    private let fd: Int32
+
+    /// Waits up to `timeout` seconds for the lock; nil when someone else still holds it.
+    static func acquire(path: String, timeout: Double) throws -> FileLock? {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if fd < 0 { throw SystemError(errno: errno, what: "open \(path)") }
+        let deadline = monotonicSeconds() + timeout
+        var delay: UInt32 = 1_000
+        while true {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return FileLock(fd: fd) }
+            let err = errno
+            if err != EWOULDBLOCK && err != EINTR {
+                close(fd)
+                throw SystemError(errno: err, what: "flock \(path)")
+            }
+            if monotonicSeconds() >= deadline {
+                close(fd)
+                return nil
+            }
+            // Polling keeps the wait bounded without signals; the lock holder finishes in milliseconds.
+            usleep(delay)
+            delay = min(delay * 2, 50_000)
+        }
+    }
+
+    private init(fd: Int32) { self.fd = fd }
+
+    deinit {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+}
+
+func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// A failed system call.
+struct SystemError: Error, CustomStringConvertible {
+    let errno: Int32
+    let what: String
+    var description: String { "\(what): \(String(cString: strerror(errno)))" }
+}

@@ -1,0 +1,160 @@
+import GitKit
+import TodoCore
+
+/// A task file that could not be read, and why.
+public struct BadFile: Sendable, Equatable {
+    public let path: String
+    public let reason: String
+}
+
+/// The household as of one commit: read-only, consistent, cheap to take.
+public struct Snapshot {
+    let repo: Repository
+    /// The commit read; nil before the first commit.
+    public let commit: ObjectID?
+    let tree: ObjectID?
+    /// The `tasks` tree, if any.
+    let tasksTree: ObjectID?
+
+    init(repo: Repository) throws {
+        self.repo = repo
+        commit = try repo.resolve(reference: Household.branch)
+        tree = try commit.map { try repo.commit($0).tree }
+        tasksTree = try tree.flatMap { try repo.treeEntry($0, path: "tasks") }.flatMap { $0.kind == .tree ? $0.id : nil }
+    }
+
+    /// The fan-out directories (`tasks/<aa>`), by name.
+    func fanout() throws -> [TreeEntry] {
+        guard let tasksTree else { return [] }
+        return try repo.treeEntries(tasksTree).filter { $0.kind == .tree }
+    }
+
+    /// Every task file's id and blob, plus entries that do not belong in `tasks/`.
+    func taskFiles() throws -> (files: [(TaskID, ObjectID)], strays: [String]) {
+        var files: [(TaskID, ObjectID)] = []
+        var strays: [String] = []
+        guard let tasksTree else { return ([], []) }
+        for dir in try repo.treeEntries(tasksTree) {
+            guard dir.kind == .tree else {
+                strays.append("tasks/\(dir.name)")
+                continue
+            }
+            for entry in try repo.treeEntries(dir.id) {
+                if let id = Self.taskID(fileName: entry.name, dir: dir.name), entry.kind == .blob {
+                    files.append((id, entry.id))
+                } else {
+                    strays.append("tasks/\(dir.name)/\(entry.name)")
+                }
+            }
+        }
+        return (files, strays)
+    }
+
+    /// `<id>.json` inside `<first two of id>`; nil for any other name.
+    static func taskID(fileName: String, dir: String) -> TaskID? {
+        guard fileName.hasSuffix(".json"), let id = TaskID(String(fileName.dropLast(5))), id.hex.hasPrefix(dir),
+            dir.utf8.count == 2
+        else { return nil }
+        return id
+    }
+
+    /// The ids in one fan-out directory.
+    func ids(inDirectory prefix2: String) throws -> [TaskID] {
+        guard let tasksTree, let dir = try repo.treeEntry(tasksTree, path: prefix2), dir.kind == .tree else {
+            return []
+        }
+        return try repo.treeEntries(dir.id).compactMap { Self.taskID(fileName: $0.name, dir: prefix2) }
+    }
+
+    /// Reads one task; nil when no such file exists.
+    public func task(_ id: TaskID) throws(StoreError) -> Task? {
+        do {
+            guard let tree, let entry = try repo.treeEntry(tree, path: id.path) else { return nil }
+            return try decode(blob: entry.id, id: id)
+        } catch {
+            throw StoreError.from(error, path: id.path)
+        }
+    }
+
+    func decode(blob: ObjectID, id: TaskID) throws(StoreError) -> Task {
+        let bytes: [UInt8]
+        do {
+            bytes = try repo.readBlob(blob, limit: TaskCodec.maxFileSize)
+        } catch is BlobTooLarge {
+            throw .malformedTask(path: id.path, reason: "file is larger than 1 MiB")
+        } catch {
+            throw StoreError.from(error, path: id.path)
+        }
+        do {
+            return try TaskCodec.decode(bytes, expectedID: id)
+        } catch {
+            throw .malformedTask(path: id.path, reason: error.message)
+        }
+    }
+
+    /// Every task that can be read, and the files that cannot (named, with the reason).
+    public func loadAll() throws(StoreError) -> (tasks: [Task], bad: [BadFile]) {
+        let listing: (files: [(TaskID, ObjectID)], strays: [String])
+        do {
+            listing = try taskFiles()
+        } catch {
+            throw StoreError.from(error, path: "tasks")
+        }
+        var tasks: [Task] = []
+        tasks.reserveCapacity(listing.files.count)
+        var bad = listing.strays.map { BadFile(path: $0, reason: "not a task file") }
+        for (id, blob) in listing.files {
+            do {
+                tasks.append(try decode(blob: blob, id: id))
+            } catch .malformedTask(let path, let reason) {
+                bad.append(BadFile(path: path, reason: reason))
+            }
+        }
+        return (tasks, bad)
+    }
+
+    /// Finds the one task whose id starts with `prefix`.
+    public func resolve(_ prefix: String) throws(StoreError) -> TaskID {
+        let p = prefix.lowercased()
+        guard !p.isEmpty, p.utf8.count <= 32, p.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
+        else { throw .taskNotFound(prefix) }
+        var matches: [TaskID] = []
+        do {
+            if p.utf8.count >= 2 {
+                matches = try ids(inDirectory: String(p.prefix(2))).filter { $0.hex.hasPrefix(p) }
+            } else {
+                for dir in try fanout() where dir.name.hasPrefix(p) {
+                    matches += try ids(inDirectory: dir.name)
+                }
+            }
+        } catch {
+            throw StoreError.from(error, path: "tasks")
+        }
+        if matches.count == 1 { return matches[0] }
+        if matches.isEmpty { throw .taskNotFound(prefix) }
+        let sorted = matches.sorted()
+        throw .ambiguousID(prefix, candidates: ShortIDs.compute(sorted.map(\.hex)).map { $0 })
+    }
+
+    /// The shortest unique prefix (at least 4 characters) of each of `ids` among every task id.
+    /// Only ids sharing the first two characters can collide, so only their directories are read.
+    /// `adding` names ids about to be written, which count as existing.
+    public func shortIDs(_ ids: [TaskID], adding: [TaskID] = []) throws(StoreError) -> [TaskID: String] {
+        var result: [TaskID: String] = [:]
+        let dirs = Set(ids.map { String($0.hex.prefix(2)) })
+        do {
+            for dir in dirs {
+                let present = try self.ids(inDirectory: dir) + adding.filter { $0.hex.hasPrefix(dir) }
+                let all = Set(present.map(\.hex)).sorted()
+                let shorts = ShortIDs.compute(all)
+                for (hex, short) in zip(all, shorts) {
+                    if let id = TaskID(hex) { result[id] = short }
+                }
+            }
+        } catch {
+            throw StoreError.from(error, path: "tasks")
+        }
+        for id in ids where result[id] == nil { result[id] = String(id.hex.prefix(ShortIDs.minimum)) }
+        return result
+    }
+}

@@ -1,0 +1,188 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import GitKit
+import TodoCore
+
+extension Household {
+    /// What one command writes: the tasks it changed (written to their files), any other files,
+    /// the commit message, and a value handed back to the caller.
+    public struct Update<Value> {
+        public var tasks: [Task]
+        public var files: [(String, [UInt8])]
+        public var message: String
+        public var value: Value
+
+        public init(tasks: [Task], files: [(String, [UInt8])] = [], message: String, value: Value) {
+            self.tasks = tasks
+            self.files = files
+            self.message = message
+            self.value = value
+        }
+    }
+
+    /// The household as of the current commit, without taking the lock.
+    public func snapshot() throws(StoreError) -> Snapshot {
+        do {
+            return try Snapshot(repo: repo)
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
+    /// Runs one change under the household lock: `body` reads the current state and says what
+    /// to write; this makes it exactly one commit on `main` (none if nothing changed) and brings
+    /// the index and work tree up to date.
+    ///
+    /// Crash safety: the paths about to change are recorded in `.git/todo-pending` before the
+    /// branch moves and cleared after the work tree is written; the next command finding the
+    /// record puts those paths back to the committed state, so an interrupted change never
+    /// looks like a hand edit.
+    @discardableResult
+    public func update<Value>(
+        _ body: (Snapshot) throws -> Update<Value>
+    ) throws(StoreError) -> Value {
+        do {
+            return try withLock { () throws -> Value in
+                try recoverInterruptedChange()
+                try refuseHandEdits()
+                let snap = try Snapshot(repo: repo)
+                let change = try body(snap)
+                try commit(change, on: snap)
+                return change.value
+            }
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
+    /// Holds the household's kernel lock while `body` runs. Stale `*.lock` files that a killed
+    /// process left are removed once we hold it: no other `todo` can be writing.
+    func withLock<T>(_ body: () throws -> T) throws -> T {
+        let gitDir = repo.gitDirectory
+        guard let lock = try FileLock.acquire(path: gitDir + "todo.lock", timeout: Self.lockTimeout) else {
+            throw StoreError.locked(repo: path, seconds: Int(Self.lockTimeout))
+        }
+        for stale in ["index.lock", "HEAD.lock", "config.lock", "packed-refs.lock", "refs/heads/main.lock"] {
+            unlink(gitDir + stale)
+        }
+        defer { withExtendedLifetime(lock) {} }
+        return try body()
+    }
+
+    var pendingPath: String { repo.gitDirectory + "todo-pending" }
+
+    /// Puts back to the committed state the paths an interrupted command was changing.
+    func recoverInterruptedChange() throws {
+        guard let text = readFile(pendingPath) else { return }
+        let paths = text.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+        if let head = try repo.resolve(reference: Self.branch) {
+            try repo.checkout(tree: try repo.commit(head).tree, paths: paths)
+        }
+        unlink(pendingPath)
+    }
+
+    /// Refuses to write while task files have changes that are not committed.
+    func refuseHandEdits() throws {
+        let dirty = try repo.dirtyPaths(pathspec: ["tasks/", MergeSetup.attributesPath])
+        if !dirty.isEmpty { throw StoreError.handEdits(repo: path, paths: dirty.sorted()) }
+    }
+
+    func commit<Value>(_ change: Update<Value>, on snap: Snapshot) throws {
+        var files = change.files
+        for task in change.tasks { files.append((task.id.path, TaskCodec.encode(task))) }
+        // Skip files whose bytes are already committed: a command that changes nothing commits nothing.
+        var changes: [TreeChange] = []
+        var written: [(String, [UInt8])] = []
+        for (path, bytes) in files {
+            let blob = try repo.writeBlob(bytes)
+            if let tree = snap.tree, let entry = try repo.treeEntry(tree, path: path), entry.id == blob,
+                entry.mode == 0o100644
+            {
+                continue
+            }
+            changes.append(.upsert(path: path, blob: blob))
+            written.append((path, bytes))
+        }
+        if changes.isEmpty { return }
+        let tree = try repo.updateTree(snap.tree, changes)
+        let me = try identity()
+        let now = clock.nowMillis()
+        let sig = Signature(name: me.name, email: me.email, time: now / 1000, offsetMinutes: clock.offsetMinutes(now))
+        let commit = try repo.createCommit(
+            tree: tree, parents: snap.commit.map { [$0] } ?? [], author: sig, committer: sig,
+            message: change.message + "\n")
+        try writeFile(pendingPath, written.map(\.0).joined(separator: "\n") + "\n", sync: true)
+        try repo.updateReference(Self.branch, to: commit, expected: snap.commit, message: change.message)
+        try updateWorkTree(written)
+        unlink(pendingPath)
+    }
+
+    /// Writes committed files into the work tree (atomically, by rename) and stages them.
+    func updateWorkTree(_ files: [(String, [UInt8])]) throws {
+        for (path, bytes) in files {
+            let full = "\(self.path)/\(path)"
+            if let slash = full.lastIndex(of: "/") { try makeDirectories(String(full[..<slash])) }
+            try writeFile(full, bytes, sync: false)
+        }
+        try repo.stage(paths: files.map(\.0))
+    }
+}
+
+/// The whole file as text; nil when it does not exist or cannot be read.
+func readFile(_ path: String) -> String? {
+    guard let bytes = readBytes(path) else { return nil }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+func readBytes(_ path: String) -> [UInt8]? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    if fd < 0 { return nil }
+    defer { close(fd) }
+    var out: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { break }
+        out.append(contentsOf: chunk[0..<n])
+    }
+    return out
+}
+
+func writeFile(_ path: String, _ text: String, sync: Bool) throws {
+    try writeFile(path, Array(text.utf8), sync: sync)
+}
+
+/// Writes `bytes` to a temporary file beside `path` and renames it into place.
+func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool) throws {
+    let tmp = path + ".todo-tmp"
+    let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    if fd < 0 { throw SystemError(errno: errno, what: "open \(tmp)") }
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            let err = errno
+            close(fd)
+            unlink(tmp)
+            throw SystemError(errno: err, what: "write \(path)")
+        }
+        offset += n
+    }
+    if sync && fsync(fd) != 0 {
+        let err = errno
+        close(fd)
+        unlink(tmp)
+        throw SystemError(errno: err, what: "fsync \(path)")
+    }
+    close(fd)
+    if rename(tmp, path) != 0 {
+        let err = errno
+        unlink(tmp)
+        throw SystemError(errno: err, what: "rename \(path)")
+    }
+}
