@@ -34,16 +34,3 @@ public struct WallClock: Sendable {
         WallClock(nowMillis: { millis }, offsetMinutes: system.offsetMinutes)
     }
 }
-
-/// `YYYY-MM-DDTHH:MM:SS.mmmZ` for a UTC instant.
-public func isoUTC(_ millis: Int64) -> String {
-    var t = time_t(millis / 1000)
-    var tm = tm()
-    gmtime_r(&t, &tm)
-    func p(_ v: Int32, _ w: Int) -> String {
-        let s = String(v)
-        return String(repeating: "0", count: max(0, w - s.count)) + s
-    }
-    return "\(p(tm.tm_year + 1900, 4))-\(p(tm.tm_mon + 1, 2))-\(p(tm.tm_mday, 2))T\(p(tm.tm_hour, 2)):"
-        + "\(p(tm.tm_min, 2)):\(p(tm.tm_sec, 2)).\(p(Int32(millis % 1000), 3))Z"
-}

@@ -158,3 +158,14 @@ public struct Snapshot {
         return result
     }
 }
+
+extension Snapshot {
+    /// Every task id in the snapshot (from the tree listing only; no file is read).
+    public func loadAllIDs() throws(StoreError) -> [TaskID] {
+        do {
+            return try taskFiles().files.map(\.0)
+        } catch {
+            throw StoreError.from(error, path: "tasks")
+        }
+    }
+}

@@ -72,6 +72,9 @@ extension Household {
         return try body()
     }
 
+    /// Above this many files, one change is written as a pack.
+    static let bulkThreshold = 64
+
     var pendingPath: String { repo.gitDirectory + "todo-pending" }
 
     /// Puts back to the committed state the paths an interrupted command was changing.
@@ -93,11 +96,14 @@ extension Household {
     func commit<Value>(_ change: Update<Value>, on snap: Snapshot) throws {
         var files = change.files
         for task in change.tasks { files.append((task.id.path, TaskCodec.encode(task))) }
+        // Many objects go into one pack (one fsync) rather than one loose file each.
+        let bulk = files.count > Self.bulkThreshold ? try BulkWriter(path: path) : nil
+        let writer = bulk?.repository ?? repo
         // Skip files whose bytes are already committed: a command that changes nothing commits nothing.
         var changes: [TreeChange] = []
         var written: [(String, [UInt8])] = []
         for (path, bytes) in files {
-            let blob = try repo.writeBlob(bytes)
+            let blob = try writer.writeBlob(bytes)
             if let tree = snap.tree, let entry = try repo.treeEntry(tree, path: path), entry.id == blob,
                 entry.mode == 0o100644
             {
@@ -107,13 +113,14 @@ extension Household {
             written.append((path, bytes))
         }
         if changes.isEmpty { return }
-        let tree = try repo.updateTree(snap.tree, changes)
+        let tree = try writer.updateTree(snap.tree, changes)
         let me = try identity()
         let now = clock.nowMillis()
         let sig = Signature(name: me.name, email: me.email, time: now / 1000, offsetMinutes: clock.offsetMinutes(now))
-        let commit = try repo.createCommit(
+        let commit = try writer.createCommit(
             tree: tree, parents: snap.commit.map { [$0] } ?? [], author: sig, committer: sig,
             message: change.message + "\n")
+        try bulk?.flush()
         try writeFile(pendingPath, written.map(\.0).joined(separator: "\n") + "\n", sync: true)
         try repo.updateReference(Self.branch, to: commit, expected: snap.commit, message: change.message)
         try updateWorkTree(written)

@@ -35,7 +35,7 @@ struct AddCommand: ParsableCommand {
             while try snap.task(id) != nil { id = TaskID.random(using: &rng) }
             let stamp = stamper.stamp(after: nil)
             var task = Task(
-                id: id, title: title, createdAt: isoUTC(stamper.clock.nowMillis()), createdBy: stamper.member,
+                id: id, title: title, createdAt: isoMillis(stamper.clock.nowMillis()), createdBy: stamper.member,
                 notes: notes, assignee: assignee, due: dueValue, priority: priority)
             for field in Task.stampedFields { task.stamps[field] = stamp }
             for tag in tags { task.setTag(tag, present: true, stamp: stamp) }

@@ -1,0 +1,92 @@
+import ArgumentParser
+import TodoCore
+import TodoStore
+
+struct LogCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "log",
+        abstract: "Show the history of the household or of one task.",
+        discussion: "Who changed which fields, and when, read from git. Example: todo log 3f2a -n 5")
+
+    @OptionGroup var household: HouseholdOptions
+    @Argument(help: "Only this task's history.") var id: String?
+    @Option(name: .short, help: "Show at most N commits.") var n: Int?
+    @OptionGroup var output: JSONFlag
+
+    func validate() throws {
+        if let n, n < 1 { throw ValidationError("-n must be at least 1.") }
+    }
+
+    func run() throws {
+        let h = try household.open()
+        let snap = try h.snapshot()
+        let taskID = try id.map { try snap.resolve($0) }
+        let entries = try h.history(of: taskID, limit: n)
+        var out = Output()
+        if output.json {
+            out.line("[")
+            for (i, e) in entries.enumerated() {
+                out.line(JSONWriter.compact(json(e)) + (i < entries.count - 1 ? "," : ""))
+            }
+            out.line("]")
+            out.flush()
+            return
+        }
+        let shorts = ShortIDs.map(try snap.loadAll().tasks.map(\.id.hex))
+        for e in entries {
+            let subject = e.message.split(separator: "\n").first.map(String.init) ?? ""
+            out.line(
+                "\(Terminal.dim(String(e.commit.prefix(8))))  \(localTime(e))  \(Terminal.safe(e.authorName))  \(Terminal.safe(subject))")
+            for c in e.changes {
+                let short = shorts[c.id.hex] ?? String(c.id.hex.prefix(4))
+                let title = Terminal.safe((c.after ?? c.before)?.title ?? "")
+                if c.isNew {
+                    out.line("    \(short) \(title): created")
+                } else if taskID != nil, let before = c.before, let after = c.after {
+                    for f in c.fields {
+                        out.line("    \(f): \(show(before.value(of: f))) -> \(show(after.value(of: f)))")
+                    }
+                } else if !c.fields.isEmpty {
+                    out.line("    \(short) \(title): \(c.fields.joined(separator: ", "))")
+                }
+            }
+        }
+        out.flush()
+    }
+
+    func show(_ v: JSONValue?) -> String { Terminal.safe(v.map(JSONWriter.compact) ?? "none") }
+
+    func localTime(_ e: HistoryEntry) -> String {
+        let iso = isoMillis((e.time + Int64(e.offsetMinutes) * 60) * 1000)
+        return String(iso.prefix(16)).replacingOccurrences(of: "T", with: " ")
+    }
+
+    func json(_ e: HistoryEntry) -> JSONValue {
+        .object([
+            ("commit", .string(e.commit)),
+            ("author", .string(e.authorName)),
+            ("email", .string(e.authorEmail)),
+            ("time", .string(isoMillis(e.time * 1000))),
+            ("message", .string(e.message.hasSuffix("\n") ? String(e.message.dropLast()) : e.message)),
+            ("merge", .bool(e.isMerge)),
+            (
+                "changes",
+                .array(
+                    e.changes.map { c in
+                        .object([
+                            ("id", .string(c.id.hex)),
+                            ("title", .string((c.after ?? c.before)?.title ?? "")),
+                            ("created", .bool(c.isNew)),
+                            ("fields", .array(c.fields.map { .string($0) })),
+                        ])
+                    })
+            ),
+        ])
+    }
+}
+
+extension String {
+    func replacingOccurrences(of a: Character, with b: Character) -> String {
+        String(map { $0 == a ? b : $0 })
+    }
+}

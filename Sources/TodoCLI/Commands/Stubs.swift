@@ -1,3 +1,0 @@
-import ArgumentParser
-struct LogCommand: ParsableCommand {}
-struct ImportCommand: ParsableCommand {}

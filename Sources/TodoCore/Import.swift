@@ -1,0 +1,186 @@
+/// A task read from an import file, before it gets stamps and a place in a household.
+public struct ImportedTask: Sendable, Equatable {
+    public var id: TaskID?
+    public var title: String
+    public var status: Status = .open
+    public var notes: String = ""
+    public var assignee: String?
+    public var due: Due?
+    public var tags: [String] = []
+    public var priority: Priority = .normal
+    public var createdAt: String?
+    public var createdBy: String?
+    public var deleted = false
+}
+
+/// Why an import file was refused; `index` is the 0-based position of the task at fault.
+public struct ImportError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let index: Int?
+    public let message: String
+    public var description: String { index.map { "task \($0 + 1): \(message)" } ?? message }
+}
+
+/// Reads `todo list --json` output and Taskwarrior's `task export`: a JSON array of task
+/// objects, or one object per line.
+public enum TaskImport {
+    /// `offsetMinutes` converts Taskwarrior's UTC due times to household-local dates.
+    public static func parse(_ bytes: [UInt8], offsetMinutes: Int = 0) throws(ImportError) -> [ImportedTask] {
+        let values = try documents(bytes)
+        var out: [ImportedTask] = []
+        out.reserveCapacity(values.count)
+        for (i, v) in values.enumerated() {
+            guard case .object = v else { throw ImportError(index: i, message: "not a JSON object") }
+            do {
+                out.append(v["uuid"] != nil || v["description"] != nil ? try taskwarrior(v, offsetMinutes) : try todo(v))
+            } catch let e as ImportError {
+                throw ImportError(index: i, message: e.message)
+            } catch {
+                throw ImportError(index: i, message: "\(error)")
+            }
+        }
+        return out
+    }
+
+    static func documents(_ bytes: [UInt8]) throws(ImportError) -> [JSONValue] {
+        do {
+            let root = try JSONParser.parse(bytes)
+            if case .array(let items) = root { return items }
+            return [root]
+        } catch {
+            // Not a single document: try one JSON object per line.
+            var items: [JSONValue] = []
+            for (n, line) in bytes.split(separator: 0x0A).enumerated() {
+                let trimmed = line.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+                if trimmed.isEmpty { continue }
+                do {
+                    items.append(try JSONParser.parse(Array(trimmed.last == 0x0D ? trimmed.dropLast() : trimmed)))
+                } catch {
+                    throw ImportError(index: nil, message: "not JSON (line \(n + 1): \(error))")
+                }
+            }
+            if items.isEmpty { throw ImportError(index: nil, message: "no tasks found") }
+            return items
+        }
+    }
+
+    static func string(_ v: JSONValue?, _ field: String) throws(ImportError) -> String? {
+        guard let v, v != .null else { return nil }
+        guard case .string(let s) = v else { throw ImportError(index: nil, message: "\"\(field)\" must be a string") }
+        return s
+    }
+
+    static func title(_ s: String?) throws(ImportError) -> String {
+        guard let s, !s.trimmingSpaces.isEmpty else { throw ImportError(index: nil, message: "the title is empty") }
+        return s.trimmingSpaces
+    }
+
+    static func tags(_ v: JSONValue?) throws(ImportError) -> [String] {
+        guard let v, v != .null else { return [] }
+        guard case .array(let items) = v else { throw ImportError(index: nil, message: "\"tags\" must be an array") }
+        var tags: [String] = []
+        for item in items {
+            guard case .string(let t) = item, !t.isEmpty, !t.contains(where: \.isWhitespace) else {
+                throw ImportError(index: nil, message: "\"tags\" must hold words without spaces")
+            }
+            tags.append(t)
+        }
+        return tags
+    }
+
+    /// `todo list --json` objects.
+    static func todo(_ v: JSONValue) throws(ImportError) -> ImportedTask {
+        var t = ImportedTask(title: try title(try string(v["title"], "title")))
+        if let id = try string(v["id"], "id") {
+            guard let tid = TaskID(id.lowercased()) else { throw ImportError(index: nil, message: "\"id\" is not 32 hex digits") }
+            t.id = tid
+        }
+        if let s = try string(v["status"], "status") {
+            guard let st = Status(rawValue: s) else { throw ImportError(index: nil, message: "\"status\" must be open or done") }
+            t.status = st
+        }
+        t.notes = try string(v["notes"], "notes") ?? ""
+        t.assignee = try string(v["assignee"], "assignee")
+        if let d = try string(v["due"], "due") {
+            guard let due = Due(stored: d) else { throw ImportError(index: nil, message: "\"due\" is not a date") }
+            t.due = due
+        }
+        t.tags = try tags(v["tags"])
+        if let p = try string(v["priority"], "priority") {
+            guard let pr = Priority(rawValue: p) else {
+                throw ImportError(index: nil, message: "\"priority\" must be low, normal or high")
+            }
+            t.priority = pr
+        }
+        t.createdAt = try string(v["createdAt"], "createdAt")
+        t.createdBy = try string(v["createdBy"], "createdBy")
+        if let d = v["deleted"], d != .null {
+            guard case .bool(let b) = d else { throw ImportError(index: nil, message: "\"deleted\" must be true or false") }
+            t.deleted = b
+        }
+        return t
+    }
+
+    /// Taskwarrior `task export` objects.
+    static func taskwarrior(_ v: JSONValue, _ offsetMinutes: Int) throws(ImportError) -> ImportedTask {
+        var t = ImportedTask(title: try title(try string(v["description"], "description")))
+        if let uuid = try string(v["uuid"], "uuid") {
+            guard let id = TaskID(String(uuid.lowercased().filter { $0 != "-" })) else {
+                throw ImportError(index: nil, message: "\"uuid\" is not a UUID")
+            }
+            t.id = id
+        }
+        switch try string(v["status"], "status") ?? "pending" {
+        case "completed": t.status = .done
+        case "deleted": t.deleted = true
+        default: t.status = .open
+        }
+        if let due = try string(v["due"], "due") {
+            guard let d = twDue(due, offsetMinutes) else { throw ImportError(index: nil, message: "\"due\" is not a date") }
+            t.due = d
+        }
+        t.tags = try tags(v["tags"])
+        if let project = try string(v["project"], "project"), !project.isEmpty, !project.contains(where: \.isWhitespace) {
+            t.tags.append("project:" + project)
+        }
+        switch try string(v["priority"], "priority") {
+        case "H": t.priority = .high
+        case "L": t.priority = .low
+        default: t.priority = .normal
+        }
+        if case .array(let notes)? = v["annotations"] {
+            t.notes = notes.compactMap { $0["description"]?.stringValue }.joined(separator: "\n")
+        }
+        if let entry = try string(v["entry"], "entry"), let ms = twMillis(entry) {
+            t.createdAt = isoMillis(ms)
+        }
+        return t
+    }
+
+    /// `20261123T180000Z` to milliseconds since the epoch.
+    static func twMillis(_ s: String) -> Int64? {
+        let u = Array(s.utf8)
+        guard u.count == 16, u[8] == UInt8(ascii: "T"), u[15] == UInt8(ascii: "Z"),
+            let y = digits(u[0..<4]), let mo = digits(u[4..<6]), let d = digits(u[6..<8]),
+            let h = digits(u[9..<11]), let mi = digits(u[11..<13]), let se = digits(u[13..<15]),
+            let date = CivilDate(year: y, month: mo, day: d), h < 24, mi < 60, se < 61
+        else { return nil }
+        return (Int64(date.daysSinceEpoch) * 86_400 + Int64(h * 3600 + mi * 60 + se)) * 1000
+    }
+
+    static func twDue(_ s: String, _ offsetMinutes: Int) -> Due? {
+        guard let ms = twMillis(s) else { return nil }
+        let local = ms / 1000 + Int64(offsetMinutes) * 60
+        let days = Int((local - (local < 0 ? 86_399 : 0)) / 86_400)
+        let minute = Int(local - Int64(days) * 86_400) / 60
+        return Due(date: CivilDate(daysSinceEpoch: days), minutes: minute == 0 ? nil : minute)
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.mmmZ` for milliseconds since the epoch (UTC).
+public func isoMillis(_ ms: Int64) -> String {
+    let secs = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
+    let days = Int(secs >= 0 ? secs / 86_400 : (secs - 86_399) / 86_400)
+    let rest = Int(secs - Int64(days) * 86_400)
+    let date = CivilDate(daysSinceEpoch: days)
+    return "\(date)T\(pad(rest / 3600, 2)):\(pad(rest / 60 % 60, 2)):\(pad(rest % 60, 2)).\(pad(Int(ms - secs * 1000), 3))Z"
+}
