@@ -8,13 +8,15 @@ import CLibgit2
 extension Repository {
     /// Paths whose index or work-tree state differs from HEAD, including untracked files,
     /// limited to `pathspec` (e.g. `["tasks/"]`).
-    public func dirtyPaths(pathspec: [String]) throws -> [String] {
+    /// With `exact`, the pathspec entries are literal paths rather than patterns.
+    public func dirtyPaths(pathspec: [String], exact: Bool = false) throws -> [String] {
         var opts = git_status_options()
         try check(git_status_options_init(&opts, UInt32(GIT_STATUS_OPTIONS_VERSION)), call: "git_status_options_init")
         opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR
         opts.flags =
             GIT_STATUS_OPT_INCLUDE_UNTRACKED.rawValue | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS.rawValue
             | GIT_STATUS_OPT_EXCLUDE_SUBMODULES.rawValue
+        if exact { opts.flags |= GIT_STATUS_OPT_DISABLE_PATHSPEC_MATCH.rawValue }
         return try withStrArray(pathspec) { specs in
             opts.pathspec = specs
             var list: OpaquePointer?

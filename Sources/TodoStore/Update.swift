@@ -47,7 +47,6 @@ extension Household {
         do {
             return try withLock { () throws -> Value in
                 try recoverInterruptedChange()
-                try refuseHandEdits()
                 let snap = try Snapshot(repo: repo)
                 let change = try body(snap)
                 try commit(change, on: snap)
@@ -87,15 +86,23 @@ extension Household {
         unlink(pendingPath)
     }
 
-    /// Refuses to write while task files have changes that are not committed.
-    func refuseHandEdits() throws {
-        let dirty = try repo.dirtyPaths(pathspec: ["tasks/", MergeSetup.attributesPath])
+    /// Refuses to write over files that have changes nobody committed. Only the files about to
+    /// be written are checked (one status query each), so the cost does not grow with the
+    /// household; a change of more than `bulkThreshold` files checks the whole work tree once.
+    func refuseHandEdits(_ paths: [String]) throws {
+        var dirty: [String] = []
+        if paths.count > Self.bulkThreshold {
+            dirty = try repo.dirtyPaths(pathspec: ["tasks/", MergeSetup.attributesPath])
+        } else {
+            for p in paths { dirty += try repo.dirtyPaths(pathspec: [p], exact: true) }
+        }
         if !dirty.isEmpty { throw StoreError.handEdits(repo: path, paths: dirty.sorted()) }
     }
 
     func commit<Value>(_ change: Update<Value>, on snap: Snapshot) throws {
         var files = change.files
         for task in change.tasks { files.append((task.id.path, TaskCodec.encode(task))) }
+        try refuseHandEdits(files.map(\.0))
         // Many objects go into one pack (one fsync) rather than one loose file each.
         let bulk = files.count > Self.bulkThreshold ? try BulkWriter(path: path) : nil
         let writer = bulk?.repository ?? repo
