@@ -30,18 +30,28 @@ struct Render {
     }
 
     /// Sorted for a list: soonest due first (undated last), then higher priority, then oldest.
+    /// Sorts small keys rather than the tasks themselves, which are costly to move.
     static func sorted(_ tasks: [Task]) -> [Task] {
-        tasks.sorted { a, b in
-            switch (a.due, b.due) {
-            case (let x?, let y?) where x != y: return x < y
-            case (.some, nil): return true
-            case (nil, .some): return false
-            default: break
-            }
-            if a.priority != b.priority { return a.priority > b.priority }
+        struct Key {
+            let due: Int
+            let priority: Int
+            let createdAt: String
+            let id: String
+            let index: Int
+        }
+        let keys = tasks.enumerated().map { i, t in
+            Key(
+                due: t.due.map { $0.date.daysSinceEpoch * 1441 + ($0.minutes ?? 1440) } ?? Int.max,
+                priority: t.priority == .high ? 0 : t.priority == .normal ? 1 : 2,
+                createdAt: t.createdAt, id: t.id.hex, index: i)
+        }
+        let order = keys.sorted { a, b in
+            if a.due != b.due { return a.due < b.due }
+            if a.priority != b.priority { return a.priority < b.priority }
             if a.createdAt != b.createdAt { return a.createdAt < b.createdAt }
             return a.id < b.id
         }
+        return order.map { tasks[$0.index] }
     }
 
     /// Aligned columns: id, due, assignee, title, tags.

@@ -94,6 +94,11 @@ public struct Snapshot {
 
     /// Every task that can be read, and the files that cannot (named, with the reason).
     public func loadAll() throws(StoreError) -> (tasks: [Task], bad: [BadFile]) {
+        try loadAllCached()
+    }
+
+    /// Like `loadAll`, reading every file (no cache).
+    public func loadAllFromFiles() throws(StoreError) -> (tasks: [Task], bad: [BadFile]) {
         let listing: (files: [(TaskID, ObjectID)], strays: [String])
         do {
             listing = try taskFiles()

@@ -1,0 +1,128 @@
+/// A compact binary form of a task's visible fields (no stamps, no conflict entries), for the
+/// list cache: far cheaper to read back than the JSON file.
+///
+/// Layout of one record, integers little-endian, strings as u32 length + UTF-8 bytes:
+/// id (16 bytes) · flags u8 (1 done, 2 deleted, 4 due, 8 due time, 16 assignee) · priority u8 ·
+/// due days i32 · due minutes u16 · conflict count u32 · title · notes · assignee · createdAt ·
+/// createdBy · extra fields as compact JSON ("" when none) · tag count u16 · tags.
+public enum TaskRecord {
+    public static func append(_ task: Task, to out: inout [UInt8]) {
+        appendID(task.id, to: &out)
+        var flags: UInt8 = 0
+        if task.status == .done { flags |= 1 }
+        if task.deleted { flags |= 2 }
+        if task.due != nil { flags |= 4 }
+        if task.due?.minutes != nil { flags |= 8 }
+        if task.assignee != nil { flags |= 16 }
+        out.append(flags)
+        out.append(UInt8(task.priority.rank))
+        appendInt(UInt32(bitPattern: Int32(task.due?.date.daysSinceEpoch ?? 0)), 4, to: &out)
+        appendInt(UInt32(task.due?.minutes ?? 0), 2, to: &out)
+        appendInt(UInt32(task.conflicts.count), 4, to: &out)
+        for s in [task.title, task.notes, task.assignee ?? "", task.createdAt, task.createdBy] { appendString(s, to: &out) }
+        if task.extra.isEmpty {
+            appendString("", to: &out)
+        } else {
+            let keys = task.extra.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            appendString(JSONWriter.compact(.object(keys.compactMap { k in task.extra[k].map { (k, $0) } })), to: &out)
+        }
+        let tags = task.tags
+        appendInt(UInt32(tags.count), 2, to: &out)
+        for t in tags { appendString(t, to: &out) }
+    }
+
+    /// Reads one record at `offset`, advancing it; nil if the bytes are not a valid record.
+    public static func read(_ bytes: [UInt8], at offset: inout Int) -> Task? {
+        var r = Reader(bytes: bytes, offset: offset)
+        guard let id = r.id(), let flags = r.byte(), let prio = r.byte(), let days = r.int(4), let minutes = r.int(2),
+            let conflictCount = r.int(4), let title = r.string(), let notes = r.string(), let assignee = r.string(),
+            let createdAt = r.string(), let createdBy = r.string(), let extraText = r.string(), let tagCount = r.int(2)
+        else { return nil }
+        var task = Task(
+            id: id, title: title, createdAt: createdAt, createdBy: createdBy, status: flags & 1 != 0 ? .done : .open,
+            notes: notes, assignee: flags & 16 != 0 ? assignee : nil,
+            due: flags & 4 != 0
+                ? Due(date: CivilDate(daysSinceEpoch: Int(Int32(bitPattern: days))), minutes: flags & 8 != 0 ? Int(minutes) : nil)
+                : nil,
+            priority: prio == 0 ? .low : prio == 2 ? .high : .normal, deleted: flags & 2 != 0)
+        if !extraText.isEmpty {
+            guard case .object(let members)? = try? JSONParser.parse(extraText) else { return nil }
+            for (k, v) in members { task.extra[k] = v }
+        }
+        for _ in 0..<tagCount {
+            guard let tag = r.string() else { return nil }
+            task.tagStates[tag] = TagState(present: true, stamp: FieldStamp(.zero, by: ""))
+        }
+        if conflictCount > 0 { task.conflicts = Array(repeating: .null, count: Int(min(conflictCount, 1 << 20))) }
+        offset = r.offset
+        return task
+    }
+
+    static let hexDigits = Array("0123456789abcdef".utf8)
+
+    static func appendID(_ id: TaskID, to out: inout [UInt8]) {
+        let u = Array(id.hex.utf8)
+        for i in stride(from: 0, to: 32, by: 2) { out.append(nibble(u[i]) << 4 | nibble(u[i + 1])) }
+    }
+
+    static func nibble(_ c: UInt8) -> UInt8 { c <= 0x39 ? c - 0x30 : c - 0x61 + 10 }
+
+    public static func appendInt(_ v: UInt32, _ width: Int, to out: inout [UInt8]) {
+        for i in 0..<width { out.append(UInt8(truncatingIfNeeded: v >> (8 * UInt32(i)))) }
+    }
+
+    public static func appendString(_ s: String, to out: inout [UInt8]) {
+        var s = s
+        s.withUTF8 { buf in
+            appendInt(UInt32(buf.count), 4, to: &out)
+            out.append(contentsOf: buf)
+        }
+    }
+
+    /// Bounds-checked reading of the record layout.
+    public struct Reader {
+        public let bytes: [UInt8]
+        public var offset: Int
+
+        public init(bytes: [UInt8], offset: Int) {
+            self.bytes = bytes
+            self.offset = offset
+        }
+
+        public mutating func byte() -> UInt8? {
+            guard offset < bytes.count else { return nil }
+            defer { offset += 1 }
+            return bytes[offset]
+        }
+
+        public mutating func int(_ width: Int) -> UInt32? {
+            guard offset + width <= bytes.count else { return nil }
+            var v: UInt32 = 0
+            for i in 0..<width { v |= UInt32(bytes[offset + i]) << (8 * UInt32(i)) }
+            offset += width
+            return v
+        }
+
+        public mutating func raw(_ n: Int) -> ArraySlice<UInt8>? {
+            guard n >= 0, offset + n <= bytes.count else { return nil }
+            defer { offset += n }
+            return bytes[offset..<(offset + n)]
+        }
+
+        public mutating func string() -> String? {
+            guard let n = int(4), let slice = raw(Int(n)) else { return nil }
+            return String(validating: slice, as: UTF8.self)
+        }
+
+        mutating func id() -> TaskID? {
+            guard let raw = raw(16) else { return nil }
+            var hex = [UInt8]()
+            hex.reserveCapacity(32)
+            for b in raw {
+                hex.append(TaskRecord.hexDigits[Int(b >> 4)])
+                hex.append(TaskRecord.hexDigits[Int(b & 15)])
+            }
+            return TaskID(String(decoding: hex, as: UTF8.self))
+        }
+    }
+}

@@ -1,0 +1,154 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import GitKit
+import TodoCore
+
+/// A cache of every task's visible fields in `.git/todo/list-cache`, keyed by the `tasks` tree
+/// it was read from. When the tree has moved on, only the task files that changed are read
+/// again. The cache is never the truth: anything odd about it and it is rebuilt from git.
+///
+/// File: "TODOLC1\n" · the tasks tree id (40 hex) · record count u32 · records, each a kind byte
+/// (0: a task, TaskRecord layout; 1: an unreadable file: path, reason).
+struct ListCache {
+    static let magic = Array("TODOLC1\n".utf8)
+    /// Past this many changed files a full read is as cheap as patching.
+    static let patchLimit = 2_000
+
+    var tree: ObjectID
+    var tasks: [TaskID: Task]
+    var bad: [BadFile]
+
+    static func path(_ repo: Repository) -> String { repo.gitDirectory + "todo/list-cache" }
+
+    static func read(_ repo: Repository) -> ListCache? {
+        guard let bytes = readBytes(path(repo)), bytes.count >= 52, Array(bytes[0..<8]) == magic,
+            let tree = ObjectID(hex: String(decoding: bytes[8..<48], as: UTF8.self))
+        else { return nil }
+        var r = TaskRecord.Reader(bytes: bytes, offset: 48)
+        guard let count = r.int(4) else { return nil }
+        var tasks: [TaskID: Task] = [:]
+        tasks.reserveCapacity(Int(min(count, 1 << 24)))
+        var bad: [BadFile] = []
+        for _ in 0..<count {
+            switch r.byte() {
+            case 0:
+                var offset = r.offset
+                guard let task = TaskRecord.read(bytes, at: &offset) else { return nil }
+                r.offset = offset
+                tasks[task.id] = task
+            case 1:
+                guard let p = r.string(), let reason = r.string() else { return nil }
+                bad.append(BadFile(path: p, reason: reason))
+            default:
+                return nil
+            }
+        }
+        guard r.offset == bytes.count else { return nil }
+        return ListCache(tree: tree, tasks: tasks, bad: bad)
+    }
+
+    /// Writes the cache atomically; failures are ignored (it is only a cache).
+    func write(_ repo: Repository) {
+        var out = Self.magic
+        out.reserveCapacity(tasks.count * 160)
+        out.append(contentsOf: Array(tree.hex.utf8))
+        TaskRecord.appendInt(UInt32(tasks.count + bad.count), 4, to: &out)
+        for task in tasks.values {
+            out.append(0)
+            TaskRecord.append(task, to: &out)
+        }
+        for b in bad {
+            out.append(1)
+            TaskRecord.appendString(b.path, to: &out)
+            TaskRecord.appendString(b.reason, to: &out)
+        }
+        mkdir(repo.gitDirectory + "todo", 0o755)
+        try? writeFile(Self.path(repo), out, sync: false)
+    }
+}
+
+extension Snapshot {
+    /// Every task, through the list cache: read from it when it matches this snapshot, patched
+    /// with the changed files when it is behind, rebuilt when it is missing or unreadable.
+    func loadAllCached() throws(StoreError) -> (tasks: [Task], bad: [BadFile]) {
+        guard let tasksTree else { return ([], []) }
+        var cache = ListCache.read(repo)
+        if let c = cache, c.tree != tasksTree {
+            cache = patch(c, to: tasksTree)
+        }
+        if let cache, cache.tree == tasksTree {
+            return (Array(cache.tasks.values), cache.bad)
+        }
+        let (tasks, bad) = try loadAllFromFiles()
+        var map: [TaskID: Task] = [:]
+        map.reserveCapacity(tasks.count)
+        for t in tasks { map[t.id] = t }
+        ListCache(tree: tasksTree, tasks: map, bad: bad).write(repo)
+        return (tasks, bad)
+    }
+
+    /// Brings a cache up to `target` by reading only the task files that differ; nil when the
+    /// difference is too large or not just task files.
+    func patch(_ cache: ListCache, to target: ObjectID) -> ListCache? {
+        guard let diff = try? changedFiles(oldTasks: cache.tree, newTasks: target), diff.count <= ListCache.patchLimit
+        else { return nil }
+        var c = cache
+        var badPaths = Set<String>()
+        for (name, _, new) in diff {
+            guard let id = name else { return nil }
+            c.tasks[id] = nil
+            badPaths.insert(id.path)
+            guard let new else { continue }
+            do {
+                c.tasks[id] = try decode(blob: new, id: id)
+            } catch .malformedTask(let p, let reason) {
+                c.bad.append(BadFile(path: p, reason: reason))
+                badPaths.remove(id.path)
+            } catch {
+                return nil
+            }
+        }
+        c.bad.removeAll { badPaths.contains($0.path) }
+        c.tree = target
+        c.write(repo)
+        return c
+    }
+
+    /// Files that differ between two `tasks` trees, comparing subtree ids so that only changed
+    /// fan-out directories are read. A nil id marks an entry that is not a task file.
+    func changedFiles(oldTasks: ObjectID?, newTasks: ObjectID?) throws -> [(TaskID?, ObjectID?, ObjectID?)] {
+        func entries(_ tree: ObjectID?) throws -> [String: TreeEntry] {
+            guard let tree else { return [:] }
+            var map: [String: TreeEntry] = [:]
+            for e in try repo.treeEntries(tree) { map[e.name] = e }
+            return map
+        }
+        if oldTasks == newTasks { return [] }
+        let oldDirs = try entries(oldTasks)
+        let newDirs = try entries(newTasks)
+        var out: [(TaskID?, ObjectID?, ObjectID?)] = []
+        for name in Set(oldDirs.keys).union(newDirs.keys).sorted() {
+            let o = oldDirs[name]
+            let n = newDirs[name]
+            if o?.id == n?.id { continue }
+            if (o != nil && o?.kind != .tree) || (n != nil && n?.kind != .tree) {
+                out.append((nil, o?.id, n?.id))
+                continue
+            }
+            let oldFiles = try entries(o?.id)
+            let newFiles = try entries(n?.id)
+            for file in Set(oldFiles.keys).union(newFiles.keys).sorted() {
+                let of = oldFiles[file]
+                let nf = newFiles[file]
+                if of?.id == nf?.id && of?.mode == nf?.mode { continue }
+                let id = Self.taskID(fileName: file, dir: name)
+                let plain = (of == nil || of?.kind == .blob) && (nf == nil || nf?.kind == .blob)
+                out.append((plain ? id : nil, of?.id, nf?.id))
+            }
+        }
+        return out
+    }
+}
