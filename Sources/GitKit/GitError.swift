@@ -26,6 +26,10 @@ public struct GitError: Error, CustomStringConvertible, Sendable {
     public var isUnmerged: Bool { code == GIT_EUNMERGED.rawValue }
     /// libgit2 reports "no space left" and other write failures as OS-class errors.
     public var isOSError: Bool { errorClass == Int32(GIT_ERROR_OS.rawValue) }
+    public var isSSHClass: Bool { errorClass == Int32(GIT_ERROR_SSH.rawValue) }
+    public var isNetClass: Bool { errorClass == Int32(GIT_ERROR_NET.rawValue) }
+    public var isHTTPClass: Bool { errorClass == Int32(GIT_ERROR_HTTP.rawValue) }
+    public var isNonFastForward: Bool { code == GIT_ENONFASTFORWARD.rawValue }
     public var isAuth: Bool { code == GIT_EAUTH.rawValue }
     public var isCertificate: Bool { code == GIT_ECERTIFICATE.rawValue }
 }

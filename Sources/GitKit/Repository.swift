@@ -92,12 +92,15 @@ public final class Repository {
 
     /// Points `name` at `target` only if it still points at `expected` (nil: only if it does not
     /// exist). Throws a GitError with `isModified`/`isExists` when someone else moved it first.
+    /// With `force`, the reference is set whatever it points at now.
     public func updateReference(
-        _ name: String, to target: ObjectID, expected: ObjectID?, message: String
+        _ name: String, to target: ObjectID, expected: ObjectID?, force: Bool = false, message: String
     ) throws {
         var ref: OpaquePointer?
         var newID = target.raw
-        if var old = expected?.raw {
+        if force {
+            try check(git_reference_create(&ref, handle, name, &newID, 1, message), call: "git_reference_create")
+        } else if var old = expected?.raw {
             try check(
                 git_reference_create_matching(&ref, handle, name, &newID, 1, &old, message),
                 call: "git_reference_create_matching")

@@ -11,8 +11,14 @@ public enum Exit: Int32, Sendable {
     case software = 70
     /// Cannot write: `TODO_HOME` not writable, disk full, household already exists.
     case cannotWrite = 73
-    /// Busy: another `todo` held the household lock for too long; try again.
+    /// Try again later: another `todo` held the household lock too long, or a sync failed for a
+    /// passing reason (unreachable, timeout, server busy, push race).
     case busy = 75
+    /// The remote refused the credentials.
+    case authentication = 77
+    /// Sync configuration: no remote, no repository there, bad URL, unknown host key, untrusted
+    /// certificate.
+    case configuration = 78
 }
 
 /// A failure the command layer reports: a message of one or two lines and an exit code.

@@ -28,6 +28,12 @@ extension CLIError {
             self.init(
                 "No task has an id starting with \"\(Terminal.safe(prefix))\".\nRun `todo list --all` to see the ids.",
                 exit: .notFound)
+        case .conflictNotFound(let prefix):
+            self.init(
+                "No conflict-log entry has an id starting with \"\(Terminal.safe(prefix))\".\nRun `todo conflicts` to see the entries.",
+                exit: .notFound)
+        case .nothingToRestore(let why):
+            self.init(Terminal.safe(why), exit: .data)
         case .ambiguousID(let prefix, let candidates):
             self.init(
                 "The id \"\(Terminal.safe(prefix))\" matches several tasks: \(candidates.joined(separator: ", ")).\nType more of the id.",
@@ -48,6 +54,15 @@ extension CLIError {
         case .notAHousehold(let path, let reason):
             self.init(
                 "\(Terminal.safe(path)) is not a usable household repository (\(Terminal.safe(reason))).",
+                exit: .data)
+        case .mergeFailed(let failures):
+            let first = failures.prefix(3).map { Terminal.safe($0.description) }.joined(separator: "\n")
+            self.init(
+                first + (failures.count > 3 ? "\n(and \(failures.count - 3) more)" : "") + "\nNothing was merged or committed.",
+                exit: .data)
+        case .unrelatedHistories:
+            self.init(
+                "The histories have nothing in common, so they are not the same household. Nothing was merged.",
                 exit: .data)
         case .git(let g):
             self.init(

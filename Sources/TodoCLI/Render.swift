@@ -1,4 +1,5 @@
 import TodoCore
+import TodoStore
 
 /// How tasks look to a person.
 struct Render {
@@ -27,6 +28,16 @@ struct Render {
         }
         if let m = d.minutes { s += " \(m / 60 < 10 ? "0" : "")\(m / 60):\(m % 60 < 10 ? "0" : "")\(m % 60)" }
         return s
+    }
+
+    /// `YYYY-MM-DD HH:MM` in the household's local time.
+    static func localTime(_ millis: Int64, _ clock: WallClock) -> String {
+        localTime(millis, offsetMinutes: clock.offsetMinutes(millis))
+    }
+
+    static func localTime(_ millis: Int64, offsetMinutes: Int32) -> String {
+        let iso = isoMillis(millis + Int64(offsetMinutes) * 60_000)
+        return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(5))
     }
 
     /// Sorted for a list: soonest due first (undated last), then higher priority, then oldest.

@@ -18,7 +18,8 @@ struct Todo: ParsableCommand {
         subcommands: [
             InitCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self,
             DoneCommand.self, ReopenCommand.self, RemoveCommand.self, RestoreCommand.self, LogCommand.self,
-            ImportCommand.self, HouseholdsCommand.self,
+            ImportCommand.self, HouseholdsCommand.self, ConflictsCommand.self, SyncCommand.self, CloneCommand.self, RemoteCommand.self, StatusCommand.self,
+            MergeDriverCommand.self,
         ]
     )
 }

@@ -17,8 +17,12 @@ public struct Snapshot {
     let tasksTree: ObjectID?
 
     init(repo: Repository) throws {
+        try self.init(repo: repo, commit: try repo.resolve(reference: Household.branch))
+    }
+
+    init(repo: Repository, commit: ObjectID?) throws {
         self.repo = repo
-        commit = try repo.resolve(reference: Household.branch)
+        self.commit = commit
         tree = try commit.map { try repo.commit($0).tree }
         tasksTree = try tree.flatMap { try repo.treeEntry($0, path: "tasks") }.flatMap { $0.kind == .tree ? $0.id : nil }
     }

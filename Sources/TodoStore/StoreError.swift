@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import GitKit
+import TodoCore
 
 /// What went wrong in a household operation, in terms a person can act on. The command layer
 /// turns each case into a message and an exit code (see docs/EXIT-CODES in the README).
@@ -14,11 +15,15 @@ public enum StoreError: Error, Sendable {
     case notWritable(path: String, reason: String)
     case diskFull(path: String)
     case taskNotFound(String)
+    case conflictNotFound(String)
+    case nothingToRestore(String)
     case ambiguousID(String, candidates: [String])
     case malformedTask(path: String, reason: String)
     case handEdits(repo: String, paths: [String])
     case locked(repo: String, seconds: Int)
     case notAHousehold(path: String, reason: String)
+    case mergeFailed([MergeFailure])
+    case unrelatedHistories
     case git(GitError)
 }
 

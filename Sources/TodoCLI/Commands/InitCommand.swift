@@ -16,6 +16,7 @@ struct InitCommand: ParsableCommand {
     @OptionGroup var household: HouseholdOptions
     @Option(help: "Your name as other members see it.") var name: String?
     @Option(help: "Your email address, for commits.") var email: String?
+    @Option(help: "The shared remote to sync with (see `todo remote`).") var remote: String?
 
     func run() throws {
         if let name, name.trimmingSpaces.isEmpty { throw CLIError("The name is empty.", exit: .usage) }
@@ -23,6 +24,7 @@ struct InitCommand: ParsableCommand {
         let h = try Household.create(
             home: Env.home, name: household.name, identity: identity, clock: Env.clock,
             driverCommand: "'\(Env.executablePath)' merge-driver %O %A %B %P")
+        if let remote { try h.setRemote(remote.trimmingSpaces) }
         print("Created household \"\(h.name)\" in \(Terminal.safe(h.path)) for \(Terminal.safe(identity.name)) <\(Terminal.safe(identity.email))>.")
     }
 }

@@ -57,8 +57,7 @@ struct LogCommand: ParsableCommand {
     func show(_ v: JSONValue?) -> String { Terminal.safe(v.map(JSONWriter.compact) ?? "none") }
 
     func localTime(_ e: HistoryEntry) -> String {
-        let iso = isoMillis((e.time + Int64(e.offsetMinutes) * 60) * 1000)
-        return String(iso.prefix(16)).replacingOccurrences(of: "T", with: " ")
+        Render.localTime(e.time * 1000, offsetMinutes: e.offsetMinutes)
     }
 
     func json(_ e: HistoryEntry) -> JSONValue {
@@ -82,11 +81,5 @@ struct LogCommand: ParsableCommand {
                     })
             ),
         ])
-    }
-}
-
-extension String {
-    func replacingOccurrences(of a: Character, with b: Character) -> String {
-        String(map { $0 == a ? b : $0 })
     }
 }

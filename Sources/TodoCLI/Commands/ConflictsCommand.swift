@@ -1,0 +1,219 @@
+import ArgumentParser
+import TodoCore
+import TodoStore
+
+struct ConflictsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "conflicts",
+        abstract: "Show what merges set aside, and bring it back.",
+        discussion: """
+            When two members changed the same field between syncs, the later write wins and the \
+            other value is logged here, in the household repository, for every member to see.
+
+            Examples:
+              todo conflicts                 newest first
+              todo conflicts 3f2a --json     one task's entries
+              todo conflicts --stats
+              todo conflicts restore 9c41    make a lost value current again
+            """,
+        subcommands: [ConflictsListCommand.self, ConflictsRestoreCommand.self],
+        defaultSubcommand: ConflictsListCommand.self)
+}
+
+struct ConflictsListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List conflict-log entries, newest first (the default).")
+
+    @OptionGroup var household: HouseholdOptions
+    @Argument(help: "Only this task's entries.") var id: String?
+    @Option(help: "Only entries from this date on (YYYY-MM-DD, today, +3d, a weekday...).") var since: String?
+    @Flag(help: "Totals: per field, per member, and the latest.") var stats = false
+    @OptionGroup var output: JSONFlag
+
+    func run() throws {
+        let h = try household.open()
+        let snap = try h.snapshot()
+        var entries = try snap.conflicts()
+        if let id {
+            let taskID = try snap.resolve(id)
+            entries = entries.filter { $0.task.id == taskID }
+        }
+        if let since {
+            let day = try Input.due(since, today: Env.today(h.clock)).date
+            let offset = Int64(h.clock.offsetMinutes(h.clock.nowMillis())) * 60_000
+            let from = Int64(day.daysSinceEpoch) * 86_400_000 - offset
+            entries = entries.filter { $0.time >= from }
+        }
+        h.markConflictsSeen(upTo: entries.first?.time ?? 0)
+        if stats { return printStats(entries, clock: h.clock) }
+        var out = Output()
+        if output.json {
+            out.line("[")
+            for (n, c) in entries.enumerated() {
+                var json = c.entry.json
+                if case .object(var members) = json {
+                    members.append(("time", .string(isoMillis(c.time))))
+                    json = .object(members)
+                }
+                out.line(JSONWriter.compact(json) + (n < entries.count - 1 ? "," : ""))
+            }
+            out.line("]")
+            out.flush()
+            return
+        }
+        if entries.isEmpty {
+            out.line("No conflicts.")
+            out.flush()
+            return
+        }
+        let shorts = try snap.shortIDs(Array(Set(entries.map(\.task.id))))
+        for c in entries {
+            let short = shorts[c.task.id] ?? String(c.task.id.hex.prefix(4))
+            out.line(
+                "\(Terminal.dim(String(c.entry.id.prefix(8))))  \(Render.localTime(c.time, h.clock))  \(short) \(Terminal.safe(c.task.title))")
+            out.line("    " + Self.sentence(c.entry, short: short))
+        }
+        out.line(Terminal.dim("Bring a lost value back with: todo conflicts restore <entry id>"))
+        out.flush()
+    }
+
+    /// One readable line: whose value was replaced by whose, and why.
+    static func sentence(_ e: ConflictEntry, short: String) -> String {
+        let kept = who(e.kept.member)
+        let lost = who(e.lost.member)
+        switch e.kind {
+        case .field:
+            let why = e.kept.member == e.lost.member || e.kept.member.isEmpty ? "written later" : "\(Terminal.safe(e.kept.member)) wrote later"
+            return "\(lost) \(Terminal.safe(e.field)) \(value(e.lost.value)) was replaced by \(kept) \(value(e.kept.value)) (\(why))"
+        case .tag:
+            let tag = Terminal.safe(String(e.field.dropFirst(4)))
+            let keptAction = e.kept.value == .bool(true) ? "adding" : "removing"
+            let lostAction = e.lost.value == .bool(true) ? "adding" : "removing"
+            return "\(lost) \(lostAction) tag '\(tag)' was overruled by \(kept) \(keptAction) it (written later)"
+        case .deletedEdit:
+            let field = e.field.hasPrefix("tag:") ? "tag '\(Terminal.safe(String(e.field.dropFirst(4))))'" : Terminal.safe(e.field)
+            return "\(lost) change of \(field) to \(value(e.lost.value)) was made while \(Terminal.safe(e.kept.member.isEmpty ? "someone" : e.kept.member)) deleted the task; `todo restore \(short)` brings it back with it"
+        case .invalidFile:
+            let size = e.lost.value["size"].map(JSONWriter.compact) ?? "?"
+            return "a broken version of this task file (\(size) bytes) was set aside; the readable version was kept"
+        case .modifyDelete:
+            return "the file was removed on one side and changed on the other; the task was kept"
+        }
+    }
+
+    static func who(_ member: String) -> String { member.isEmpty ? "someone's" : "\(Terminal.safe(member))'s" }
+
+    static func value(_ v: JSONValue) -> String {
+        switch v {
+        case .string(let s): return "'\(Terminal.safe(Terminal.truncated(s, 60)))'"
+        case .null: return "(none)"
+        default: return Terminal.safe(JSONWriter.compact(v))
+        }
+    }
+
+    func printStats(_ entries: [LoggedConflict], clock: WallClock) {
+        var byField: [String: Int] = [:]
+        var lostBy: [String: Int] = [:]
+        var wonBy: [String: Int] = [:]
+        for c in entries {
+            byField[c.entry.field.hasPrefix("tag:") ? "tags" : c.entry.field, default: 0] += 1
+            lostBy[c.entry.lost.member, default: 0] += 1
+            wonBy[c.entry.kept.member, default: 0] += 1
+        }
+        let members = Set(lostBy.keys).union(wonBy.keys).sorted()
+        if output.json {
+            let json = JSONValue.object([
+                ("total", .number(String(entries.count))),
+                ("fields", .object(byField.keys.sorted().map { ($0, .number(String(byField[$0] ?? 0))) })),
+                (
+                    "members",
+                    .object(members.map { m in
+                        (m, .object([("kept", .number(String(wonBy[m] ?? 0))), ("lost", .number(String(lostBy[m] ?? 0)))]))
+                    })
+                ),
+                ("latest", entries.first.map { .string(isoMillis($0.time)) } ?? .null),
+            ])
+            print(JSONWriter.compact(json))
+            return
+        }
+        var out = Output()
+        out.line("Conflicts: \(entries.count)")
+        if let latest = entries.first {
+            out.line("Latest:    \(Render.localTime(latest.time, clock)) (\(latest.entry.id.prefix(8)))")
+        }
+        if !byField.isEmpty {
+            out.line("By field:")
+            for f in byField.keys.sorted() { out.line("  \(Terminal.padded(Terminal.safe(f), 12)) \(byField[f] ?? 0)") }
+            out.line("By member (value kept / value lost):")
+            for m in members {
+                out.line("  \(Terminal.padded(Terminal.safe(m.isEmpty ? "(unknown)" : m), 12)) \(wonBy[m] ?? 0) / \(lostBy[m] ?? 0)")
+            }
+        }
+        out.flush()
+    }
+}
+
+struct ConflictsRestoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract: "Make a lost value current again, as a new edit.",
+        discussion: """
+            Writes the value the entry lost as a new edit (one commit). Its stamp is newer than \
+            everything in the task, so it wins on every replica after the next sync.
+            """)
+
+    @OptionGroup var household: HouseholdOptions
+    @Argument(help: "The entry id (any unique prefix).") var entry: String
+
+    func run() throws {
+        let h = try household.open()
+        let stamper = try h.stamper()
+        let (task, short, fields) = try h.update { snap in
+            let c = try snap.conflict(entry)
+            guard var task = try snap.task(c.entry.task) else { throw StoreError.taskNotFound(c.entry.task.hex) }
+            let stamp = stamper.stamp(after: task)
+            var fields: [String] = []
+            func set(_ field: String, _ value: JSONValue) throws {
+                if field.hasPrefix("tag:") {
+                    let tag = String(field.dropFirst(4))
+                    let present = value == .bool(true)
+                    if (task.tagStates[tag]?.present ?? false) != present {
+                        task.setTag(tag, present: present, stamp: stamp)
+                        fields.append(field)
+                    }
+                } else if task.value(of: field) != value {
+                    try task.write(field, value, stamp: stamp)
+                    fields.append(field)
+                }
+            }
+            switch c.entry.kind {
+            case .field, .tag:
+                try set(c.entry.field, c.entry.lost.value)
+            case .deletedEdit:
+                try set("deleted", .bool(false))
+                try set(c.entry.field, c.entry.lost.value)
+            case .invalidFile:
+                guard case .string(let text)? = c.entry.lost.value["data"], c.entry.lost.value["encoding"] == .string("utf8"),
+                    let old = try? TaskCodec.decode(Array(text.utf8), expectedID: task.id)
+                else {
+                    throw StoreError.nothingToRestore(
+                        "The set-aside version of this task is not a readable task file, so there is no value to restore.\nIts raw bytes are in `todo conflicts --json`.")
+                }
+                for field in Task.stampedFields { if let v = old.value(of: field) { try set(field, v) } }
+                for (tag, state) in old.tagStates { try set("tag:" + tag, .bool(state.present)) }
+            case .modifyDelete:
+                throw StoreError.nothingToRestore("Nothing was lost in this entry: the task file was kept.")
+            }
+            let short = try snap.shortIDs([task.id])[task.id] ?? String(task.id.hex.prefix(4))
+            return Household.Update(
+                tasks: fields.isEmpty ? [] : [task],
+                message: "conflicts restore: \(CommitText.title(task.title)) (\(short)): \(fields.joined(separator: ", "))",
+                value: (task, short, fields))
+        }
+        if fields.isEmpty {
+            print("Already current: \(Terminal.safe(task.title)) (\(short))")
+        } else {
+            print("Restored \(fields.map(Terminal.safe).joined(separator: ", ")): \(Terminal.safe(task.title)) (\(short))")
+        }
+    }
+}

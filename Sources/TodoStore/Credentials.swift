@@ -1,0 +1,142 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import GitKit
+
+/// Hands libgit2 one credential after another, each at most once, then gives up: libgit2 asks
+/// again after every failure and would otherwise loop.
+final class CredentialSource {
+    let home: String
+    let agentSocket: String?
+    let interactive: Bool
+    private var tried: [String] = []
+    /// What `git credential fill` gave us, to approve or reject afterwards.
+    private(set) var filled: [String: String]?
+
+    init(home: String, agentSocket: String?, interactive: Bool) {
+        self.home = home
+        self.agentSocket = agentSocket
+        self.interactive = interactive
+    }
+
+    var attempts: Int { tried.count }
+
+    func next(url: String, userFromURL: String?, allowed: CredentialTypes) -> Credential? {
+        let user = userFromURL ?? Identity.loginName()
+        if allowed.contains(.sshKey) {
+            if let agentSocket, !agentSocket.isEmpty, once("agent") { return .sshAgent(user: user) }
+            for name in ["id_ed25519", "id_ecdsa", "id_rsa"] {
+                let key = "\(home)/.ssh/\(name)"
+                guard access(key, R_OK) == 0 else { continue }
+                if once(key) {
+                    let pub = access(key + ".pub", R_OK) == 0 ? key + ".pub" : nil
+                    return .sshKey(user: user, publicKey: pub, privateKey: key, passphrase: nil)
+                }
+            }
+            return nil
+        }
+        if allowed.contains(.userPass) {
+            if let (u, p) = Self.userPass(inURL: url), once("url") { return .userPass(user: u, password: p) }
+            if once("helper"), let f = fill(url: url, user: userFromURL), let u = f["username"], let p = f["password"] {
+                return .userPass(user: u, password: p)
+            }
+            return nil
+        }
+        if allowed.contains(.username), once("username") { return .username(user) }
+        return nil
+    }
+
+    private func once(_ what: String) -> Bool {
+        if tried.contains(what) { return false }
+        tried.append(what)
+        return true
+    }
+
+    /// `user:password@` from an http(s) URL, if present.
+    static func userPass(inURL url: String) -> (String, String)? {
+        guard let scheme = url.range(of: "://") else { return nil }
+        let rest = url[scheme.upperBound...]
+        guard let at = rest.firstIndex(of: "@"), let slash = rest.firstIndex(of: "/") ?? Optional(rest.endIndex), at < slash else {
+            return nil
+        }
+        let info = rest[..<at]
+        guard let colon = info.firstIndex(of: ":") else { return nil }
+        return (percentDecode(info[..<colon]), percentDecode(info[info.index(after: colon)...]))
+    }
+
+    static func percentDecode(_ s: Substring) -> String {
+        var out: [UInt8] = []
+        var u = Array(s.utf8)[...]
+        while let c = u.first {
+            u = u.dropFirst()
+            if c == UInt8(ascii: "%"), u.count >= 2, let v = UInt8(String(decoding: u.prefix(2), as: UTF8.self), radix: 16) {
+                out.append(v)
+                u = u.dropFirst(2)
+            } else {
+                out.append(c)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Asks git's credential helpers (`git credential fill`); never prompts unless interactive.
+    private func fill(url: String, user: String?) -> [String: String]? {
+        var input = "url=\(Self.stripCredentials(url))\n"
+        if let user { input += "username=\(user)\n" }
+        input += "\n"
+        var env = ["GIT_TERMINAL_PROMPT": interactive ? "1" : "0"]
+        if !interactive { env["GIT_ASKPASS"] = "true" }
+        guard let out = runProgram(["git", "credential", "fill"], input: input, environment: env) else { return nil }
+        var result: [String: String] = [:]
+        for line in out.split(separator: "\n") {
+            guard let eq = line.firstIndex(of: "=") else { continue }
+            result[String(line[..<eq])] = String(line[line.index(after: eq)...])
+        }
+        filled = result
+        return result
+    }
+
+    /// Tells git's helpers whether the filled credential worked (`approve` / `reject`).
+    func report(success: Bool) {
+        guard let filled else { return }
+        let input = filled.map { "\($0.key)=\($0.value)\n" }.sorted().joined() + "\n"
+        _ = runProgram(["git", "credential", success ? "approve" : "reject"], input: input, environment: ["GIT_TERMINAL_PROMPT": "0"])
+        self.filled = nil
+    }
+
+    /// The URL without `user:password@` (for helpers and for showing).
+    static func stripCredentials(_ url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return url }
+        let rest = url[scheme.upperBound...]
+        let hostEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+        guard let at = rest[..<hostEnd].lastIndex(of: "@") else { return url }
+        return String(url[..<scheme.upperBound]) + String(rest[rest.index(after: at)...])
+    }
+}
+
+extension String {
+    func range(of needle: String) -> Range<String.Index>? {
+        guard !needle.isEmpty else { return nil }
+        var i = startIndex
+        while i < endIndex {
+            if self[i...].hasPrefix(needle) { return i..<index(i, offsetBy: needle.count) }
+            i = index(after: i)
+        }
+        return nil
+    }
+}
+
+/// Shows a remote URL without its credentials: `https://alice:secret@host/x` becomes
+/// `https://***@host/x` (a token may stand where a user name does, so all of it goes).
+/// scp-like and ssh URLs carry only a user name, which is kept.
+public func redactedURL(_ url: String) -> String {
+    guard let scheme = url.range(of: "://") else { return url }
+    let proto = url[..<scheme.lowerBound].lowercased()
+    let rest = url[scheme.upperBound...]
+    let hostEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+    guard let at = rest[..<hostEnd].lastIndex(of: "@") else { return url }
+    if proto == "ssh" && !rest[..<at].contains(":") { return url }
+    return String(url[..<scheme.upperBound]) + "***" + String(rest[at...])
+}

@@ -1,0 +1,170 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import GitKit
+import TodoCore
+
+/// What merging another line of history into `main` did.
+public struct MergeResult: Sendable {
+    public enum Kind: Sendable { case upToDate, fastForward, merged }
+    public let kind: Kind
+    /// The new tip of `main` (hex).
+    public let commit: String?
+    /// Conflict entries this merge added.
+    public let entries: [ConflictEntry]
+    public let warnings: [MergeWarning]
+    /// Task files the merge changed in our work tree.
+    public let changedTasks: [TaskID]
+    /// Stamps received that are over a day ahead of our clock (their member's clock looks wrong).
+    public let futureStamps: [FieldStamp]
+}
+
+/// Collects what the registered driver reports while libgit2 merges (single-threaded).
+final class MergeCollector {
+    nonisolated(unsafe) static var current: MergeCollector?
+    var entries: [ConflictEntry] = []
+    var warnings: [MergeWarning] = []
+    var failures: [MergeFailure] = []
+
+    func resolve(_ sides: MergeSides) -> DriverOutcome {
+        guard Snapshot.isTaskPath(sides.path) else {
+            failures.append(MergeFailure(path: sides.path, reason: .noReadableSide(ours: "not a task file", theirs: "not a task file")))
+            return .conflict
+        }
+        switch TaskMerge.merge(base: sides.ancestor, ours: sides.ours, theirs: sides.theirs, path: sides.path) {
+        case .merged(let bytes, let entries, let warnings):
+            self.entries += entries
+            self.warnings += warnings
+            return .merged(bytes)
+        case .failed(let failure):
+            failures.append(failure)
+            return .conflict
+        }
+    }
+}
+
+extension Snapshot {
+    /// `tasks/<aa>/<32 hex>.json` with `<aa>` the id's first two characters.
+    static func isTaskPath(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        return parts.count == 3 && parts[0] == "tasks" && taskID(fileName: String(parts[2]), dir: String(parts[1])) != nil
+    }
+}
+
+extension Household {
+    /// The merge driver's name in `.gitattributes` and in libgit2's registry.
+    public static let driverName = "todo"
+
+    /// Registers the field-level driver with libgit2 (once per process).
+    static func registerDriver() throws {
+        try MergeDriver.register(name: driverName) { sides in
+            MergeCollector.current?.resolve(sides) ?? .conflict
+        }
+    }
+
+    /// Merges the commit `reference` points at into `main`, under the household lock.
+    public func merge(reference: String, message: String) throws(StoreError) -> MergeResult {
+        do {
+            return try withLock { () throws -> MergeResult in
+                try recoverInterruptedChange()
+                guard let theirs = try repo.resolve(reference: reference) else {
+                    throw StoreError.taskNotFound(reference)
+                }
+                return try mergeLocked(theirs: theirs, message: { _ in message })
+            }
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
+    /// Merges `theirs` into `main`; the caller holds the lock. Fast-forwards when `main` has
+    /// nothing of its own; otherwise merges field by field and commits with both parents.
+    func mergeLocked(theirs: ObjectID, message: (MergeCounts) -> String) throws -> MergeResult {
+        let head = try repo.resolve(reference: Self.branch)
+        let before = try Snapshot(repo: repo)
+        if let head, try repo.isAncestor(theirs, of: head) {
+            return MergeResult(kind: .upToDate, commit: head.hex, entries: [], warnings: [], changedTasks: [], futureStamps: [])
+        }
+        var kind = MergeResult.Kind.fastForward
+        var newCommit = theirs
+        let collector = MergeCollector()
+        if let head, try !repo.isAncestor(head, of: theirs) {
+            guard try repo.mergeBase(head, theirs) != nil else { throw StoreError.unrelatedHistories }
+            kind = .merged
+            try Self.registerDriver()
+            MergeCollector.current = collector
+            defer { MergeCollector.current = nil }
+            let index = try repo.mergeCommits(ours: head, theirs: theirs, driver: Self.driverName)
+            // libgit2 never calls the driver for modify/delete: resolve those here by the same rules.
+            for c in try index.conflicts() {
+                if !collector.failures.contains(where: { $0.path == c.path }) {
+                    let outcome = collector.resolve(
+                        MergeSides(
+                            path: c.path, ancestor: try c.ancestor.map { try repo.readBlob($0) },
+                            ours: try c.ours.map { try repo.readBlob($0) }, theirs: try c.theirs.map { try repo.readBlob($0) }))
+                    if case .merged(let bytes) = outcome {
+                        try index.resolve(path: c.path, blob: try repo.writeBlob(bytes))
+                        continue
+                    }
+                }
+            }
+            if !collector.failures.isEmpty { throw StoreError.mergeFailed(collector.failures) }
+            let tree = try index.writeTree()
+            let counts = MergeCounts(
+                changed: try before.changedFiles(oldTasks: before.tasksTree, newTasks: try Self.tasksTree(repo, tree)).count,
+                conflicts: collector.entries.count, authors: try authors(from: theirs, since: head))
+            let me = try identity()
+            let now = clock.nowMillis()
+            let sig = Signature(name: me.name, email: me.email, time: now / 1000, offsetMinutes: clock.offsetMinutes(now))
+            newCommit = try repo.createCommit(
+                tree: tree, parents: [head, theirs], author: sig, committer: sig, message: message(counts) + "\n")
+        }
+        let after = try Snapshot(repo: repo, commit: newCommit)
+        let diff = try before.changedFiles(oldTasks: before.tasksTree, newTasks: after.tasksTree)
+        var paths = diff.compactMap { $0.0?.path }
+        if try before.tree.flatMap({ try repo.treeEntry($0, path: MergeSetup.attributesPath)?.id })
+            != (try after.tree.flatMap { try repo.treeEntry($0, path: MergeSetup.attributesPath)?.id })
+        {
+            paths.append(MergeSetup.attributesPath)
+        }
+        try refuseHandEdits(paths)
+        try writeFile(pendingPath, paths.joined(separator: "\n") + "\n", sync: true)
+        try repo.updateReference(Self.branch, to: newCommit, expected: head, message: "merge")
+        if let tree = after.tree { try repo.checkout(tree: tree, paths: paths) }
+        unlink(pendingPath)
+        var future: [FieldStamp] = []
+        let now = clock.nowMillis()
+        for (id, _, blob) in diff {
+            guard let id, let blob, let task = try? after.decode(blob: blob, id: id) else { continue }
+            future += TaskMerge.futureStamps(in: task, now: now)
+        }
+        return MergeResult(
+            kind: kind, commit: newCommit.hex, entries: collector.entries, warnings: collector.warnings,
+            changedTasks: diff.compactMap(\.0), futureStamps: future)
+    }
+
+    static func tasksTree(_ repo: Repository, _ root: ObjectID) throws -> ObjectID? {
+        try repo.treeEntry(root, path: "tasks").flatMap { $0.kind == .tree ? $0.id : nil }
+    }
+
+    /// Who wrote the commits in `theirs` that `head` does not have, in first-seen order.
+    func authors(from theirs: ObjectID, since head: ObjectID) throws -> [String] {
+        var names: [String] = []
+        try repo.walk(from: theirs) { oid in
+            if try repo.isAncestor(oid, of: head) { return false }
+            let name = try repo.commit(oid).author.name
+            if !names.contains(name) { names.append(name) }
+            return names.count < 10
+        }
+        return names
+    }
+}
+
+/// Counts for a merge commit's message.
+public struct MergeCounts: Sendable {
+    public let changed: Int
+    public let conflicts: Int
+    public let authors: [String]
+}

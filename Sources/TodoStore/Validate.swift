@@ -1,0 +1,72 @@
+import GitKit
+
+/// What the household format allows in a commit received from a remote.
+enum Incoming {
+    static let maxAttributesSize = 4 << 10
+
+    /// Checks every commit reachable from `tip` that `main` does not have. Each commit's tree is
+    /// compared with its first parent's, so only what changed is read. Throws a data error
+    /// naming the path, the commit and its author.
+    static func validate(_ repo: Repository, tip: ObjectID, have: ObjectID?) throws {
+        var seen = 0
+        try repo.walk(from: tip) { oid in
+            if let have, try repo.isAncestor(oid, of: have) { return true }
+            seen += 1
+            let info = try repo.commit(oid)
+            let parentTree = try info.parents.first.map { try repo.commit($0).tree }
+            if let problem = try check(repo, tree: info.tree, old: parentTree, prefix: "") {
+                let who = "\(info.author.name) <\(info.author.email)>"
+                throw SyncError(
+                    .data,
+                    "The remote has \(problem) in commit \(oid.hex.prefix(10)) by \(who).\nNothing was merged; ask that member to remove it, or check the remote.")
+            }
+            return true
+        }
+    }
+
+    /// The first disallowed entry under `prefix`, described; nil when all is well.
+    static func check(_ repo: Repository, tree: ObjectID, old: ObjectID?, prefix: String) throws -> String? {
+        var before: [String: TreeEntry] = [:]
+        if let old { for e in try repo.treeEntries(old) { before[e.name] = e } }
+        for e in try repo.treeEntries(tree) {
+            if let o = before[e.name], o.id == e.id, o.mode == e.mode { continue }
+            let path = prefix + e.name
+            let shown = "\"\(path)\""
+            switch e.mode {
+            case 0o120000: return "a symbolic link at \(shown)"
+            case 0o160000: return "a submodule at \(shown)"
+            case 0o100755: return "an executable file at \(shown)"
+            default: break
+            }
+            switch prefix {
+            case "":
+                if e.name == "tasks" && e.kind == .tree {
+                    if let p = try check(repo, tree: e.id, old: before[e.name].flatMap { $0.kind == .tree ? $0.id : nil }, prefix: "tasks/") {
+                        return p
+                    }
+                } else if e.name == MergeSetup.attributesPath && e.mode == 0o100644 {
+                    if try repo.blobSize(e.id) > maxAttributesSize { return "an oversized file at \(shown)" }
+                } else {
+                    return "a path the household format does not allow, \(shown)"
+                }
+            case "tasks/":
+                guard e.kind == .tree, e.name.utf8.count == 2, e.name.utf8.allSatisfy(isLowerHex) else {
+                    return "a path the household format does not allow, \(shown)"
+                }
+                if let p = try check(repo, tree: e.id, old: before[e.name].flatMap { $0.kind == .tree ? $0.id : nil }, prefix: path + "/") {
+                    return p
+                }
+            default:
+                let dir = String(prefix.dropFirst(6).dropLast())
+                guard e.mode == 0o100644, Snapshot.taskID(fileName: e.name, dir: dir) != nil else {
+                    return "a path the household format does not allow, \(shown)"
+                }
+                let size = try repo.blobSize(e.id)
+                if size > 1 << 20 { return "an oversized task file (\(size) bytes) at \(shown)" }
+            }
+        }
+        return nil
+    }
+
+    static func isLowerHex(_ b: UInt8) -> Bool { (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) }
+}
