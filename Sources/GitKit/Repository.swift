@@ -135,6 +135,7 @@ extension GitError {
 extension Repository {
     /// A value from the user's global/system git config (no repository involved); nil when unset.
     public static func defaultConfigString(_ key: String) -> String? {
+        GitLibrary.start()
         var config: OpaquePointer?
         guard git_config_open_default(&config) == 0 else { return nil }
         defer { git_config_free(config) }

@@ -52,6 +52,18 @@ extension Repository {
         }
     }
 
+    /// Sets the index entries of `paths` to what `commit` has (removing those it lacks), like
+    /// `git reset COMMIT -- PATHS`; the work tree is left alone.
+    public func resetIndex(to commit: ObjectID, paths: [String]) throws {
+        guard !paths.isEmpty else { return }
+        try withStrArray(paths) { specs in
+            try withObject(commit) { obj in
+                var array = specs
+                try check(git_reset_default(handle, obj, &array), call: "git_reset_default")
+            }
+        }
+    }
+
     /// Makes the index and the whole work tree match `tree`, discarding local changes.
     public func checkoutAll(tree: ObjectID) throws {
         var opts = git_checkout_options()

@@ -87,9 +87,12 @@ struct Render {
         let dueW = max(rows.map { Terminal.width($0.due) }.max() ?? 0, header ? 3 : 0)
         let whoW = max(rows.map { Terminal.width($0.who) }.max() ?? 0, header ? 3 : 0)
         let titleW = max(rows.map { Terminal.width($0.title) }.max() ?? 0, header ? 5 : 0)
+        // A column nobody uses is left out; the tags follow the title.
+        let showDue = header || dueW > 0
+        let showWho = header || whoW > 0
         var lines: [String] = []
-        func join(_ cols: [String]) -> String {
-            var line = cols.joined(separator: "  ")
+        func join(_ cols: [String?]) -> String {
+            var line = cols.compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "  ")
             while line.hasSuffix(" ") { line.removeLast() }
             return line
         }
@@ -103,11 +106,13 @@ struct Render {
         for r in rows {
             var dueCol = Terminal.padded(r.due, dueW)
             if r.overdue { dueCol = Terminal.red(dueCol) } else if r.today { dueCol = Terminal.yellow(dueCol) }
-            let titleCol = r.high ? Terminal.bold(Terminal.padded(r.title, titleW)) : Terminal.padded(r.title, titleW)
+            // With a header the tags line up under TAGS; otherwise they follow the title.
+            let title = header ? Terminal.padded(r.title, titleW) : r.title
             lines.append(
                 join([
-                    Terminal.dim(Terminal.padded(r.id, idW)), dueCol, Terminal.padded(r.who, whoW), titleCol,
-                    Terminal.dim(r.tags),
+                    Terminal.dim(Terminal.padded(r.id, idW)), showDue ? dueCol : nil,
+                    showWho ? Terminal.padded(r.who, whoW) : nil, r.high ? Terminal.bold(title) : title,
+                    r.tags.isEmpty ? nil : Terminal.dim(r.tags),
                 ]))
         }
         return lines

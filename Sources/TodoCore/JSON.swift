@@ -361,8 +361,9 @@ public struct JSONWriter {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    /// Escapes quote, backslash and every control character (C0, DEL, C1 and the line/paragraph
-    /// separators), so a written file never carries a raw control byte.
+    /// Escapes quote, backslash and every control character (C0, DEL, C1, the line/paragraph
+    /// separators and the bidirectional embeddings, overrides and isolates), so neither a
+    /// written file nor `--json` output carries text that can rewrite or disguise a terminal.
     mutating func writeString(_ s: String) {
         bytes.append(0x22)
         for scalar in s.unicodeScalars {
@@ -373,7 +374,7 @@ public struct JSONWriter {
             case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
             case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
             case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0..<0x20, 0x7F..<0xA0, 0x2028, 0x2029:
+            case 0..<0x20, 0x7F..<0xA0, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069:
                 bytes.append(contentsOf: [0x5C, UInt8(ascii: "u")])
                 for shift in stride(from: 12, through: 0, by: -4) {
                     bytes.append(Self.hexDigits[Int((v >> UInt32(shift)) & 0xF)])

@@ -96,22 +96,25 @@ extension Snapshot {
         guard let diff = try? changedFiles(oldTasks: cache.tree, newTasks: target), diff.count <= ListCache.patchLimit
         else { return nil }
         var c = cache
-        var badPaths = Set<String>()
+        // Every changed file is judged afresh: its old entry, good or bad, goes first.
+        var changedPaths = Set<String>()
+        for (name, _, _) in diff {
+            guard let id = name else { return nil }
+            changedPaths.insert(id.path)
+        }
+        c.bad.removeAll { changedPaths.contains($0.path) }
         for (name, _, new) in diff {
             guard let id = name else { return nil }
             c.tasks[id] = nil
-            badPaths.insert(id.path)
             guard let new else { continue }
             do {
                 c.tasks[id] = try decode(blob: new, id: id)
             } catch .malformedTask(let p, let reason) {
                 c.bad.append(BadFile(path: p, reason: reason))
-                badPaths.remove(id.path)
             } catch {
                 return nil
             }
         }
-        c.bad.removeAll { badPaths.contains($0.path) }
         c.tree = target
         c.write(repo)
         return c

@@ -80,7 +80,11 @@ extension Household {
     func recoverInterruptedChange() throws {
         guard let text = readFile(pendingPath) else { return }
         let paths = text.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+        for p in paths { unlink("\(path)/\(p)\(temporarySuffix)") }
         if let head = try repo.resolve(reference: Self.branch) {
+            // The index first: a process killed between writing a file and staging it leaves a
+            // work-tree file that already matches the commit, which checkout alone would skip.
+            try repo.resetIndex(to: head, paths: paths)
             try repo.checkout(tree: try repo.commit(head).tree, paths: paths)
         }
         unlink(pendingPath)
@@ -145,6 +149,9 @@ extension Household {
     }
 }
 
+/// Added to a file's name while it is written, before the rename that makes it whole.
+let temporarySuffix = ".todo-tmp"
+
 /// The whole file as text; nil when it does not exist or cannot be read.
 func readFile(_ path: String) -> String? {
     guard let bytes = readBytes(path) else { return nil }
@@ -172,7 +179,7 @@ func writeFile(_ path: String, _ text: String, sync: Bool) throws {
 
 /// Writes `bytes` to a temporary file beside `path` and renames it into place.
 func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool) throws {
-    let tmp = path + ".todo-tmp"
+    let tmp = path + temporarySuffix
     let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     if fd < 0 { throw SystemError(errno: errno, what: "open \(tmp)") }
     var offset = 0

@@ -100,7 +100,7 @@ struct ShowCommand: ParsableCommand {
         let render = Render(today: Env.today(h.clock), minuteOfDay: Env.minuteOfDay(h.clock))
         var out = Output()
         out.line(Terminal.bold("\(short)  \(Terminal.safe(task.title))"))
-        func field(_ name: String, _ value: String) { out.line(Terminal.padded(name + ":", 11) + value) }
+        func field(_ name: String, _ value: String) { out.line(Terminal.padded(name + ":", 9) + " " + value) }
         var status = task.status.rawValue
         if task.deleted { status += ", deleted (todo restore \(short))" }
         field("Status", status)
@@ -114,7 +114,7 @@ struct ShowCommand: ParsableCommand {
         if !task.notes.isEmpty {
             let lines = task.notes.split(separator: "\n", omittingEmptySubsequences: false)
             field("Notes", Terminal.safe(String(lines[0])))
-            for l in lines.dropFirst() { out.line(String(repeating: " ", count: 11) + Terminal.safe(String(l))) }
+            for l in lines.dropFirst() { out.line(String(repeating: " ", count: 10) + Terminal.safe(String(l))) }
         }
         field("Created", "\(Terminal.safe(task.createdAt)) by \(Terminal.safe(task.createdBy))")
         if !task.conflicts.isEmpty { field("Conflicts", "\(task.conflicts.count) (todo conflicts \(short))") }

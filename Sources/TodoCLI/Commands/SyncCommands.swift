@@ -253,7 +253,7 @@ struct CloneCommand: ParsableCommand {
 
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "The household, its remote, and what is waiting to be synced.")
+        commandName: "status", abstract: "Show the remote and what waits to be synced.")
 
     @OptionGroup var household: HouseholdOptions
     @OptionGroup var output: JSONFlag
