@@ -32,7 +32,10 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "todo", dependencies: ["TodoCLI"]),
-        .testTarget(name: "TodoCoreTests", dependencies: ["TodoCore"]),
-        .testTarget(name: "TodoEndToEndTests", dependencies: ["TodoCore"]),
+        // Helpers shared by the test targets only.
+        .target(name: "TestKit", path: "Tests/TestKit"),
+        .testTarget(name: "TodoCoreTests", dependencies: ["TodoCore", "TestKit"]),
+        .testTarget(name: "TodoStoreTests", dependencies: ["TodoStore", "TodoCore", "TestKit"]),
+        .testTarget(name: "TodoEndToEndTests", dependencies: ["TodoCore", "TestKit"]),
     ]
 )

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import TestKit
 import Testing
 import TodoCore
 
@@ -442,15 +443,5 @@ func quoted(_ s: String) -> String {
     return out + "\""
 }
 
-/// A small seeded generator (SplitMix64) so that a failing random run can be replayed.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The seeded generator of random tests (SplitMix64), so that a failing run can be replayed.
+typealias SeededRandom = SplitMix64
