@@ -140,10 +140,16 @@ extension Household {
 
     /// Writes committed files into the work tree (atomically, by rename) and stages them.
     func updateWorkTree(_ files: [(String, [UInt8])]) throws {
+        var folders = Set<String>()
         for (path, bytes) in files {
             let full = "\(self.path)/\(path)"
-            if let slash = full.lastIndex(of: "/") { try makeDirectories(String(full[..<slash])) }
-            try writeFile(full, bytes, sync: false)
+            if let slash = full.lastIndex(of: "/") {
+                let folder = String(full[..<slash])
+                if folders.insert(folder).inserted, mkdir(folder, 0o755) != 0, errno != EEXIST {
+                    try makeDirectories(folder)
+                }
+            }
+            try writeFile(full, bytes, sync: false, fresh: true)
         }
         try repo.stage(paths: files.map(\.0))
     }
@@ -177,33 +183,50 @@ func writeFile(_ path: String, _ text: String, sync: Bool) throws {
     try writeFile(path, Array(text.utf8), sync: sync)
 }
 
-/// Writes `bytes` to a temporary file beside `path` and renames it into place.
-func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool) throws {
+/// Writes `bytes` to a temporary file beside `path` and renames it into place. With
+/// `fresh`, a file that does not exist yet is created directly (half a new file after a crash
+/// is put right by the pending-change record), which spares the file system a second inode.
+func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool, fresh: Bool = false) throws {
+    if fresh {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if fd >= 0 {
+            do {
+                try writeAll(fd, bytes, path: path, sync: sync)
+            } catch {
+                unlink(path)
+                throw error
+            }
+            return
+        }
+        if errno != EEXIST { throw SystemError(errno: errno, what: "open \(path)") }
+    }
     let tmp = path + temporarySuffix
     let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     if fd < 0 { throw SystemError(errno: errno, what: "open \(tmp)") }
-    var offset = 0
-    while offset < bytes.count {
-        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            let err = errno
-            close(fd)
-            unlink(tmp)
-            throw SystemError(errno: err, what: "write \(path)")
-        }
-        offset += n
-    }
-    if sync && fsync(fd) != 0 {
-        let err = errno
-        close(fd)
+    do {
+        try writeAll(fd, bytes, path: path, sync: sync)
+    } catch {
         unlink(tmp)
-        throw SystemError(errno: err, what: "fsync \(path)")
+        throw error
     }
-    close(fd)
     if rename(tmp, path) != 0 {
         let err = errno
         unlink(tmp)
         throw SystemError(errno: err, what: "rename \(path)")
     }
+}
+
+/// Writes all of `bytes` to `fd` (fsyncing it with `sync`) and closes it.
+private func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String, sync: Bool) throws {
+    defer { close(fd) }
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw SystemError(errno: errno, what: "write \(path)")
+        }
+        offset += n
+    }
+    if sync && fsync(fd) != 0 { throw SystemError(errno: errno, what: "fsync \(path)") }
 }
