@@ -110,8 +110,9 @@ import Testing
         #expect(listJSON.exitCode == 0 && listed == 1, "\(listJSON)")
 
         for (prefix, path, reason) in [
-            ("ab", paths.broken, "not valid JSON"), ("cd", paths.huge, "file is larger than 1 MiB"),
-            ("ef", paths.misnamed, "\"id\" does not match the file name"),
+            // Six characters, so the one good task's random id does not share a prefix (odds about 2e-7).
+            ("ab1111", paths.broken, "not valid JSON"), ("cd2222", paths.huge, "file is larger than 1 MiB"),
+            ("ef3333", paths.misnamed, "\"id\" does not match the file name"),
         ] {
             for args in [["show", prefix], ["done", prefix], ["show", "--json", prefix]] {
                 let r = try sb.todo(args)
