@@ -1,0 +1,923 @@
+#!/usr/bin/env python3
+"""The benchmarks behind `make bench`: `todo` beside the git CLI doing the same work.
+
+Every figure is the median of --runs timed runs (each after one untimed warm-up where a warm-up
+makes sense), measured from the parent around one process (or a fixed sequence of processes
+for git), so process start-up counts for both sides. Peak memory is GNU time's %M (peak RSS),
+in runs of its own.
+
+Sections (each one fails on its own without stopping the others):
+  store   households of 100, 1,000 and 10,000 tasks built with `todo import`: import, add,
+          edit, done, show, list (cache warm, after one change, cache removed), list's peak
+          memory. git: the one-file commit through plumbing (hash-object -w, update-index
+          --add --cacheinfo, write-tree, commit-tree, update-ref), `git cat-file -p` of one
+          file, `git ls-tree -r | git cat-file --batch` reading every task file.
+  sync    two members, Alice and Bob, and a bare remote, in a household of their own for each
+          scenario (fresh from `todo import`). In each run both change the same number of
+          tasks (a tenth of them the same tasks, which Bob changes to a different value, so
+          every one of those is a conflict), then Alice syncs (sends), Bob syncs (fetches,
+          merges field by field, sends), Alice syncs again (receives the merge). git:
+          replicas holding exactly the same commits, moved with `git push` and
+          `git pull --no-rebase` (which runs `todo merge-driver` for the shared tasks, as the
+          household's .gitattributes asks); all four merged trees are checked to be equal.
+          Scenarios: path remote, 50 and 1,000 changed tasks each at 10,000 tasks, and 1,000
+          each at 2,000 tasks (the merge's cost against household size); ssh on loopback (an
+          sshd started here with its own keys and config), 50 each. Also a sync with nothing
+          to do, on a fresh household and after the runs' history.
+
+Standard library only. Writes the markdown table to --out and prints it.
+"""
+
+import argparse
+import json
+import os
+import platform
+import random
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+# ---------------------------------------------------------------------------------------------
+# Running and timing processes
+
+
+class Failed(Exception):
+    pass
+
+
+class Result:
+    def __init__(self, cmd, ms, code, out, err):
+        self.cmd, self.ms, self.code, self.out, self.err = cmd, ms, code, out, err
+
+
+def run(cmd, env=None, cwd=None, capture=False, check=True, stdin_bytes=None):
+    """Run cmd; return its wall time (ms, from fork to reaped), exit code and output."""
+    with tempfile.TemporaryFile() as errfile:
+        stdin = subprocess.PIPE if stdin_bytes is not None else subprocess.DEVNULL
+        stdout = subprocess.PIPE if capture else subprocess.DEVNULL
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=stdin, stdout=stdout, stderr=errfile)
+        out = proc.communicate(stdin_bytes)[0] or b""
+        ms = (time.perf_counter() - start) * 1000
+        errfile.seek(0)
+        err = errfile.read()
+    result = Result(cmd, ms, proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"))
+    if check and result.code != 0:
+        raise Failed(f"`{' '.join(map(str, cmd))}` exited {result.code}: {result.err.strip()[:600]}")
+    return result
+
+
+def run_pipe(first, second, env=None):
+    """first | second, the output of second discarded: ms."""
+    start = time.perf_counter()
+    a = subprocess.Popen(first, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL)
+    b = subprocess.Popen(second, env=env, stdin=a.stdout, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    a.stdout.close()
+    for proc in (a, b):
+        if proc.wait() != 0:
+            raise Failed(f"`{' '.join(proc.args)}` exited {proc.returncode}")
+    return (time.perf_counter() - start) * 1000
+
+
+TIME = "/usr/bin/time"
+IMPORT_RUNS_UP_TO = 1000
+
+
+def peak_rss_kib(cmd, env=None, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL):
+    """Start cmd under GNU time and return a Popen whose .rss() is its peak RSS in KiB.
+
+    Not wait4 from here: a child of this Python process inherits Python's memory high-water
+    mark through fork and exec, so small commands would all look as large as Python."""
+    report = tempfile.NamedTemporaryFile(delete=False)
+    report.close()
+    proc = subprocess.Popen([TIME, "-f", "%M", "-o", report.name] + cmd, env=env, stdin=stdin,
+                            stdout=stdout, stderr=subprocess.DEVNULL)
+
+    def rss():
+        if proc.wait() != 0:
+            raise Failed(f"`{' '.join(cmd)}` exited {proc.returncode}")
+        with open(report.name) as f:
+            value = int(f.read().split()[-1])
+        os.unlink(report.name)
+        return value
+    proc.rss = rss
+    return proc
+
+
+def median(values):
+    return statistics.median(values) if values else None
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Environments
+
+
+class Bench:
+    def __init__(self, args):
+        self.todo = args.todo
+        self.runs = args.runs
+        self.root = tempfile.mkdtemp(prefix="todo-bench.")
+        self.rng = random.Random(args.seed)
+        base = {k: v for k, v in os.environ.items()
+                if not k.startswith("TODO_") and k not in ("GIT_DIR", "GIT_WORK_TREE", "SSH_AUTH_SOCK")}
+        base["NO_COLOR"] = "1"
+        base["LC_ALL"] = "C.UTF-8"
+        # git reads only the configuration written here (identity, quiet advice), not the
+        # user's; the households' own .git/config still applies.
+        gitconfig = os.path.join(self.root, "gitconfig")
+        with open(gitconfig, "w") as f:
+            f.write("[user]\n\tname = Bench\n\temail = bench@example.org\n"
+                    "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
+                    "[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n")
+        base["GIT_CONFIG_GLOBAL"] = gitconfig
+        base["GIT_CONFIG_NOSYSTEM"] = "1"
+        base["GIT_MERGE_AUTOEDIT"] = "no"
+        base["GIT_TERMINAL_PROMPT"] = "0"
+        self.base_env = base
+        self.rows = []  # (operation, size, todo, git, target)
+
+    def env(self, todo_home, **extra):
+        env = dict(self.base_env)
+        env["TODO_HOME"] = todo_home
+        env["XDG_STATE_HOME"] = todo_home + "-state"
+        env.update(extra)
+        return env
+
+    def path(self, *parts):
+        return os.path.join(self.root, *parts)
+
+    def row(self, operation, size, todo, git, target=""):
+        self.rows.append((operation, size, todo, git, target))
+
+    def cleanup(self):
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Households
+
+WORDS = ["milk", "bread", "plumber", "bike", "garden", "taxes", "dentist", "kitchen", "car",
+         "laundry", "school", "birthday", "lamp", "gutter", "passport", "cat", "boiler", "window"]
+VERBS = ["Buy", "Call", "Fix", "Clean", "Book", "Pay", "Order", "Paint", "Check", "Return"]
+TAGS = ["home", "garden", "groceries", "bills", "kids", "car", "health", "school"]
+MEMBERS = ["Alice", "Bob", "Carol", "Dan"]
+
+
+def generate_tasks(count, rng):
+    """A JSON array for `todo import`, shaped like `todo list --json` output."""
+    tasks = []
+    for i in range(count):
+        task = {
+            "id": "%032x" % rng.getrandbits(128),
+            "title": f"{rng.choice(VERBS)} the {rng.choice(WORDS)} ({i})",
+            "status": "open",
+            "priority": rng.choice(["low", "normal", "normal", "high"]),
+        }
+        if rng.random() < 0.5:
+            task["due"] = "2026-%02d-%02d" % (rng.randint(1, 12), rng.randint(1, 28))
+        if rng.random() < 0.4:
+            task["assignee"] = rng.choice(MEMBERS)
+        if rng.random() < 0.6:
+            task["tags"] = sorted(rng.sample(TAGS, rng.randint(1, 2)))
+        if rng.random() < 0.2:
+            task["notes"] = "Remember to " + " ".join(rng.choice(WORDS) for _ in range(6))
+        tasks.append(task)
+    return tasks
+
+
+def short_ids(ids, least=6):
+    """A unique prefix of each id, as a person would type it: the shortest unique one, but at
+    least `least` characters, so that the tasks `todo add` creates during the benchmark do
+    not make a prefix ambiguous (`todo list` shows at least 4)."""
+    ordered = sorted(ids)
+    result = {}
+    for i, full in enumerate(ordered):
+        need = least
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(ordered):
+                other = ordered[j]
+                common = 0
+                while common < len(full) and full[common] == other[common]:
+                    common += 1
+                need = max(need, common + 1)
+        result[full] = full[:need]
+    return result
+
+
+def task_path(task_id):
+    return f"tasks/{task_id[:2]}/{task_id}.json"
+
+
+def new_household(bench, name, tasks, member="Alice", remote=None):
+    """A household with `tasks` imported: (TODO_HOME, household repository path)."""
+    home = bench.path(name)
+    env = bench.env(home)
+    cmd = [bench.todo, "init", "--name", member, "--email", f"{member.lower()}@example.org"]
+    if remote:
+        cmd += ["--remote", remote]
+    run(cmd, env=env)
+    data = bench.path(name + ".json")
+    with open(data, "w") as f:
+        json.dump(tasks, f)
+    run([bench.todo, "import", data], env=env)
+    return home, os.path.join(home, "home")
+
+
+# ---------------------------------------------------------------------------------------------
+# git's side of a one-file commit
+
+
+def git_one_file_commit(repo, path, content, message, env):
+    """The one-file commit through git's plumbing, as a script would make it: ms."""
+    start = time.perf_counter()
+    full = os.path.join(repo, path)
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    with open(full, "wb") as f:
+        f.write(content)
+    git = ["git", "-C", repo]
+    blob = run(git + ["hash-object", "-w", path], env=env, capture=True).out.strip()
+    run(git + ["update-index", "--add", "--cacheinfo", f"100644,{blob},{path}"], env=env)
+    tree = run(git + ["write-tree"], env=env, capture=True).out.strip()
+    commit = run(git + ["commit-tree", tree, "-p", "HEAD", "-m", message], env=env,
+                 capture=True).out.strip()
+    run(git + ["update-ref", "refs/heads/main", commit], env=env)
+    return (time.perf_counter() - start) * 1000
+
+
+def retitle(content, title):
+    return re.sub(rb'"title": "[^"\n]*"', b'"title": "' + title.encode() + b'"', content, count=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Section: the everyday commands at 100, 1,000 and 10,000 tasks
+
+
+def bench_store(bench, size):
+    n = bench.runs
+    rng = random.Random(f"store-{size}")
+    tasks = generate_tasks(size, rng)
+    ids = [t["id"] for t in tasks]
+    log(f"store, {size} tasks: import")
+
+    # import: a fresh household per run. git: the same files added and committed in a new
+    # repository (git add -A + git commit). Above IMPORT_RUNS_UP_TO tasks only the household
+    # itself is imported, once: repeating it would take a minute and a half of the budget.
+    timed = size <= IMPORT_RUNS_UP_TO
+    todo_import, git_import = [], []
+    files = bench.path(f"store-{size}-files")
+    data = bench.path(f"store-{size}.json")
+    with open(data, "w") as f:
+        json.dump(tasks, f)
+    for i in range(n + 1 if timed else 1):
+        home = bench.path(f"store-{size}-import-{i}")
+        env = bench.env(home)
+        run([bench.todo, "init", "--name", "Alice", "--email", "alice@example.org"], env=env)
+        ms = run([bench.todo, "import", data], env=env).ms
+        if i == 0:
+            if not timed:
+                log(f"  (imported {size:,} tasks in {ms / 1000:.1f} s, once)")
+                break
+            # The work tree of the first import is what git gets to add.
+            shutil.copytree(os.path.join(home, "home", "tasks"), os.path.join(files, "tasks"))
+        else:
+            todo_import.append(ms)
+        if i > 0:
+            shutil.rmtree(home)
+            shutil.rmtree(home + "-state", ignore_errors=True)
+        gitdir = bench.path(f"store-{size}-gitimport-{i}.git")
+        genv = dict(bench.base_env, GIT_DIR=gitdir, GIT_WORK_TREE=files)
+        run(["git", "init", "-q"], env=genv)
+        start = time.perf_counter()
+        run(["git", "add", "-A"], env=genv)
+        run(["git", "commit", "-q", "-m", f"import: {size} tasks"], env=genv)
+        if i > 0:
+            git_import.append((time.perf_counter() - start) * 1000)
+        shutil.rmtree(gitdir)
+    if timed:
+        shutil.rmtree(files)
+        bench.row("`todo import` of the whole household (git: `git add -A` + `git commit`)", size,
+                  median(todo_import), median(git_import))
+
+    # The household the other commands run in is the first import; git works in a clone of it.
+    todo_home = bench.path(f"store-{size}-import-0")
+    repo = os.path.join(todo_home, "home")
+    env = bench.env(todo_home)
+    gitrepo = bench.path(f"store-{size}-git")
+    run(["git", "clone", "-q", repo, gitrepo], env=bench.base_env)
+    genv = bench.base_env
+    short = short_ids(ids)
+    pool = list(ids)
+    rng.shuffle(pool)
+
+    def take():
+        return pool.pop()
+
+    sample = open(os.path.join(repo, task_path(ids[0])), "rb").read()
+    results = {}
+
+    # add
+    log(f"store, {size} tasks: add, edit, done, show")
+    t_add, g_add = [], []
+    for i in range(n + 1):
+        ms = run([bench.todo, "add", f"Bench task {i}", "--due", "+3d", "--tag", "bench",
+                  "--assign", "Bob"], env=env, capture=True).ms
+        new_id = "%032x" % rng.getrandbits(128)
+        content = retitle(sample.replace(ids[0].encode(), new_id.encode()), f"Bench task {i}")
+        gms = git_one_file_commit(gitrepo, task_path(new_id), content, f"add: Bench task {i}", genv)
+        if i:
+            t_add.append(ms)
+            g_add.append(gms)
+    results["add"] = (median(t_add), median(g_add))
+
+    # edit and done: a different task each run; git rewrites that task's file.
+    for op in ("edit", "done"):
+        t_op, g_op = [], []
+        for i in range(n + 1):
+            task_id = take()
+            if op == "edit":
+                cmd = [bench.todo, "edit", short[task_id], "--title", f"Edited {i}", "--priority", "high"]
+            else:
+                cmd = [bench.todo, "done", short[task_id]]
+            ms = run(cmd, env=env, capture=True).ms
+            old = open(os.path.join(gitrepo, task_path(task_id)), "rb").read()
+            if op == "edit":
+                content = retitle(old, f"Edited {i}")
+            else:
+                content = old.replace(b'"status": "open"', b'"status": "done"', 1)
+            gms = git_one_file_commit(gitrepo, task_path(task_id), content, f"{op}: {task_id[:4]}", genv)
+            if i:
+                t_op.append(ms)
+                g_op.append(gms)
+        results[op] = (median(t_op), median(g_op))
+
+    # show: git reads the same file out of HEAD.
+    t_show, g_show = [], []
+    for i in range(n + 1):
+        task_id = rng.choice(ids)
+        ms = run([bench.todo, "show", short[task_id]], env=env).ms
+        gms = run(["git", "-C", gitrepo, "cat-file", "-p", f"HEAD:{task_path(task_id)}"], env=genv).ms
+        if i:
+            t_show.append(ms)
+            g_show.append(gms)
+    results["show"] = (median(t_show), median(g_show))
+
+    # list: git reads every task file (ls-tree -r piped to cat-file --batch). Peak memory is
+    # measured in runs of its own, under GNU time.
+    log(f"store, {size} tasks: list")
+    git_list = (["git", "-C", gitrepo, "ls-tree", "-r", "--object-only", "HEAD", "tasks"],
+                ["git", "-C", gitrepo, "cat-file", "--batch"])
+    g_list, g_rss = [], []
+    for i in range(n + 1):
+        gms = run_pipe(*git_list, env=genv)
+        first = peak_rss_kib(git_list[0], env=genv, stdout=subprocess.PIPE)
+        second = peak_rss_kib(git_list[1], env=genv, stdin=first.stdout)
+        first.stdout.close()
+        grss = max(first.rss(), second.rss())
+        if i:
+            g_list.append(gms)
+            g_rss.append(grss)
+    cache = os.path.join(repo, ".git", "todo", "list-cache")
+    variants = {}
+    for variant in ("warm", "changed", "cold"):
+        t_list, t_rss = [], []
+        for i in range(n + 1):
+            if variant == "changed":
+                run([bench.todo, "done", short[take()]], env=env)
+            elif variant == "cold" and os.path.exists(cache):
+                os.remove(cache)
+            ms = run([bench.todo, "list"], env=env).ms
+            if variant == "changed":
+                run([bench.todo, "done", short[take()]], env=env)
+            elif variant == "cold" and os.path.exists(cache):
+                os.remove(cache)
+            rss = peak_rss_kib([bench.todo, "list"], env=env).rss()
+            if i:
+                t_list.append(ms)
+                t_rss.append(rss)
+        variants[variant] = (median(t_list), median(t_rss))
+    shutil.rmtree(gitrepo)
+    return results, variants, (median(g_list), median(g_rss))
+
+
+def store_section(bench, sizes):
+    per_size = {}
+    for size in sizes:
+        try:
+            per_size[size] = bench_store(bench, size)
+        except Exception as e:  # one size failing leaves the others
+            log(traceback.format_exc())
+            bench.row(f"everyday commands: FAILED ({failure(e)})", size, None, None)
+    if not per_size:
+        return
+    largest = max(per_size)
+    smallest = min(per_size)
+    for op, git_label in (("add", "one-file commit, plumbing"), ("edit", "one-file commit, plumbing"),
+                          ("done", "one-file commit, plumbing"), ("show", "`git cat-file -p`")):
+        for size, (results, _, _) in sorted(per_size.items()):
+            target = ""
+            if op in ("add", "done") and size == largest and largest >= 10000:
+                base = per_size[smallest][0][op][0]
+                target = f"≤ 15 and ≤ 1.5× the {smallest:,}-task time ({1.5 * base:.1f})"
+                ok = results[op][0] <= 15 and results[op][0] <= 1.5 * base
+                target += " — met" if ok else " — MISSED"
+            bench.row(f"`todo {op}` (git: {git_label})", size, results[op][0], results[op][1], target)
+    labels = {"warm": "`todo list`, cache warm",
+              "changed": "`todo list` right after a change",
+              "cold": "`todo list`, cache removed"}
+    for variant in ("warm", "changed", "cold"):
+        for size, (_, variants, git_list) in sorted(per_size.items()):
+            target = ""
+            if variant != "cold" and size >= 10000:
+                target = "≤ 60" + (" — met" if variants[variant][0] <= 60 else " — MISSED")
+            bench.row(f"{labels[variant]} (git: `ls-tree -r` piped to `cat-file --batch`)", size,
+                      variants[variant][0], git_list[0], target)
+    for variant in ("warm", "changed", "cold"):
+        for size, (_, variants, git_list) in sorted(per_size.items()):
+            rss = variants[variant][1] / 1024
+            target = ""
+            if size >= 10000:
+                target = "≤ 60 MB" + (" — met" if rss <= 60 else " — MISSED")
+            bench.row(f"peak memory of {labels[variant]} (git: the larger of the two)", size,
+                      f"{rss:.1f} MB", f"{git_list[1] / 1024:.1f} MB", target)
+
+
+# ---------------------------------------------------------------------------------------------
+# Section: sync and merge between two members
+
+
+class Family:
+    """Alice, Bob and their bare remote, made with todo; beside them git-only replicas."""
+
+    def __init__(self, bench, name, size):
+        self.bench = bench
+        self.name = name
+        rng = random.Random(f"family-{name}-{size}")
+        tasks = generate_tasks(size, rng)
+        self.ids = [t["id"] for t in tasks]
+        self.size = size
+        self.status = {i: "open" for i in self.ids}
+        self.rng = rng
+        self.remote = bench.path(f"{name}-remote.git")
+        run(["git", "init", "-q", "--bare", self.remote], env=bench.base_env)
+        self.alice_home, self.alice = new_household(bench, f"{name}-alice", tasks, "Alice", self.remote)
+        self.alice_env = bench.env(self.alice_home)
+        run([bench.todo, "sync"], env=self.alice_env)
+        self.bob_home = bench.path(f"{name}-bob")
+        self.bob_env = bench.env(self.bob_home)
+        run([bench.todo, "clone", self.remote, "--name", "Bob", "--email", "bob@example.org"],
+            env=self.bob_env)
+        self.bob = os.path.join(self.bob_home, "home")
+        # git's replicas: clones of the remote, set up for the merge driver like the households.
+        self.git_remote = bench.path(f"{name}-git-remote.git")
+        run(["git", "clone", "-q", "--bare", self.remote, self.git_remote], env=bench.base_env)
+        self.git_alice = bench.path(f"{name}-git-alice")
+        self.git_bob = bench.path(f"{name}-git-bob")
+        driver = run(["git", "-C", self.alice, "config", "merge.todo.driver"], env=bench.base_env,
+                     capture=True).out.strip()
+        for repo, member in ((self.git_alice, "Alice"), (self.git_bob, "Bob")):
+            run(["git", "clone", "-q", self.remote, repo], env=bench.base_env)
+            for key, value in (("merge.todo.name", "todo field-level merge"),
+                               ("merge.todo.driver", driver),
+                               ("user.name", member), ("user.email", f"{member.lower()}@example.org")):
+                run(["git", "-C", repo, "config", key, value], env=bench.base_env)
+        self.urls = {"path": (self.remote, self.git_remote)}
+        self.transport = "path"
+        self.git_env = bench.base_env
+
+    def remove(self):
+        for path in (self.remote, self.alice_home, self.alice_home + "-state", self.bob_home,
+                     self.bob_home + "-state", self.git_remote, self.git_alice, self.git_bob,
+                     self.bench.path(self.name + "-alice.json")):
+            if os.path.isdir(path):
+                shutil.rmtree(path, ignore_errors=True)
+            elif os.path.exists(path):
+                os.remove(path)
+
+    def use(self, transport, urls=None, git_env=None, todo_env=None):
+        """Point both members at the remote through `transport`; todo_env and git_env are
+        what todo and git need for it in their environments."""
+        if urls:
+            self.urls[transport] = urls
+        self.transport = transport
+        self.git_env = git_env or self.bench.base_env
+        self.alice_env = dict(self.bench.env(self.alice_home), **(todo_env or {}))
+        self.bob_env = dict(self.bench.env(self.bob_home), **(todo_env or {}))
+        todo_url = self.urls[transport][0]
+        for env in (self.alice_env, self.bob_env):
+            run([self.bench.todo, "remote", "set", todo_url], env=env)
+
+    def change(self, env, ids, per_commit, twice=()):
+        """Flip the status of `ids` (done if open, reopen if done), per_commit ids a commit;
+        the ids in `twice` are flipped back afterwards: the same field, a different value."""
+        def flip(group):
+            for verb, state in (("done", "open"), ("reopen", "done")):
+                chosen = [i for i in group if self.status[i] == state]
+                for k in range(0, len(chosen), per_commit):
+                    run([self.bench.todo, verb] + chosen[k:k + per_commit], env=env, capture=True)
+        flip(ids)
+        if twice:
+            # Bob's view of these has flipped: flip them once more from there.
+            saved = {i: self.status[i] for i in twice}
+            for i in twice:
+                self.status[i] = "done" if self.status[i] == "open" else "open"
+            flip(list(twice))
+            self.status.update(saved)
+
+    def round(self, changed, per_commit):
+        """One run: both change `changed` tasks (a tenth the same), then the three syncs with
+        todo and the same with git. Returns the timings."""
+        bench = self.bench
+        shared_count = max(1, changed // 10)
+        if 2 * changed - shared_count > len(self.ids):
+            raise Failed(f"{changed:,} changed tasks each need a household of at least "
+                         f"{2 * changed - shared_count:,} tasks")
+        picked = self.rng.sample(self.ids, 2 * changed - shared_count)
+        shared = picked[:shared_count]
+        alice_ids = shared + picked[shared_count:changed]
+        bob_ids = shared + picked[changed:]
+        self.change(self.alice_env, alice_ids, per_commit)
+        self.change(self.bob_env, bob_ids, per_commit, twice=shared)
+
+        # git's replicas get exactly these commits, and the remote its current state.
+        genv = bench.base_env
+        for repo, source in ((self.git_alice, self.alice), (self.git_bob, self.bob)):
+            run(["git", "-C", repo, "fetch", "-q", source, "main"], env=genv)
+            run(["git", "-C", repo, "reset", "-q", "--hard", "FETCH_HEAD"], env=genv)
+        run(["git", "-C", self.git_remote, "fetch", "-q", self.remote, "+main:main"], env=genv)
+
+        todo_url, git_url = self.urls[self.transport]
+        times = {}
+        first = run([bench.todo, "sync", "--json"], env=self.alice_env, capture=True)
+        second = run([bench.todo, "sync", "--json"], env=self.bob_env, capture=True)
+        third = run([bench.todo, "sync", "--json"], env=self.alice_env, capture=True)
+        times["todo"] = (first.ms, second.ms, third.ms)
+        report = json.loads(second.out)
+        if report.get("conflicts") != shared_count or not report.get("merged"):
+            log(f"  note: Bob's sync reported {second.out.strip()} "
+                f"(expected a merge with {shared_count} conflicts)")
+
+        gx = self.git_env
+        push = ["push", "-q", git_url, "main"]
+        pull = ["pull", "-q", "--no-rebase", "--no-edit", git_url, "main"]
+        g1 = run(["git", "-C", self.git_alice] + push, env=gx).ms
+        g2a = run(["git", "-C", self.git_bob] + pull, env=gx).ms
+        g2b = run(["git", "-C", self.git_bob] + push, env=gx).ms
+        g3 = run(["git", "-C", self.git_alice] + pull, env=gx).ms
+        times["git"] = (g1, (g2a, g2b), g3)
+
+        # Everyone must hold the same tree, and plain git's merge must match todo's.
+        trees = {}
+        for label, repo in (("Alice", self.alice), ("Bob", self.bob), ("git Alice", self.git_alice),
+                            ("git Bob", self.git_bob)):
+            trees[label] = run(["git", "-C", repo, "rev-parse", "HEAD^{tree}"], env=genv,
+                               capture=True).out.strip()
+        if len(set(trees.values())) != 1:
+            log(f"  WARNING: trees differ after the round: {trees}")
+            times["mismatch"] = trees
+        # The new state: each member's own tasks flipped; the shared ones as the merge left them.
+        for i in alice_ids[shared_count:] + bob_ids[shared_count:]:
+            self.status[i] = "done" if self.status[i] == "open" else "open"
+        paths = "".join(f"HEAD:{task_path(i)}\n" for i in shared).encode()
+        blobs = run(["git", "-C", self.alice, "cat-file", "--batch"], env=genv, capture=True,
+                    stdin_bytes=paths).out
+        for i, status in zip(shared, re.findall(r'"status": "(open|done)"', blobs)):
+            self.status[i] = status
+        return times
+
+
+def measure_noop(bench, family):
+    """`todo sync` with nothing to send or receive (Alice), beside `git pull` + `git push` with
+    nothing to move: (history length, todo median, git median)."""
+    history = int(run(["git", "-C", family.alice, "rev-list", "--count", "HEAD"], env=bench.base_env,
+                      capture=True).out)
+    todo_url, git_url = family.urls[family.transport]
+    t, g = [], []
+    for i in range(bench.runs + 1):
+        ms = run([bench.todo, "sync"], env=family.alice_env).ms
+        gms = run(["git", "-C", family.git_alice, "pull", "-q", "--no-rebase", git_url, "main"],
+                  env=family.git_env).ms
+        gms += run(["git", "-C", family.git_alice, "push", "-q", git_url, "main"], env=family.git_env).ms
+        if i:
+            t.append(ms)
+            g.append(gms)
+    return history, median(t), median(g)
+
+
+def measure_family(bench, family, changed, per_commit):
+    n = bench.runs
+    rounds = []
+    for i in range(n + 1):
+        times = family.round(changed, per_commit)
+        if i:
+            rounds.append(times)
+    mismatches = sum(1 for t in rounds if "mismatch" in t)
+    todo = [median([t["todo"][k] for t in rounds]) for k in range(3)]
+    git = [median([t["git"][0] for t in rounds]),
+           (median([sum(t["git"][1]) for t in rounds]),
+            median([t["git"][1][0] for t in rounds]), median([t["git"][1][1] for t in rounds])),
+           median([t["git"][2] for t in rounds])]
+    return todo, git, mismatches
+
+
+def sync_rows(bench, label, size, changed, todo, git, mismatches, target_each, bob_target=None,
+              only_bob=False):
+    what = f"{changed:,} changed each"
+    targets = [target_each, bob_target or target_each, target_each]
+    names = ["Alice sends (git: `push`)",
+             "Bob fetches, merges, sends (git: `pull --no-rebase` + `push`)",
+             "Alice receives the merge (git: `pull`, fast-forward)"]
+    for k in range(3):
+        if only_bob and k != 1:
+            continue
+        if k == 1:
+            total, pull, push = git[1]
+            git_cell = f"{total:.1f} ({pull:.1f} + {push:.1f})"
+        else:
+            git_cell = git[k]
+        target = targets[k]
+        if target:
+            limit = float(re.search(r"[\d,]+", target).group().replace(",", ""))
+            target += " — met" if todo[k] <= limit else " — MISSED"
+        note = f"; trees differed in {mismatches} runs" if mismatches else ""
+        bench.row(f"`todo sync`, {label}, {what}: {names[k]}{note}", size, todo[k], git_cell, target)
+
+
+def sync_section(bench, sizes, ssh):
+    """Each scenario gets a household of its own, fresh from `todo import`, so that what one
+    scenario leaves behind (history, loose objects) does not weigh on the next."""
+    big = max(sizes)
+    server = None
+
+    def scenario(label, size, changed, per_commit, transport="path", noop=False, **rows):
+        started = time.time()
+        log(f"sync: {label}, {size:,} tasks, {changed:,} changed tasks each")
+        family = Family(bench, f"sync{len(bench.rows)}", size)
+        try:
+            if transport == "ssh":
+                family.use("ssh", urls=(server.url(family.remote), server.url(family.git_remote)),
+                           git_env=dict(bench.base_env, GIT_SSH_COMMAND=server.git_ssh_command()),
+                           todo_env=server.client_env())
+            if noop:
+                before = measure_noop(bench, family)
+            r = measure_family(bench, family, changed, per_commit)
+            sync_rows(bench, label, size, changed, *r, **rows)
+            if noop:
+                after = measure_noop(bench, family)
+                for history, todo, git in (before, after):
+                    bench.row(f"`todo sync`, {label}, nothing to send or receive, {history:,} commits "
+                              "of history (git: `pull` + `push`)", size, todo, git)
+        finally:
+            family.remove()
+        log(f"  {time.time() - started:.0f} s")
+
+    for label, args, rows in (
+        ("path remote", (big, 50, 1), dict(noop=True, target_each="≤ 150")),
+        ("ssh on loopback", (big, 50, 1), dict(transport="ssh", target_each="≤ 400")),
+        ("path remote", (big, 1000, 1000),
+         dict(target_each="≤ 1,000", bob_target="≤ 1,000 (merge ≤ 1 s)")),
+        ("path remote, merge", (2000, 1000, 1000), dict(target_each="", only_bob=True)),
+    ):
+        if rows.get("transport") == "ssh":
+            if not ssh:
+                continue
+            try:
+                server = SshServer(bench)
+            except Exception as e:
+                log(traceback.format_exc())
+                bench.row(f"`todo sync`, {label}: FAILED ({failure(e)})", args[0], None, None)
+                continue
+        try:
+            scenario(label, *args, **rows)
+        except Exception as e:
+            log(traceback.format_exc())
+            bench.row(f"`todo sync`, {label}, {args[1]:,} changed each: FAILED ({failure(e)})",
+                      args[0], None, None)
+        finally:
+            if server:
+                server.stop()
+                server = None
+
+
+# ---------------------------------------------------------------------------------------------
+# A loopback sshd with its own host key, user key and configuration
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class SshServer:
+    def __init__(self, bench):
+        sshd = "/usr/sbin/sshd"
+        if not os.path.exists(sshd):
+            raise Failed("no /usr/sbin/sshd (run scripts/servers/install.sh)")
+        self.dir = bench.path("ssh")
+        self.home = os.path.join(self.dir, "home")  # HOME of the todo processes
+        dotssh = os.path.join(self.home, ".ssh")
+        os.makedirs(dotssh, mode=0o700)
+        self.host_key = os.path.join(self.dir, "host_ed25519")
+        self.user_key = os.path.join(dotssh, "id_ed25519")
+        # Two user keys, both authorized: todo 0.1.0 offers each key once per sync, not once
+        # per connection, so the push after a fetch (a second connection) needs a second key.
+        keys = [("ed25519", self.host_key), ("ed25519", self.user_key),
+                ("ecdsa", os.path.join(dotssh, "id_ecdsa"))]
+        for kind, key in keys:
+            run(["ssh-keygen", "-q", "-t", kind, "-N", "", "-C", "todo-bench", "-f", key])
+        with open(os.path.join(self.dir, "authorized_keys"), "w") as f:
+            for _, key in keys[1:]:
+                f.write(open(key + ".pub").read())
+        self.port = free_port()
+        host_pub = open(self.host_key + ".pub").read().split()
+        self.known_hosts = os.path.join(dotssh, "known_hosts")
+        with open(self.known_hosts, "w") as f:
+            f.write(f"[127.0.0.1]:{self.port} {host_pub[0]} {host_pub[1]}\n")
+        self.user = run(["id", "-un"], capture=True).out.strip()
+        config = os.path.join(self.dir, "sshd_config")
+        with open(config, "w") as f:
+            f.write(f"""Port {self.port}
+ListenAddress 127.0.0.1
+HostKey {self.host_key}
+PidFile {os.path.join(self.dir, 'sshd.pid')}
+AuthorizedKeysFile {os.path.join(self.dir, 'authorized_keys')}
+AuthenticationMethods publickey
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+StrictModes no
+UsePAM no
+MaxStartups 50:30:100
+LogLevel ERROR
+# bash, started by sshd for each git command, reads ~/.bashrc unless it believes it is a
+# nested shell: keep whatever the account's .bashrc does out of the figures.
+SetEnv SHLVL=1
+""")
+        if os.getuid() == 0:
+            os.makedirs("/run/sshd", exist_ok=True)  # sshd's privilege-separation directory
+        self.proc = subprocess.Popen([sshd, "-D", "-e", "-f", config], stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL,
+                                     stderr=open(os.path.join(self.dir, "sshd.log"), "w"))
+        deadline = time.time() + 10
+        while True:
+            if self.proc.poll() is not None:
+                raise Failed("sshd exited: " + open(os.path.join(self.dir, "sshd.log")).read()[-500:])
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise Failed("sshd did not start listening within 10 s")
+                time.sleep(0.05)
+        # Check the whole path once with the ssh client.
+        run(self.git_ssh_command().split() + ["127.0.0.1", "true"])
+
+    def url(self, path):
+        return f"ssh://{self.user}@127.0.0.1:{self.port}{path}"
+
+    def client_env(self):
+        return {"HOME": self.home}
+
+    def git_ssh_command(self):
+        return (f"ssh -F /dev/null -p {self.port} -i {self.user_key} -o IdentitiesOnly=yes "
+                f"-o UserKnownHostsFile={self.known_hosts} -o StrictHostKeyChecking=yes "
+                f"-o BatchMode=yes -l {self.user}")
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+# ---------------------------------------------------------------------------------------------
+# The table
+
+
+def cell(value):
+    if value is None:
+        return "—"
+    if isinstance(value, str):
+        return value
+    return f"{value:.1f}"
+
+
+def failure(e):
+    """An exception as one line that fits in a table cell."""
+    text = " ".join(str(e).split())
+    return text.replace("|", "\\|")[:300]
+
+
+def machine_line(bench):
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    git = run(["git", "--version"], capture=True).out.strip()
+    todo = run([bench.todo, "--version"], capture=True).out.strip()
+    return (f"todo {todo} (release build), {git}, Linux {platform.release()}, "
+            f"{os.cpu_count()} × {cpu}")
+
+
+NOTES = [
+    "Sizes are tasks in the household. Every figure includes starting the process(es), for "
+    "todo and for git alike. todo fsyncs its writes; git runs with its default `core.fsync`.",
+    "git's one-file commit is the plumbing a script would use: `hash-object -w`, "
+    "`update-index --add --cacheinfo`, `write-tree`, `commit-tree`, `update-ref`.",
+    "`todo list` prints every open task; \"after a change\" is a list right after a `todo done` "
+    "(the list cache is patched), \"cache removed\" rebuilds it from the repository. Peak "
+    "memory is GNU time's maximum resident set size.",
+    "Sync: each scenario starts from a household of its own, fresh from `todo import` (two "
+    "commits of history: init and import). Alice and Bob each changed that many tasks since their last sync "
+    "(one commit per task for 50; for 1,000, one `todo done` of 1,000 tasks, and for Bob one "
+    "more commit setting the shared tenth back), a tenth of them the same tasks set to "
+    "different values, so a tenth are conflicts. Alice syncs, then Bob (fetch, field-level "
+    "merge, push), then Alice again. git's replicas hold exactly the same commits; `git pull "
+    "--no-rebase` merges the shared tasks through `todo merge-driver`, as the household's "
+    "`.gitattributes` asks, and the merged trees are checked to be identical to todo's. For "
+    "Bob the git cell is pull + push (pull, push). \"Nothing to send or receive\" is "
+    "measured on the fresh household and again after the scenario's runs.",
+    "ssh: a loopback sshd started for the benchmark (own host and user keys, own config); "
+    "todo's HOME holds `.ssh/id_ed25519`, `.ssh/id_ecdsa` and `known_hosts`. Two keys because "
+    "todo 0.1.0 offers each key only once per sync, and a sync that fetches and then pushes "
+    "opens two connections. The server's login shell skips `~/.bashrc` (it cost 140 ms a "
+    "connection on the machine this was written on). git's ssh client negotiates OpenSSH's "
+    "default key exchange (sntrup761x25519, about 90 ms more per connection there than the "
+    "curve25519 that libssh2 uses); that is what a user of plain git gets.",
+]
+
+
+def write_table(bench, out, seconds):
+    lines = [
+        f"`make bench`, {time.strftime('%Y-%m-%d')}, {machine_line(bench)}: medians of "
+        f"{bench.runs} runs (after one untimed warm-up); {seconds / 60:.1f} minutes in all.",
+        "",
+        "| operation | size | todo median ms | git median ms | target (ms) |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for operation, size, todo, git, target in bench.rows:
+        lines.append(f"| {operation} | {size:,} | {cell(todo)} | {cell(git)} | {target} |")
+    lines.append("")
+    lines += [f"- {note}" for note in NOTES]
+    text = "\n".join(lines) + "\n"
+    with open(out, "w") as f:
+        f.write(text)
+    print(text)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--todo", required=True, help="the todo binary (a release build)")
+    parser.add_argument("--runs", type=int, default=7, help="timed runs per figure (default 7)")
+    parser.add_argument("--sizes", default="100,1000,10000", help="household sizes for the store section")
+    parser.add_argument("--out", default="bench-results.md")
+    parser.add_argument("--seed", default="todo-bench")
+    parser.add_argument("--only", choices=["store", "sync"], help="run one section")
+    parser.add_argument("--no-ssh", action="store_true", help="skip the ssh figures")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    args = parser.parse_args()
+    args.todo = os.path.abspath(args.todo)
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    sizes = sorted(int(s.replace(",", "").replace("_", "")) for s in args.sizes.split(","))
+
+    bench = Bench(args)
+    log(f"todo-bench: working in {bench.root}, {args.runs} runs per figure")
+    started = time.time()
+    try:
+        if args.only in (None, "store"):
+            store_section(bench, sizes)
+            log(f"todo-bench: {(time.time() - started) / 60:.1f} min so far")
+        if args.only in (None, "sync"):
+            sync_section(bench, sizes, ssh=not args.no_ssh)
+        write_table(bench, args.out, time.time() - started)
+    finally:
+        if args.keep:
+            log(f"todo-bench: kept {bench.root}")
+        else:
+            bench.cleanup()
+    failed = any("FAILED" in row[0] for row in bench.rows)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+#!/bin/sh
+# Installs what building `todo` needs on Debian or Ubuntu: libgit2-dev (found through pkg-config),
+# pkg-config itself and git; with --bench also what `make bench` uses beyond that (python3 and
+# GNU time).
+# Swift itself is not an apt package: when `swift` is missing this says where to get it and fails.
+#
+# As root it installs the missing packages with apt-get; as anyone else it prints the exact
+# command to run and fails. Safe to run again: it does nothing when all is there.
+#
+# The test and benchmark servers' packages (git, sshd, openssl) are installed by
+# scripts/servers/install.sh, which follows the same rules.
+set -eu
+
+bench=no
+for arg in "$@"; do
+    case "$arg" in
+        --bench) bench=yes ;;
+        *) echo "usage: scripts/deps.sh [--bench]" >&2; exit 64 ;;
+    esac
+done
+
+missing=""
+add() { # add PACKAGE: record PACKAGE as missing (once)
+    case " $missing " in *" $1 "*) ;; *) missing="$missing $1" ;; esac
+}
+
+command -v pkg-config >/dev/null 2>&1 || add pkg-config
+# libgit2-dev is what provides libgit2.pc; without pkg-config we cannot ask, so ask dpkg.
+if command -v pkg-config >/dev/null 2>&1; then
+    pkg-config --exists libgit2 || add libgit2-dev
+elif ! dpkg-query -W -f '${Status}' libgit2-dev 2>/dev/null | grep -q 'install ok installed'; then
+    add libgit2-dev
+fi
+# git: SwiftPM clones the package's dependencies with it, and the demo shows its log.
+command -v git >/dev/null 2>&1 || add git
+if [ "$bench" = yes ]; then
+    command -v python3 >/dev/null 2>&1 || add python3
+    [ -x /usr/bin/time ] || add time # GNU time: peak memory of a command
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "scripts/deps.sh: swift is not on PATH. Install Swift 6 for this system from" >&2
+    echo "https://www.swift.org/install/linux/ and put its usr/bin on PATH, then run this again." >&2
+    if [ -n "$missing" ]; then
+        echo "Also missing:$missing (sudo apt-get install -y --no-install-recommends$missing)" >&2
+    fi
+    exit 1
+fi
+
+if [ -z "$missing" ]; then
+    echo "scripts/deps.sh: all build packages are installed"
+    exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "scripts/deps.sh: missing:$missing, and there is no apt-get here." >&2
+    echo "Install libgit2's development files and pkg-config with your package manager." >&2
+    exit 1
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "scripts/deps.sh: missing packages:$missing" >&2
+    echo "install them with: sudo apt-get install -y --no-install-recommends$missing" >&2
+    echo "then run the same make command again." >&2
+    exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+# An old or empty package list makes the install fail: refresh it once and retry.
+# shellcheck disable=SC2086
+if ! apt-get install -y --no-install-recommends $missing; then
+    apt-get update
+    apt-get install -y --no-install-recommends $missing
+fi
+echo "scripts/deps.sh: installed$missing"
