@@ -241,16 +241,26 @@ extension Repository {
         return ObjectID(out)
     }
 
-    /// Commits reachable from `start`, newest first (topological, then by time).
-    public func walk(from start: ObjectID, limit: Int? = nil, _ body: (ObjectID) throws -> Bool) throws {
+    /// Commits reachable from `start` and not from any of `hidden`; with `sorted`, newest first
+    /// (topological, then by time), which costs a walk of everything up front.
+    public func walk(
+        from start: ObjectID, hiding hidden: [ObjectID] = [], sorted: Bool = true, limit: Int? = nil,
+        _ body: (ObjectID) throws -> Bool
+    ) throws {
         var walker: OpaquePointer?
         try check(git_revwalk_new(&walker, handle), call: "git_revwalk_new")
         defer { git_revwalk_free(walker) }
-        try check(
-            git_revwalk_sorting(walker, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue),
-            call: "git_revwalk_sorting")
+        if sorted {
+            try check(
+                git_revwalk_sorting(walker, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue),
+                call: "git_revwalk_sorting")
+        }
         var s = start.raw
         try check(git_revwalk_push(walker, &s), call: "git_revwalk_push")
+        for h in hidden {
+            var raw = h.raw
+            try check(git_revwalk_hide(walker, &raw), call: "git_revwalk_hide")
+        }
         var oid = git_oid()
         while true {
             let rc = git_revwalk_next(&oid, walker)

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 import CLibgit2
 
 /// An open git repository. Owns its libgit2 handle and frees it when released.
@@ -129,6 +134,11 @@ public final class Repository {
 extension GitError {
     static func missing(_ function: String) -> GitError {
         GitError(code: -1, errorClass: 0, message: "libgit2 returned no object", function: function)
+    }
+
+    /// A failed system call made by GitKit itself, shaped like libgit2's OS-class errors.
+    static func system(errno err: Int32, call: String) -> GitError {
+        GitError(code: -1, errorClass: Int32(GIT_ERROR_OS.rawValue), message: String(cString: strerror(err)), function: call)
     }
 }
 

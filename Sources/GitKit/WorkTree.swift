@@ -35,6 +35,68 @@ extension Repository {
         }
     }
 
+    /// Which of `paths` differ, in the index or in the work tree, from what `tree` holds there
+    /// (content, file mode, presence; nil `tree` means nothing). Each path costs one `lstat`
+    /// and, when a file is there, one read and hash: no scan of the rest of the work tree.
+    public func pathsDiffering(from tree: ObjectID?, paths: [String]) throws -> [String] {
+        guard !paths.isEmpty, let workDirectory else { return [] }
+        var index: OpaquePointer?
+        try check(git_repository_index(&index, handle), call: "git_repository_index")
+        defer { git_index_free(index) }
+        // The repository keeps its index in memory: read it again if another process changed it.
+        try check(git_index_read(index, 0), call: "git_index_read")
+        var root: OpaquePointer?
+        if var oid = tree?.raw { try check(git_tree_lookup(&root, handle, &oid), call: "git_tree_lookup") }
+        defer { git_tree_free(root) }
+        var differing: [String] = []
+        for path in paths {
+            var expected: (id: git_oid, mode: UInt32)?
+            if let root {
+                var entry: OpaquePointer?
+                let rc = git_tree_entry_bypath(&entry, root, path)
+                if rc != GIT_ENOTFOUND.rawValue {
+                    try check(rc, call: "git_tree_entry_bypath")
+                    defer { git_tree_entry_free(entry) }
+                    if let entry, let id = git_tree_entry_id(entry) {
+                        expected = (id.pointee, git_tree_entry_filemode(entry).rawValue)
+                    }
+                }
+            }
+            // The index: stage 0 must match exactly, and no conflict stages may exist.
+            var indexMatches: Bool
+            if let staged = git_index_get_bypath(index, path, 0) {
+                var id = staged.pointee.id
+                indexMatches = expected.map { e in
+                    var eid = e.id
+                    return git_oid_equal(&id, &eid) != 0 && staged.pointee.mode == e.mode
+                } ?? false
+            } else {
+                indexMatches = expected == nil
+            }
+            for stage in 1...3 where indexMatches && git_index_get_bypath(index, path, Int32(stage)) != nil {
+                indexMatches = false
+            }
+            if try !indexMatches || !workFile(workDirectory + path, matches: expected) { differing.append(path) }
+        }
+        return differing
+    }
+
+    /// Whether the work-tree file at `full` is what `expected` describes (absent when nil).
+    private func workFile(_ full: String, matches expected: (id: git_oid, mode: UInt32)?) throws -> Bool {
+        var st = stat()
+        if lstat(full, &st) != 0 {
+            if errno == ENOENT || errno == ENOTDIR { return expected == nil }
+            throw GitError.system(errno: errno, call: "lstat")
+        }
+        guard let expected, (st.st_mode & S_IFMT) == S_IFREG else { return false }
+        let executable = st.st_mode & 0o111 != 0
+        if executable != (expected.mode == 0o100755) { return false }
+        var actual = git_oid()
+        try check(git_odb_hashfile(&actual, full, GIT_OBJECT_BLOB), call: "git_odb_hashfile")
+        var want = expected.id
+        return git_oid_equal(&actual, &want) != 0
+    }
+
     /// Makes the index and work tree match `tree` at exactly these paths, discarding anything else
     /// there. A path absent from `tree` is removed.
     public func checkout(tree: ObjectID, paths: [String]) throws {

@@ -5,8 +5,9 @@ import Darwin
 #endif
 import GitKit
 
-/// Hands libgit2 one credential after another, each at most once, then gives up: libgit2 asks
-/// again after every failure and would otherwise loop.
+/// Hands libgit2 one credential after another, each at most once per network step, then gives
+/// up: libgit2 asks again after every failure and would otherwise loop. Each step (a fetch, a
+/// push, a retry) opens a connection of its own and starts the list afresh.
 final class CredentialSource {
     let home: String
     let agentSocket: String?
@@ -14,6 +15,7 @@ final class CredentialSource {
     private var tried: [String] = []
     /// What `git credential fill` gave us, to approve or reject afterwards.
     private(set) var filled: [String: String]?
+    private var reported = false
 
     init(home: String, agentSocket: String?, interactive: Bool) {
         self.home = home
@@ -22,6 +24,12 @@ final class CredentialSource {
     }
 
     var attempts: Int { tried.count }
+
+    /// A new connection: every credential may be offered once more. What a credential helper
+    /// gave is kept, so the helper runs once per sync.
+    func beginStep() {
+        tried.removeAll()
+    }
 
     func next(url: String, userFromURL: String?, allowed: CredentialTypes) -> Credential? {
         let user = userFromURL ?? Identity.loginName()
@@ -39,7 +47,7 @@ final class CredentialSource {
         }
         if allowed.contains(.userPass) {
             if let (u, p) = Self.userPass(inURL: url), once("url") { return .userPass(user: u, password: p) }
-            if once("helper"), let f = fill(url: url, user: userFromURL), let u = f["username"], let p = f["password"] {
+            if once("helper"), let f = filled ?? fill(url: url, user: userFromURL), let u = f["username"], let p = f["password"] {
                 return .userPass(user: u, password: p)
             }
             return nil
@@ -95,15 +103,18 @@ final class CredentialSource {
             result[String(line[..<eq])] = String(line[line.index(after: eq)...])
         }
         filled = result
+        reported = false
         return result
     }
 
-    /// Tells git's helpers whether the filled credential worked (`approve` / `reject`).
+    /// Tells git's helpers whether the filled credential worked (`approve` / `reject`), once;
+    /// a rejected one is forgotten.
     func report(success: Bool) {
-        guard let filled else { return }
+        guard let filled, !reported else { return }
         let input = filled.map { "\($0.key)=\($0.value)\n" }.sorted().joined() + "\n"
         _ = runProgram(["git", "credential", success ? "approve" : "reject"], input: input, environment: ["GIT_TERMINAL_PROMPT": "0"])
-        self.filled = nil
+        reported = true
+        if !success { self.filled = nil }
     }
 
     /// The URL without `user:password@` (for helpers and for showing).

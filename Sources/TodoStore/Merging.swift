@@ -21,9 +21,8 @@ public struct MergeResult: Sendable {
     public let futureStamps: [FieldStamp]
 }
 
-/// Collects what the registered driver reports while libgit2 merges (single-threaded).
+/// Collects what the field-level merge reports, file by file, during one merge.
 final class MergeCollector {
-    nonisolated(unsafe) static var current: MergeCollector?
     var entries: [ConflictEntry] = []
     var warnings: [MergeWarning] = []
     var failures: [MergeFailure] = []
@@ -54,16 +53,6 @@ extension Snapshot {
 }
 
 extension Household {
-    /// The merge driver's name in `.gitattributes` and in libgit2's registry.
-    public static let driverName = "todo"
-
-    /// Registers the field-level driver with libgit2 (once per process).
-    static func registerDriver() throws {
-        try MergeDriver.register(name: driverName) { sides in
-            MergeCollector.current?.resolve(sides) ?? .conflict
-        }
-    }
-
     /// Merges the commit `reference` points at into `main`, under the household lock.
     public func merge(reference: String, message: String) throws(StoreError) -> MergeResult {
         do {
@@ -91,27 +80,18 @@ extension Household {
         var newCommit = theirs
         let collector = MergeCollector()
         if let head, try !repo.isAncestor(head, of: theirs) {
-            guard try repo.mergeBase(head, theirs) != nil else { throw StoreError.unrelatedHistories }
+            guard let base = try repo.mergeBase(head, theirs) else { throw StoreError.unrelatedHistories }
             kind = .merged
-            try Self.registerDriver()
-            MergeCollector.current = collector
-            defer { MergeCollector.current = nil }
-            let index = try repo.mergeCommits(ours: head, theirs: theirs, driver: Self.driverName)
-            // libgit2 never calls the driver for modify/delete: resolve those here by the same rules.
-            for c in try index.conflicts() {
-                if !collector.failures.contains(where: { $0.path == c.path }) {
-                    let outcome = collector.resolve(
-                        MergeSides(
-                            path: c.path, ancestor: try c.ancestor.map { try repo.readBlob($0) },
-                            ours: try c.ours.map { try repo.readBlob($0) }, theirs: try c.theirs.map { try repo.readBlob($0) }))
-                    if case .merged(let bytes) = outcome {
-                        try index.resolve(path: c.path, blob: try repo.writeBlob(bytes))
-                        continue
-                    }
-                }
+            let baseTree = try repo.commit(base).tree
+            let ourTree = try repo.commit(head).tree
+            let merge = TreeMerge(repo: repo) { collector.resolve($0) }
+            let (changes, unmerged) = try merge.changes(base: baseTree, ours: ourTree, theirs: try repo.commit(theirs).tree)
+            for path in unmerged where !collector.failures.contains(where: { $0.path == path }) {
+                collector.failures.append(
+                    MergeFailure(path: path, reason: .noReadableSide(ours: "not a plain file", theirs: "not a plain file")))
             }
             if !collector.failures.isEmpty { throw StoreError.mergeFailed(collector.failures) }
-            let tree = try index.writeTree()
+            let tree = try repo.updateTree(ourTree, changes)
             let counts = MergeCounts(
                 changed: try before.changedFiles(oldTasks: before.tasksTree, newTasks: try Self.tasksTree(repo, tree)).count,
                 conflicts: collector.entries.count, authors: try authors(from: theirs, since: head))
@@ -129,7 +109,7 @@ extension Household {
         {
             paths.append(MergeSetup.attributesPath)
         }
-        try refuseHandEdits(paths)
+        try refuseHandEdits(paths, committed: before.tree)
         try writeFile(pendingPath, paths.joined(separator: "\n") + "\n", sync: true)
         try repo.updateReference(Self.branch, to: newCommit, expected: head, message: "merge")
         if let tree = after.tree { try repo.checkout(tree: tree, paths: paths) }
@@ -152,8 +132,7 @@ extension Household {
     /// Who wrote the commits in `theirs` that `head` does not have, in first-seen order.
     func authors(from theirs: ObjectID, since head: ObjectID) throws -> [String] {
         var names: [String] = []
-        try repo.walk(from: theirs) { oid in
-            if try repo.isAncestor(oid, of: head) { return false }
+        try repo.walk(from: theirs, hiding: [head]) { oid in
             let name = try repo.commit(oid).author.name
             if !names.contains(name) { names.append(name) }
             return names.count < 10

@@ -151,7 +151,9 @@ extension Household {
             // 2. Check what came in, then merge it.
             if let remoteTip {
                 let head = try repo.resolve(reference: Self.branch)
-                try Incoming.validate(repo, tip: remoteTip, have: head)
+                // What the tracking ref points at was checked when it was fetched.
+                let tracked = try repo.resolve(reference: Self.trackingRef)
+                try Incoming.validate(repo, tip: remoteTip, have: [head, tracked].compactMap { $0 })
                 let merged = try withLock { () throws -> MergeResult in
                     try recoverInterruptedChange()
                     return try mergeLocked(theirs: remoteTip) { counts in Self.mergeMessage(counts) }
@@ -260,12 +262,13 @@ extension Household {
             let household = Household(name: name, path: path, repo: repo, clock: clock)
             try household.configure(identity: identity, driverCommand: driverCommand)
             try household.setRemote(url)
+            let started = clock.nowMillis()
             let network = Network(url: url, options: options, deadline: monotonicSeconds() + options.timeout)
             try network.run("fetch") { cb in
                 try repo.fetch(url: url, refspecs: ["+refs/heads/main:\(trackingRef)"], callbacks: cb)
             }
             if let tip = try repo.resolve(reference: trackingRef) {
-                try Incoming.validate(repo, tip: tip, have: nil)
+                try Incoming.validate(repo, tip: tip, have: [])
                 try repo.updateReference(branch, to: tip, expected: nil, message: "clone")
                 try repo.checkoutAll(tree: try repo.commit(tip).tree)
             } else {
@@ -275,6 +278,8 @@ extension Household {
                         message: "init: household \(name)", value: ())
                 }
             }
+            // Joining is the first exchange with the remote: `todo status` counts it as a sync.
+            household.recordSync(at: started, error: nil)
             return household
         } catch {
             removeTree(path)
@@ -350,6 +355,7 @@ final class Network {
         var attempt = 0
         while true {
             attempt += 1
+            credentials.beginStep()
             let callbacks = RemoteCallbacks()
             callbacks.credentials = { [credentials] url, user, allowed in
                 credentials.next(url: url, userFromURL: user, allowed: allowed)

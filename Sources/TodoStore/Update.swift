@@ -73,6 +73,8 @@ extension Household {
 
     /// Above this many files, one change is written as a pack.
     static let bulkThreshold = 64
+    /// Above this many paths, one status scan of the work tree beats checking path by path.
+    static let scanThreshold = 4096
 
     var pendingPath: String { repo.gitDirectory + "todo-pending" }
 
@@ -90,15 +92,18 @@ extension Household {
         unlink(pendingPath)
     }
 
-    /// Refuses to write over files that have changes nobody committed. Only the files about to
-    /// be written are checked (one status query each), so the cost does not grow with the
-    /// household; a change of more than `bulkThreshold` files checks the whole work tree once.
-    func refuseHandEdits(_ paths: [String]) throws {
-        var dirty: [String] = []
-        if paths.count > Self.bulkThreshold {
-            dirty = try repo.dirtyPaths(pathspec: ["tasks/", MergeSetup.attributesPath])
+    /// Refuses to write over files that have changes nobody committed: their index entry or
+    /// work-tree file differs from `tree` (the commit `main` points at). Only the files about to
+    /// be written are checked, so the cost does not grow with the household; for a change of
+    /// more than `scanThreshold` files one scan of the work tree is quicker, and its findings
+    /// are narrowed to those files.
+    func refuseHandEdits(_ paths: [String], committed tree: ObjectID?) throws {
+        let dirty: [String]
+        if paths.count > Self.scanThreshold {
+            let writing = Set(paths)
+            dirty = try repo.dirtyPaths(pathspec: ["tasks/", MergeSetup.attributesPath]).filter(writing.contains)
         } else {
-            for p in paths { dirty += try repo.dirtyPaths(pathspec: [p], exact: true) }
+            dirty = try repo.pathsDiffering(from: tree, paths: paths)
         }
         if !dirty.isEmpty { throw StoreError.handEdits(repo: path, paths: dirty.sorted()) }
     }
@@ -106,7 +111,7 @@ extension Household {
     func commit<Value>(_ change: Update<Value>, on snap: Snapshot) throws {
         var files = change.files
         for task in change.tasks { files.append((task.id.path, TaskCodec.encode(task))) }
-        try refuseHandEdits(files.map(\.0))
+        try refuseHandEdits(files.map(\.0), committed: snap.tree)
         // Many objects go into one pack (one fsync) rather than one loose file each.
         let bulk = files.count > Self.bulkThreshold ? try BulkWriter(path: path) : nil
         let writer = bulk?.repository ?? repo

@@ -4,14 +4,12 @@ import GitKit
 enum Incoming {
     static let maxAttributesSize = 4 << 10
 
-    /// Checks every commit reachable from `tip` that `main` does not have. Each commit's tree is
-    /// compared with its first parent's, so only what changed is read. Throws a data error
-    /// naming the path, the commit and its author.
-    static func validate(_ repo: Repository, tip: ObjectID, have: ObjectID?) throws {
-        var seen = 0
-        try repo.walk(from: tip) { oid in
-            if let have, try repo.isAncestor(oid, of: have) { return true }
-            seen += 1
+    /// Checks every commit reachable from `tip` and from none of `have` (commits this household
+    /// already holds or checked before). Each commit's tree is compared with its first parent's,
+    /// so only what changed is read. Throws a data error naming the path, the commit and its
+    /// author.
+    static func validate(_ repo: Repository, tip: ObjectID, have: [ObjectID]) throws {
+        try repo.walk(from: tip, hiding: have, sorted: false) { oid in
             let info = try repo.commit(oid)
             let parentTree = try info.parents.first.map { try repo.commit($0).tree }
             if let problem = try check(repo, tree: info.tree, old: parentTree, prefix: "") {

@@ -218,6 +218,28 @@ import Testing
         #expect(try sb.git("checkout", "--", ".").exitCode == 0)
         #expect(try sb.todo("done", a.short).exitCode == 0)
         try sb.expectClean()
+
+        // Other shapes of a hand edit: staged with git but not committed, staged and then undone
+        // in the work tree only, an executable bit, a deleted file.
+        let original = try #require(readBytes(full))
+        let shapes: [(String, String)] = [
+            ("staged", "printf ' ' >> \"$F\" && git -C \"$R\" add -- \"$P\""),
+            ("staged then undone in the work tree",
+             "cp \"$F\" \"$F.keep\" && printf ' ' >> \"$F\" && git -C \"$R\" add -- \"$P\" && mv \"$F.keep\" \"$F\""),
+            ("made executable", "chmod +x \"$F\""),
+            ("deleted", "rm \"$F\""),
+        ]
+        for (shape, script) in shapes {
+            let edit = try sb.shell("F='\(full)' R='\(sb.repo())' P='\(a.path)'; \(script)").wait()
+            try #require(edit.exitCode == 0, "\(edit)")
+            let r = try sb.todo("reopen", a.short)
+            #expect(r.exitCode == 65, "\(shape): \(r)")
+            #expect(r.stderr.contains("were changed by hand and not committed: \(a.path)"), "\(shape): \(r)")
+            #expect(try sb.commits().count == before.count + 2, "\(shape)")
+            let reset = try sb.git("reset", "-q", "--hard")
+            try #require(reset.exitCode == 0, "\(reset)")
+            #expect(readBytes(full) == original)
+        }
     }
 
     @Test func staleGitLockFilesDoNotWedgeTheHousehold() throws {

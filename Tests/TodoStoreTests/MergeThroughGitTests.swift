@@ -4,7 +4,7 @@ import TodoCore
 
 @testable import TodoStore
 
-/// Every fixtures/merge case merged for real: in process through libgit2 (as `todo sync`
+/// Every fixtures/merge case merged for real: in process on real repositories (as `todo sync`
 /// does) and by plain `git merge` with `todo merge-driver` configured, each both ways round.
 @Suite struct MergeThroughGitTests {
     struct Case: CustomStringConvertible {
@@ -63,7 +63,7 @@ import TodoCore
     }
 
     @Test(arguments: cases)
-    func inProcessThroughLibgit2(_ c: Case) throws {
+    func inProcessAsSyncMerges(_ c: Case) throws {
         for swapped in [false, true] {
             let tmp = TempDir()
             let h = try Household.create(

@@ -731,10 +731,8 @@ class SshServer:
         os.makedirs(dotssh, mode=0o700)
         self.host_key = os.path.join(self.dir, "host_ed25519")
         self.user_key = os.path.join(dotssh, "id_ed25519")
-        # Two user keys, both authorized: todo 0.1.0 offers each key once per sync, not once
-        # per connection, so the push after a fetch (a second connection) needs a second key.
-        keys = [("ed25519", self.host_key), ("ed25519", self.user_key),
-                ("ecdsa", os.path.join(dotssh, "id_ecdsa"))]
+        # One user key, as most people have: the fetch and the push each log in with it.
+        keys = [("ed25519", self.host_key), ("ed25519", self.user_key)]
         for kind, key in keys:
             run(["ssh-keygen", "-q", "-t", kind, "-N", "", "-C", "todo-bench", "-f", key])
         with open(os.path.join(self.dir, "authorized_keys"), "w") as f:
@@ -857,9 +855,8 @@ NOTES = [
     "Bob the git cell is pull + push (pull, push). \"Nothing to send or receive\" is "
     "measured on the fresh household and again after the scenario's runs.",
     "ssh: a loopback sshd started for the benchmark (own host and user keys, own config); "
-    "todo's HOME holds `.ssh/id_ed25519`, `.ssh/id_ecdsa` and `known_hosts`. Two keys because "
-    "todo 0.1.0 offers each key only once per sync, and a sync that fetches and then pushes "
-    "opens two connections. The server's login shell skips `~/.bashrc` (it cost 140 ms a "
+    "todo's HOME holds `.ssh/id_ed25519` and `known_hosts`; a sync that fetches and then "
+    "pushes opens two connections. The server's login shell skips `~/.bashrc` (it cost 140 ms a "
     "connection on the machine this was written on). git's ssh client negotiates OpenSSH's "
     "default key exchange (sntrup761x25519, about 90 ms more per connection there than the "
     "curve25519 that libssh2 uses); that is what a user of plain git gets.",
