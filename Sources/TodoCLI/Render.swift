@@ -59,8 +59,9 @@ struct Render {
         let order = keys.sorted { a, b in
             if a.due != b.due { return a.due < b.due }
             if a.priority != b.priority { return a.priority < b.priority }
-            if a.createdAt != b.createdAt { return a.createdAt < b.createdAt }
-            return a.id < b.id
+            // By bytes: for these ASCII values (a timestamp, hex) the same order, and quicker.
+            if a.createdAt != b.createdAt { return a.createdAt.utf8.lexicographicallyPrecedes(b.createdAt.utf8) }
+            return a.id.utf8.lexicographicallyPrecedes(b.id.utf8)
         }
         return order.map { tasks[$0.index] }
     }
