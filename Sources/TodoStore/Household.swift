@@ -40,17 +40,7 @@ public final class Household {
 
     /// The households under `home`: directories that are git repositories, sorted.
     public static func list(home: String) -> [String] {
-        guard let dir = opendir(home) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
-            if name.hasPrefix(".") { continue }
-            if access("\(home)/\(name)/.git/HEAD", F_OK) == 0 { names.append(name) }
-        }
-        return names.sorted()
+        listDirectory(home).filter { !$0.hasPrefix(".") && access("\(home)/\($0)/.git/HEAD", F_OK) == 0 }.sorted()
     }
 
     // MARK: Opening
@@ -151,23 +141,12 @@ func makeDirectories(_ path: String) throws(StoreError) {
 
 /// Removes a directory tree (used only to undo a half-made household).
 func removeTree(_ path: String) {
-    guard let dir = opendir(path) else {
+    var st = stat()
+    guard lstat(path, &st) == 0 else { return }
+    guard (st.st_mode & S_IFMT) == S_IFDIR else {
         unlink(path)
         return
     }
-    while let entry = readdir(dir) {
-        let name = withUnsafePointer(to: entry.pointee.d_name) {
-            $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-        }
-        if name == "." || name == ".." { continue }
-        let child = "\(path)/\(name)"
-        var st = stat()
-        if lstat(child, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
-            removeTree(child)
-        } else {
-            unlink(child)
-        }
-    }
-    closedir(dir)
+    for name in listDirectory(path) { removeTree("\(path)/\(name)") }
     rmdir(path)
 }

@@ -51,6 +51,7 @@ extension Household {
     static let remoteName = "origin"
     static let trackingRef = "refs/remotes/origin/main"
     static let fetchRef = "refs/todo/fetched"
+    static let outgoingRef = "refs/todo/outgoing"
 
     // MARK: The remote
 
@@ -133,27 +134,30 @@ extension Household {
             throw SyncError(.transient, "Another sync of this household is running. Nothing was changed; it will carry your changes.")
         }
         defer { withExtendedLifetime(syncLock) {} }
+        // Only a sync writes these refs, and we hold the sync lock: a lock file on one was left
+        // by a sync that was killed, and would fail every later one.
+        for ref in [Self.fetchRef, Self.outgoingRef, Self.trackingRef] { unlink(repo.gitDirectory + ref + ".lock") }
+        try? repo.deleteReference(Self.fetchRef)  // kept there by earlier versions
         let network = Network(url: url, options: options, deadline: monotonicSeconds() + options.timeout)
         var report = SyncReport()
         let previous = try repo.resolve(reference: Self.trackingRef)
         for round in 1...options.maxRounds {
             report.rounds = round
-            // 1. Fetch into a scratch ref, so that a remote without `main` is seen as such.
-            try repo.deleteReference(Self.fetchRef)
+            // 1. Fetch into quarantine, so that nothing refused enters the household.
+            // What the tracking ref points at was checked when it was fetched.
+            let have = [try repo.resolve(reference: Self.branch), try repo.resolve(reference: Self.trackingRef)].compactMap { $0 }
+            let quarantine = try Quarantine.prepare(for: repo, have: have)
+            defer { quarantine.discard() }
             try network.run("fetch") { cb in
-                try repo.fetch(url: url, refspecs: ["+refs/heads/main:\(Self.fetchRef)"], callbacks: cb)
+                try quarantine.repo.fetch(url: url, refspecs: ["+refs/heads/main:\(Self.fetchRef)"], callbacks: cb)
             }
-            let remoteTip = try repo.resolve(reference: Self.fetchRef)
+            let remoteTip = try quarantine.repo.resolve(reference: Self.fetchRef)
             if remoteTip == nil { report.remoteWasEmpty = true }
-            if let previous, let remoteTip, try !repo.isAncestor(previous, of: remoteTip) {
-                report.remoteRewritten = true
-            }
             // 2. Check what came in, then merge it.
             if let remoteTip {
-                let head = try repo.resolve(reference: Self.branch)
-                // What the tracking ref points at was checked when it was fetched.
-                let tracked = try repo.resolve(reference: Self.trackingRef)
-                try Incoming.validate(repo, tip: remoteTip, have: [head, tracked].compactMap { $0 })
+                try Incoming.validate(quarantine.repo, tip: remoteTip, have: have)
+                try quarantine.admit()
+                if let previous, try !repo.isAncestor(previous, of: remoteTip) { report.remoteRewritten = true }
                 let merged = try withLock { () throws -> MergeResult in
                     try recoverInterruptedChange()
                     return try mergeLocked(theirs: remoteTip) { counts in Self.mergeMessage(counts) }
@@ -197,7 +201,7 @@ extension Household {
             // then move the remote's `main` by compare-and-swap in the remote repository itself.
             var rng = SystemRandomNumberGenerator()
             let scratch = "refs/todo/incoming/\(try replicaID())-\(hex64(rng.next()))"
-            let outgoing = "refs/todo/outgoing"
+            let outgoing = Self.outgoingRef
             try repo.updateReference(outgoing, to: head, expected: nil, force: true, message: "sync: push")
             defer { try? repo.deleteReference(outgoing) }
             try network.run("push") { cb in
@@ -212,16 +216,28 @@ extension Household {
             }
             return true
         }
-        var rejected = false
+        var refusal: String?
         do {
             try network.run("push") { cb in
                 try repo.push(url: url, refspecs: ["refs/heads/main:refs/heads/main"], callbacks: cb)
-                if !cb.rejections.isEmpty { rejected = true }
+                refusal = cb.rejections.first?.reason
             }
         } catch let e as GitError where e.isNonFastForward {
+            // libgit2 saw, before sending, that the remote's main moved since our fetch.
             return false
         }
-        return !rejected
+        guard let refusal else { return true }
+        if Self.isRace(refusal) { return false }
+        throw SyncError(
+            .configuration,
+            "The household remote \(redactedURL(url)) refused the push of main (\(refusal)).\nYour changes are saved; ask whoever runs the remote to allow pushes to main.")
+    }
+
+    /// Whether a server's reason for refusing a ref update means someone else updated it first.
+    static func isRace(_ reason: String) -> Bool {
+        let r = reason.lowercased()
+        return ["non-fast-forward", "fetch first", "stale info", "failed to lock", "cannot lock", "failed to update ref"]
+            .contains { r.contains($0) }
     }
 
     /// The file-system path of a path or `file://` remote; nil for network remotes.
@@ -379,6 +395,8 @@ final class Network {
                 return
             } catch let e as GitError {
                 watchdog.cancel()
+                // Someone pushed first: the caller fetches and merges, which no retry can replace.
+                if e.isNonFastForward { throw e }
                 let shape = FailureShape.of(e, timedOut: watchdog.fired || monotonicSeconds() > deadline)
                 let error = classify(shape, e, what: what, refusedHost: callbacks.certificateRefused)
                 if shape == .auth { credentials.report(success: false) }
@@ -472,12 +490,7 @@ final class WatchdogState: @unchecked Sendable {
 }
 
 func shutdownSockets() {
-    guard let dir = opendir("/proc/self/fd") else { return }
-    defer { closedir(dir) }
-    while let entry = readdir(dir) {
-        let name = withUnsafePointer(to: entry.pointee.d_name) {
-            $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-        }
+    for name in listDirectory("/proc/self/fd") {
         guard let fd = Int32(name) else { continue }
         var st = stat()
         if fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFSOCK { shutdown(fd, Int32(SHUT_RDWR)) }

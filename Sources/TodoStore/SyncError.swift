@@ -53,6 +53,7 @@ enum FailureShape {
         if m.contains("not appear to be a git repository") || m.contains("repository not found")
             || m.contains("404") || m.contains("could not find repository") || m.contains("not found")
             || m.contains("no such file or directory") || m.contains("not a git repository")
+            || m.contains("not exported")  // git daemon: "access denied or repository not exported"
         {
             return .notFound
         }

@@ -186,7 +186,8 @@ struct World {
 
     /// Each field ends with the value of its greatest-stamped write; every other write was
     /// overwritten by a writer that had seen it (its commit is an ancestor), is in the conflict
-    /// log with its value and stamp, or its value is the one that stands.
+    /// log with its value and stamp, its value is the one that stands, or a later write of the
+    /// same value is itself accounted for.
     func checkWrites() throws -> String? {
         let snap = try Household.open(home: replicas[0].home, name: "home").snapshot()
         for id in tasks {
@@ -207,12 +208,18 @@ struct World {
                 if stamp != last.stamp || value != last.value {
                     return "\(id.hex.prefix(6)).\(field) is \(value.map(JSONWriter.compact) ?? "absent") @\(stamp.map { "\($0)" } ?? "-"), not its last write \(JSONWriter.compact(last.value)) @\(last.stamp)"
                 }
-                for w in same where w.stamp != last.stamp {
+                // Latest first, so that a write can lean on a later one with the same value: when
+                // two members wrote the same value, the merge keeps the later stamp and has nothing
+                // to log, and whoever later overwrites that value has seen what both wanted.
+                var accounted: [Write] = [last]
+                for w in same.sorted(by: { FieldStamp.precedes($1.stamp, $0.stamp) }) where w.stamp != last.stamp {
+                    defer { accounted.append(w) }
                     if w.value == value { continue }
                     if try same.contains(where: { try $0.commit != w.commit && isAncestor(w.commit, of: $0.commit) }) { continue }
                     if entries.contains(where: { $0.field == field && $0.lost.value == w.value && $0.lost.fieldStamp == w.stamp }) {
                         continue
                     }
+                    if accounted.contains(where: { $0.value == w.value && FieldStamp.precedes(w.stamp, $0.stamp) }) { continue }
                     return "\(id.hex.prefix(6)).\(field) = \(JSONWriter.compact(w.value)) @\(w.stamp) was lost without a trace"
                 }
             }

@@ -3,7 +3,8 @@ import Testing
 
 @testable import TodoStore
 
-/// A temporary directory removed when the value goes away.
+/// A temporary directory removed when the value goes away (kept when `TODO_KEEP_DIR` is set, to
+/// look at a failed run with git).
 final class TempDir {
     let path: String
 
@@ -13,7 +14,7 @@ final class TempDir {
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: path) }
+    deinit { if ProcessInfo.processInfo.environment["TODO_KEEP_DIR"] == nil { try? FileManager.default.removeItem(atPath: path) } }
 }
 
 struct RunResult {

@@ -5,6 +5,8 @@ Modes:
   (default)   smart HTTP for the repositories under --root, optionally behind HTTP basic
               auth (--user/--password) and TLS (--cert/--key).
   --silent    a plain TCP listener that accepts connections and never answers, for timeouts.
+              It prints "accepted connection from 127.0.0.1 port N" on stdout for each one,
+              so a test can tell that a client is now waiting on it.
 
 While the file named by --busy-file holds a number N > 0, the next N requests are answered
 with 503 (the count goes down by one each time): the test writes the file when it wants a
@@ -62,8 +64,10 @@ def run_silent(port):
     announce(listener.getsockname()[1])
     held = []  # keep every accepted socket open, and never read or write it
     while True:
-        conn, _ = listener.accept()
+        conn, peer = listener.accept()
         held.append(conn)
+        sys.stdout.write("accepted connection from %s port %d\n" % peer)
+        sys.stdout.flush()
 
 
 class Busy:
