@@ -50,10 +50,7 @@ import TodoCore
             let delay = UInt32.random(in: 0...30_000, using: &rng)
             let context = "seed \(seed), attempt \(attempts): \(args.prefix(2).joined(separator: " ")) killed after \(delay) µs"
 
-            let process = try sb.start(args)
-            usleep(delay)  // picks the kill point only
-            kill(process.pid, SIGKILL)
-            let ended = process.wait()
+            let ended = try sb.start(args).kill(after: delay)
             if ended.signal == SIGKILL {
                 kills += 1
             } else if ended.exitCode != 0 {

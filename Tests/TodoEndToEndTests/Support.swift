@@ -118,6 +118,13 @@ struct Spawned {
             stdoutBytes: readBytes(stdoutPath) ?? [],
             stderrBytes: readBytes(stderrPath) ?? [])
     }
+
+    /// Sends SIGKILL after `microseconds` (the delay only picks where the kill lands) and waits.
+    func kill(after microseconds: UInt32) -> Run {
+        usleep(microseconds)
+        _ = Glibc.kill(pid, SIGKILL)
+        return wait()
+    }
 }
 
 struct SpawnError: Error, CustomStringConvertible {

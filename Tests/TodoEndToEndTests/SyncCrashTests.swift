@@ -45,10 +45,7 @@ import Testing
 
             let delay = UInt32.random(in: 0...Self.longestDelay(transport), using: &rng)
             let context = "seed \(seed), iteration \(i): sync killed after \(delay) µs"
-            let process = try alice.start("sync")
-            usleep(delay)  // picks the kill point only
-            kill(process.pid, SIGKILL)
-            let ended = process.wait()
+            let ended = try alice.start("sync").kill(after: delay)
             if ended.signal == SIGKILL {
                 kills += 1
             } else if ended.exitCode != 0 {
