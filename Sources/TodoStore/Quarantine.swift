@@ -26,13 +26,13 @@ struct Quarantine {
         mkdir(dir, 0o755)
         let path = dir + "/incoming.git"
         removeTree(path)
-        _ = try Repository.create(path: path, bare: true)
         let target = household.gitDirectory + "objects"
         let objects = path + "/objects"
-        mkdir(objects + "/info", 0o755)
+        // The alternates entry goes in first, so the repository reads it whenever it opens its
+        // object store; creating the repository keeps what is already there.
+        try makeDirectories(objects + "/info")
         try writeFile(objects + "/info/alternates", target + "\n", sync: false)
-        // Open it again so that libgit2 reads the alternates entry.
-        let scratch = try Repository.open(path: path)
+        let scratch = try Repository.create(path: path, bare: true)
         for (i, id) in have.enumerated() {
             try scratch.updateReference("refs/have/\(i)", to: id, expected: nil, force: true, message: "have")
         }

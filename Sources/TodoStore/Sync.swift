@@ -50,6 +50,7 @@ public struct SyncState: Sendable {
 extension Household {
     static let remoteName = "origin"
     static let trackingRef = "refs/remotes/origin/main"
+    /// Where a fetch puts the remote's `main`, in the quarantine repository.
     static let fetchRef = "refs/todo/fetched"
     static let outgoingRef = "refs/todo/outgoing"
 
@@ -136,8 +137,7 @@ extension Household {
         defer { withExtendedLifetime(syncLock) {} }
         // Only a sync writes these refs, and we hold the sync lock: a lock file on one was left
         // by a sync that was killed, and would fail every later one.
-        for ref in [Self.fetchRef, Self.outgoingRef, Self.trackingRef] { unlink(repo.gitDirectory + ref + ".lock") }
-        try? repo.deleteReference(Self.fetchRef)  // kept there by earlier versions
+        for ref in [Self.outgoingRef, Self.trackingRef] { unlink(repo.gitDirectory + ref + ".lock") }
         let network = Network(url: url, options: options, deadline: monotonicSeconds() + options.timeout)
         var report = SyncReport()
         let previous = try repo.resolve(reference: Self.trackingRef)

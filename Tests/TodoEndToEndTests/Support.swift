@@ -143,6 +143,20 @@ func spawn(
     posix_spawn_file_actions_addopen(&actions, 0, stdinPath, O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    let (rc, pid) = posixSpawn(path, arguments, environment: environment, actions: &actions, attributes: nil)
+    if rc != 0 {
+        throw SpawnError(
+            description: "cannot start \(path): \(String(cString: strerror(rc))). "
+                + "Build it first (swift build --scratch-path .build-e2e) or set TODO_BIN.")
+    }
+    return Spawned(pid: pid, command: [path] + arguments, stdoutPath: stdoutPath, stderrPath: stderrPath)
+}
+
+/// `posix_spawn` of `path` with `arguments` and exactly `environment`: its result and the pid.
+func posixSpawn(
+    _ path: String, _ arguments: [String], environment: [String: String], actions: inout posix_spawn_file_actions_t,
+    attributes: UnsafePointer<posix_spawnattr_t>?
+) -> (rc: Int32, pid: pid_t) {
     let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
     let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer {
@@ -150,13 +164,8 @@ func spawn(
         envp.forEach { free($0) }
     }
     var pid: pid_t = 0
-    let rc = posix_spawn(&pid, path, &actions, nil, argv, envp)
-    if rc != 0 {
-        throw SpawnError(
-            description: "cannot start \(path): \(String(cString: strerror(rc))). "
-                + "Build it first (swift build --scratch-path .build-e2e) or set TODO_BIN.")
-    }
-    return Spawned(pid: pid, command: [path] + arguments, stdoutPath: stdoutPath, stderrPath: stderrPath)
+    let rc = posix_spawn(&pid, path, &actions, attributes, argv, envp)
+    return (rc, pid)
 }
 
 func readBytes(_ path: String) -> [UInt8]? {
