@@ -17,8 +17,10 @@ let package = Package(
             pkgConfig: "libgit2",
             providers: [.apt(["libgit2-dev"])]
         ),
+        // Puts off libgit2's parse of the CA bundle at start-up until a transfer needs it.
+        .target(name: "CDeferredCertificates"),
         // The one Swift module that talks to libgit2.
-        .target(name: "GitKit", dependencies: ["CLibgit2"]),
+        .target(name: "GitKit", dependencies: ["CLibgit2", "CDeferredCertificates"]),
         // Pure Swift: task model, clock, canonical encoding, dates, merge. Never prints or exits.
         .target(name: "TodoCore"),
         // A household repository: reads and writes tasks through GitKit.
@@ -31,7 +33,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "todo", dependencies: ["TodoCLI"]),
+        // The executable exports the CA-bundle hook, so that libgit2's call binds to it.
+        .executableTarget(
+            name: "todo", dependencies: ["TodoCLI"],
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=mbedtls_x509_crt_parse_file"])]
+        ),
         // Helpers shared by the test targets only.
         .target(name: "TestKit", path: "Tests/TestKit"),
         .testTarget(name: "TodoCoreTests", dependencies: ["TodoCore", "TestKit"]),

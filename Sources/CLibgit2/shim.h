@@ -10,4 +10,8 @@
 static inline int todo_git_enable_fsync(int on) {
     return git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR, on);
 }
+
+static inline int todo_git_set_certificate_file(const char *file) {
+    return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, (const char *)0);
+}
 #endif

@@ -111,6 +111,7 @@ extension Repository {
     }
 
     private func withRemote<T>(_ url: String, _ body: (OpaquePointer) throws -> T) throws -> T {
+        if url.lowercased().hasPrefix("http") { try GitLibrary.loadCertificates() }
         var remote: OpaquePointer?
         try check(git_remote_create_anonymous(&remote, handle, url), call: "git_remote_create_anonymous")
         defer { git_remote_free(remote) }

@@ -19,6 +19,9 @@ public struct SyncOptions: Sendable {
     public var interactive = false
     /// `$HOME`, for `~/.ssh` keys.
     public var home: String = "/"
+    /// CA certificates to trust for https instead of the system's (`GIT_SSL_CAINFO`); else
+    /// git's `http.sslCAInfo` setting, else the system bundle.
+    public var certificateFile: String?
     public var agentSocket: String?
     /// Called with a progress line ("Receiving objects: 45% (450/1000)") during transfers.
     public var progress: (@Sendable (String) -> Void)?
@@ -138,6 +141,7 @@ extension Household {
         // Only a sync writes these refs, and we hold the sync lock: a lock file on one was left
         // by a sync that was killed, and would fail every later one.
         for ref in [Self.outgoingRef, Self.trackingRef] { unlink(repo.gitDirectory + ref + ".lock") }
+        try Self.chooseCertificates(repo, options)
         let network = Network(url: url, options: options, deadline: monotonicSeconds() + options.timeout)
         var report = SyncReport()
         let previous = try repo.resolve(reference: Self.trackingRef)
@@ -197,24 +201,7 @@ extension Household {
     /// pushed first (the caller fetches and merges again).
     func push(_ head: ObjectID, over expected: ObjectID?, url: String, network: Network) throws -> Bool {
         if let remotePath = Self.localPath(url) {
-            // A push to a path is a forced ref update in libgit2: push to a unique scratch ref,
-            // then move the remote's `main` by compare-and-swap in the remote repository itself.
-            var rng = SystemRandomNumberGenerator()
-            let scratch = "refs/todo/incoming/\(try replicaID())-\(hex64(rng.next()))"
-            let outgoing = Self.outgoingRef
-            try repo.updateReference(outgoing, to: head, expected: nil, force: true, message: "sync: push")
-            defer { try? repo.deleteReference(outgoing) }
-            try network.run("push") { cb in
-                try repo.push(url: url, refspecs: ["\(outgoing):\(scratch)"], callbacks: cb)
-            }
-            let remote = try Repository.open(path: remotePath)
-            defer { try? remote.deleteReference(scratch) }
-            do {
-                try remote.updateReference(Self.branch, to: head, expected: expected, message: "todo sync")
-            } catch let e as GitError where e.isModified || e.isExists || e.isLocked {
-                return false
-            }
-            return true
+            return try pushToPath(head, over: expected, remotePath: remotePath, url: url, network: network)
         }
         var refusal: String?
         do {
@@ -231,6 +218,59 @@ extension Household {
         throw SyncError(
             .configuration,
             "The household remote \(redactedURL(url)) refused the push of main (\(refusal)).\nYour changes are saved; ask whoever runs the remote to allow pushes to main.")
+    }
+
+    /// A push to a path is a forced ref update in libgit2, and a killed `todo` is the remote's
+    /// own writer, so this takes care of both itself. Under a kernel lock in the remote
+    /// (`todo-push.lock`): push to a unique scratch ref, move the remote's `main` by
+    /// compare-and-swap in the remote repository, delete the scratch ref. A record
+    /// (`todo-push-inflight`, naming the scratch ref) exists while the remote's refs are being
+    /// written; the next push that finds it knows the ref locks it names were left by a killed
+    /// process, and clears them, instead of failing on them forever.
+    func pushToPath(_ head: ObjectID, over expected: ObjectID?, remotePath: String, url: String, network: Network) throws -> Bool {
+        let remote = try Repository.open(path: remotePath)
+        let remoteGit = remote.gitDirectory
+        let wait = max(0.5, min(10, network.deadline - monotonicSeconds()))
+        guard let lock = try FileLock.acquire(path: remoteGit + "todo-push.lock", timeout: wait) else { return false }
+        defer { withExtendedLifetime(lock) {} }
+        let inflight = remoteGit + "todo-push-inflight"
+        if let left = readFile(inflight) {
+            let scratch = left.split(separator: "\n").first.map(String.init) ?? ""
+            unlink(remoteGit + Self.branch + ".lock")
+            if scratch.hasPrefix(Self.scratchPrefix) && !scratch.contains("..") {
+                unlink(remoteGit + scratch + ".lock")
+                try? remote.deleteReference(scratch)
+            }
+            unlink(inflight)
+        }
+        var rng = SystemRandomNumberGenerator()
+        let scratch = Self.scratchPrefix + "\(try replicaID())-\(hex64(rng.next()))"
+        try writeFile(inflight, scratch + "\n", sync: false)
+        let outgoing = Self.outgoingRef
+        try repo.updateReference(outgoing, to: head, expected: nil, force: true, message: "sync: push")
+        defer { try? repo.deleteReference(outgoing) }
+        try network.run("push") { cb in
+            try repo.push(url: url, refspecs: ["\(outgoing):\(scratch)"], callbacks: cb)
+        }
+        defer {
+            try? remote.deleteReference(scratch)
+            unlink(inflight)
+        }
+        do {
+            try remote.updateReference(Self.branch, to: head, expected: expected, message: "todo sync")
+        } catch let e as GitError where e.isModified || e.isExists || e.isLocked {
+            return false
+        }
+        return true
+    }
+
+    static let scratchPrefix = "refs/todo/incoming/"
+
+    /// Which CA certificates https trusts: `GIT_SSL_CAINFO`, else git's `http.sslCAInfo`, else
+    /// the system's bundle.
+    static func chooseCertificates(_ repo: Repository, _ options: SyncOptions) throws {
+        guard let file = try options.certificateFile ?? repo.configString("http.sslCAInfo"), !file.isEmpty else { return }
+        GitLibrary.useCertificates(from: file.hasPrefix("~/") ? options.home + file.dropFirst(1) : file)
     }
 
     /// Whether a server's reason for refusing a ref update means someone else updated it first.
@@ -279,6 +319,7 @@ extension Household {
             try household.configure(identity: identity, driverCommand: driverCommand)
             try household.setRemote(url)
             let started = clock.nowMillis()
+            try chooseCertificates(repo, options)
             let network = Network(url: url, options: options, deadline: monotonicSeconds() + options.timeout)
             try network.run("fetch") { cb in
                 try repo.fetch(url: url, refspecs: ["+refs/heads/main:\(trackingRef)"], callbacks: cb)
@@ -438,7 +479,7 @@ final class Network {
         case .certificate:
             return SyncError(
                 .configuration,
-                "The https certificate of \(refusedHost ?? shown) is not trusted.\nInstall its CA certificate in the system store (update-ca-certificates), or use a remote with a trusted certificate.",
+                "The https certificate of \(refusedHost ?? shown) is not trusted.\nInstall its CA certificate in the system store (update-ca-certificates) or name it in git's http.sslCAInfo setting.",
                 detail: detail)
         case .notFound:
             return SyncError(

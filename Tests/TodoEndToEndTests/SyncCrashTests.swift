@@ -53,6 +53,7 @@ import Testing
             }
 
             var failures: [String] = []
+            try host.quiesce()
             let fsck = try alice.git("fsck", "--strict", "--no-progress")
             if fsck.exitCode != 0 { failures.append("local git fsck --strict failed:\n\(fsck)") }
             let remoteFsck = try host.git("household.git", "fsck", "--strict", "--no-progress")
@@ -78,10 +79,8 @@ import Testing
         }
     }
 
-    /// What a sync killed inside a ref update leaves behind, made on purpose: git's `*.lock`
-    /// files next to the refs a sync moves. The sync holds its own kernel lock, so the next one
-    /// knows they are stale, as every other command does for the refs it moves.
-    @Test func staleRefLocksLeftByAKilledSyncDoNotWedgeTheNextOne() throws {
+    /// Alice's household on a path remote, synced once, with one change not sent yet.
+    func syncedOnceWithAChangeToSend() throws -> (GitHost, Member) {
         let host = try GitHost(.path)
         try host.createRepository()
         let alice = try Member("Alice", host: host)
@@ -89,15 +88,52 @@ import Testing
         _ = try alice.add("Before the crash")
         try alice.sync()
         _ = try alice.add("After the crash")
+        return (host, alice)
+    }
+
+    /// What a sync killed inside a ref update leaves behind, made on purpose: git's `*.lock`
+    /// files next to the refs a sync moves. The sync holds its own kernel lock, so the next one
+    /// knows they are stale, as every other command does for the refs it moves.
+    @Test func staleRefLocksLeftByAKilledSyncDoNotWedgeTheNextOne() throws {
+        let (host, alice) = try syncedOnceWithAChangeToSend()
         let git = alice.repo + "/.git/"
         let head = try alice.head()
         for lock in ["refs/todo/fetched.lock", "refs/todo/outgoing.lock", "refs/remotes/origin/main.lock"] {
             try FileManager.default.createDirectory(atPath: directoryName(git + lock), withIntermediateDirectories: true)
             try writeBytes(git + lock, Array("\(head)\n".utf8))
         }
+        // In the path remote: what a sync killed while moving the remote's main leaves there.
+        let remoteGit = host.repositories + "/household.git/"
+        let scratch = "refs/todo/incoming/killed-0123456789abcdef"
+        try writeBytes(remoteGit + "todo-push-inflight", Array("\(scratch)\n".utf8))
+        try FileManager.default.createDirectory(atPath: directoryName(remoteGit + scratch), withIntermediateDirectories: true)
+        for lock in ["refs/heads/main.lock", scratch + ".lock"] { try writeBytes(remoteGit + lock, Array("\(head)\n".utf8)) }
         let r = try alice.todo("sync")
         #expect(r.exitCode == 0 && r.stderr.isEmpty, "\(r)")
         #expect(r.stdout == "Synced with \(host.url()): received 0, sent 1.\n", "\(r)")
+        try expectConverged([alice], host: host)
+        for leftover in ["todo-push-inflight", "refs/heads/main.lock", scratch + ".lock"] {
+            #expect(access(remoteGit + leftover, F_OK) != 0, "\(leftover) is still in the remote")
+        }
+        let refs = try host.git("household.git", "for-each-ref", "--format=%(refname)")
+        #expect(refs.stdout == "refs/heads/main\n", "\(refs)")
+    }
+
+    /// A ref lock in a path remote with no record of a killed sync belongs to someone writing
+    /// right now (a plain `git push`): sync leaves it alone and says to try again.
+    @Test func aLiveRefLockInAPathRemoteIsLeftAlone() throws {
+        let (host, alice) = try syncedOnceWithAChangeToSend()
+        let lock = host.repositories + "/household.git/refs/heads/main.lock"
+        try writeBytes(lock, Array("\(try alice.head())\n".utf8))
+        let before = try host.git("household.git", "rev-parse", "main")
+        let r = try alice.todo("sync")
+        #expect(r.exitCode == 75, "\(r)")
+        #expect(r.stderr.contains("Your changes are saved"), "\(r)")
+        #expect(access(lock, F_OK) == 0, "the live lock was removed")
+        #expect(try host.git("household.git", "rev-parse", "main").stdout == before.stdout)
+        unlink(lock)
+        let again = try alice.todo("sync")
+        #expect(again.exitCode == 0, "\(again)")
         try expectConverged([alice], host: host)
     }
 }

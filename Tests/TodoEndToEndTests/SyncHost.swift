@@ -122,8 +122,9 @@ final class GitHost {
     /// `~/.git-credentials` for `git credential-store`, as `git credential approve` writes it.
     func storeCredentials(in sb: Sandbox, password: String) throws {
         let encoded = password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? password
-        let line = "\(tls ? "https" : "http")://\(httpUser):\(encoded)@127.0.0.1:\(port)\n"
-        try writeBytes(sb.home + "/.git-credentials", Array(line.utf8))
+        // For the address and, for the https tests that need a host name, for localhost.
+        let lines = ["127.0.0.1", "localhost"].map { "\(tls ? "https" : "http")://\(httpUser):\(encoded)@\($0):\(port)\n" }
+        try writeBytes(sb.home + "/.git-credentials", Array(lines.joined().utf8))
         chmod(sb.home + "/.git-credentials", 0o600)
     }
 
@@ -239,7 +240,7 @@ final class GitHost {
                 openssl,
                 [
                     "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
-                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", box.root + "/key.pem",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", box.root + "/key.pem",
                     "-out", box.root + "/cert.pem",
                 ], in: box)
             try #require(r.exitCode == 0, "\(r)")
@@ -248,6 +249,21 @@ final class GitHost {
         let (server, port) = try startHTTPServer(args, home: box.home)
         servers.append(server)
         self.port = port
+    }
+
+    /// Returns once the http server has finished every request it accepted so far: a client
+    /// killed mid-push may have left git-http-backend still writing the repository. Other
+    /// transports have no server-side work that outlives the client the tests kill.
+    func quiesce() throws {
+        guard transport == .http else { return }
+        let script = """
+            import ssl, sys, urllib.request
+            context = ssl._create_unverified_context()
+            urllib.request.urlopen(sys.argv[1], context=context, timeout=600).read()
+            """
+        let scheme = tls ? "https" : "http"
+        let r = try runProgram(try requireProgram("python3"), ["-c", script, "\(scheme)://127.0.0.1:\(port)/_quiesce"], in: box)
+        try #require(r.exitCode == 0, "\(r)")
     }
 
     /// The next `n` requests to the http server are answered with 503.

@@ -8,6 +8,10 @@ Modes:
               It prints "accepted connection from 127.0.0.1 port N" on stdout for each one,
               so a test can tell that a client is now waiting on it.
 
+A GET of /_quiesce (no auth) is answered once every connection accepted before it has been
+served and closed: a test that killed a client calls it to know that the server is no longer
+writing to the repositories on that client's behalf.
+
 While the file named by --busy-file holds a number N > 0, the next N requests are answered
 with 503 (the count goes down by one each time): the test writes the file when it wants a
 busy server.
@@ -107,6 +111,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def serve(self):
         config = self.server.config
+        if self.command == "GET" and self.path == "/_quiesce":
+            self.server.wait_until_alone()
+            return self.reply(200, b"quiet\n")
         if config.busy.take():
             return self.reply(503, b"server busy, try again later\n", [("Retry-After", "1")])
         if config.user is not None and not self.authorized(config):
@@ -234,7 +241,29 @@ class Server(http.server.ThreadingHTTPServer):
     def __init__(self, port, config, tls):
         self.config = config
         self.tls = tls
+        self.open_connections = 0
+        self.connections_changed = threading.Condition()
         super().__init__((LOOPBACK, port), Handler)
+
+    def process_request(self, request, client_address):
+        # Counted in the accept loop, before the connection's thread starts, so that a
+        # quiesce request sees every connection accepted before it.
+        with self.connections_changed:
+            self.open_connections += 1
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self.connections_changed:
+                self.open_connections -= 1
+                self.connections_changed.notify_all()
+
+    def wait_until_alone(self):
+        """Returns when the calling connection is the only one open."""
+        with self.connections_changed:
+            self.connections_changed.wait_for(lambda: self.open_connections <= 1)
 
     def finish_request(self, request, client_address):
         # The TLS handshake runs here, in the connection's own thread, so a client that

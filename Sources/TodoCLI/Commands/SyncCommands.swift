@@ -26,6 +26,7 @@ extension SyncOptions {
         o.timeout = timeout
         o.home = Env.userHome
         o.agentSocket = Env.get("SSH_AUTH_SOCK")
+        o.certificateFile = Env.get("GIT_SSL_CAINFO")
         o.interactive = !quiet && Terminal.stderrIsTTY && isatty(STDIN_FILENO) == 1
         if !quiet && Terminal.stderrIsTTY {
             let started = monotonicNow()
