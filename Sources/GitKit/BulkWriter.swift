@@ -1,13 +1,15 @@
 import CLibgit2
 
-/// Writes many objects into memory and stores them as one pack file: thousands of objects cost
-/// one pack and one fsync instead of one loose file (and fsync) each.
+/// Writes the objects of a change to memory first, then stores the new ones in the household:
+/// up to `looseLimit` as loose objects, more as one pack (one fsync instead of one each).
 ///
 /// It uses its own repository handle, so objects written through `repository` go to memory
-/// until `flush()`; nothing else in the process is affected.
+/// until `flush`; reads through it see memory and the repository on disk alike.
 public final class BulkWriter {
     public let repository: Repository
     private let backend: OpaquePointer
+    /// Above this many new objects, a pack is cheaper than loose files.
+    public static let looseLimit = 16
 
     public init(path: String) throws {
         repository = try Repository.open(path: path)
@@ -22,22 +24,15 @@ public final class BulkWriter {
         backend = mempack
     }
 
-    /// Writes everything held in memory as one pack into the repository and clears memory.
-    public func flush() throws {
-        var buf = git_buf()
-        defer { git_buf_dispose(&buf) }
-        let mempack = backend
-        try check(git_mempack_dump(&buf, repository.handle, mempack), call: "git_mempack_dump")
-        var odb: OpaquePointer?
-        try check(git_repository_odb(&odb, repository.handle), call: "git_repository_odb")
-        defer { git_odb_free(odb) }
-        var writepack: UnsafeMutablePointer<git_odb_writepack>?
-        try check(git_odb_write_pack(&writepack, odb, nil, nil), call: "git_odb_write_pack")
-        guard let writepack else { throw GitError.missing("git_odb_write_pack") }
-        defer { writepack.pointee.free(writepack) }
-        var stats = git_indexer_progress()
-        try check(writepack.pointee.append(writepack, buf.ptr, buf.size, &stats), call: "git_odb_writepack.append")
-        try check(writepack.pointee.commit(writepack, &stats), call: "git_odb_writepack.commit")
-        try check(git_mempack_reset(mempack), call: "git_mempack_reset")
+    /// Stores in `target` (a handle on the same repository without the memory) the objects
+    /// that `tips` need and `haves` do not give, then clears memory.
+    public func flush(into target: Repository, reaching tips: [ObjectID], from haves: [ObjectID]) throws {
+        let objects = try repository.objectsMissing(reaching: tips, from: haves).filter { try !target.contains($0) }
+        if objects.count > Self.looseLimit {
+            try repository.copy(objects, to: target)
+        } else {
+            try repository.copyLoose(objects, to: target)
+        }
+        try check(git_mempack_reset(backend), call: "git_mempack_reset")
     }
 }

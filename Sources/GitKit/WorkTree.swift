@@ -136,13 +136,35 @@ extension Repository {
         }
     }
 
-    /// Stages the work-tree file at `path` (which must already hold the committed bytes).
-    public func stage(paths: [String]) throws {
+    /// Stages work-tree files whose blobs are already written: each entry takes `blob` as its
+    /// id and the file's stat data, so nothing is read or hashed again.
+    public func stage(_ files: [(path: String, blob: ObjectID)]) throws {
+        guard let workDirectory, !files.isEmpty else { return }
         var index: OpaquePointer?
         try check(git_repository_index(&index, handle), call: "git_repository_index")
         defer { git_index_free(index) }
-        for path in paths {
-            try check(git_index_add_bypath(index, path), call: "git_index_add_bypath")
+        // The repository keeps its index in memory: read it again if another process changed it.
+        try check(git_index_read(index, 0), call: "git_index_read")
+        for (path, blob) in files {
+            var st = stat()
+            if lstat(workDirectory + path, &st) != 0 {
+                throw GitError(code: -1, errorClass: 0, message: "\(path): \(String(cString: strerror(errno)))", function: "lstat")
+            }
+            var entry = git_index_entry()
+            entry.ctime = git_index_time(seconds: Int32(truncatingIfNeeded: st.st_ctim.tv_sec), nanoseconds: UInt32(st.st_ctim.tv_nsec))
+            entry.mtime = git_index_time(seconds: Int32(truncatingIfNeeded: st.st_mtim.tv_sec), nanoseconds: UInt32(st.st_mtim.tv_nsec))
+            entry.dev = UInt32(truncatingIfNeeded: st.st_dev)
+            entry.ino = UInt32(truncatingIfNeeded: st.st_ino)
+            entry.mode = GIT_FILEMODE_BLOB.rawValue
+            entry.uid = st.st_uid
+            entry.gid = st.st_gid
+            entry.file_size = UInt32(truncatingIfNeeded: st.st_size)
+            entry.id = blob.raw
+            entry.flags_extended = UInt16(GIT_INDEX_ENTRY_UPTODATE.rawValue)
+            try path.withCString { cPath in
+                entry.path = cPath
+                try check(git_index_add(index, &entry), call: "git_index_add")
+            }
         }
         try check(git_index_write(index), call: "git_index_write")
     }

@@ -84,22 +84,27 @@ extension Household {
             kind = .merged
             let baseTree = try repo.commit(base).tree
             let ourTree = try repo.commit(head).tree
-            let merge = TreeMerge(repo: repo) { collector.resolve($0) }
+            // The merge's objects go to memory, then into the household in one write.
+            let bulk = try BulkWriter(path: path)
+            let writer = bulk.repository
+            let merge = TreeMerge(repo: writer) { collector.resolve($0) }
             let (changes, unmerged) = try merge.changes(base: baseTree, ours: ourTree, theirs: try repo.commit(theirs).tree)
             for path in unmerged where !collector.failures.contains(where: { $0.path == path }) {
                 collector.failures.append(
                     MergeFailure(path: path, reason: .noReadableSide(ours: "not a plain file", theirs: "not a plain file")))
             }
             if !collector.failures.isEmpty { throw StoreError.mergeFailed(collector.failures) }
-            let tree = try repo.updateTree(ourTree, changes)
+            let tree = try writer.updateTree(ourTree, changes)
+            let counting = try Snapshot(repo: writer, commit: head)
             let counts = MergeCounts(
-                changed: try before.changedFiles(oldTasks: before.tasksTree, newTasks: try Self.tasksTree(repo, tree)).count,
+                changed: try counting.changedFiles(oldTasks: before.tasksTree, newTasks: try Self.tasksTree(writer, tree)).count,
                 conflicts: collector.entries.count, authors: try authors(from: theirs, since: head))
             let me = try identity()
             let now = clock.nowMillis()
             let sig = Signature(name: me.name, email: me.email, time: now / 1000, offsetMinutes: clock.offsetMinutes(now))
-            newCommit = try repo.createCommit(
+            newCommit = try writer.createCommit(
                 tree: tree, parents: [head, theirs], author: sig, committer: sig, message: message(counts) + "\n")
+            try bulk.flush(into: repo, reaching: [newCommit], from: [head, theirs])
         }
         let after = try Snapshot(repo: repo, commit: newCommit)
         let diff = try before.changedFiles(oldTasks: before.tasksTree, newTasks: after.tasksTree)
@@ -110,10 +115,10 @@ extension Household {
             paths.append(MergeSetup.attributesPath)
         }
         try refuseHandEdits(paths, committed: before.tree)
-        try writeFile(pendingPath, paths.joined(separator: "\n") + "\n", sync: true)
+        try recordPending(paths)
         try repo.updateReference(Self.branch, to: newCommit, expected: head, message: "merge")
-        if let tree = after.tree { try repo.checkout(tree: tree, paths: paths) }
-        unlink(pendingPath)
+        if let tree = after.tree { try writeCommitted(paths, of: tree) }
+        clearPending()
         var future: [FieldStamp] = []
         let now = clock.nowMillis()
         for (id, _, blob) in diff {

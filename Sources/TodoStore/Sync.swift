@@ -55,7 +55,6 @@ extension Household {
     static let trackingRef = "refs/remotes/origin/main"
     /// Where a fetch puts the remote's `main`, in the quarantine repository.
     static let fetchRef = "refs/todo/fetched"
-    static let outgoingRef = "refs/todo/outgoing"
 
     // MARK: The remote
 
@@ -138,9 +137,9 @@ extension Household {
             throw SyncError(.transient, "Another sync of this household is running. Nothing was changed; it will carry your changes.")
         }
         defer { withExtendedLifetime(syncLock) {} }
-        // Only a sync writes these refs, and we hold the sync lock: a lock file on one was left
-        // by a sync that was killed, and would fail every later one.
-        for ref in [Self.outgoingRef, Self.trackingRef] { unlink(repo.gitDirectory + ref + ".lock") }
+        // Only a sync writes the tracking ref, and we hold the sync lock: a lock file on it was
+        // left by a sync that was killed, and would fail every later one.
+        unlink(repo.gitDirectory + Self.trackingRef + ".lock")
         try Self.chooseCertificates(repo, options)
         let network = Network(url: url, options: options, deadline: monotonicSeconds() + options.timeout)
         var report = SyncReport()
@@ -153,7 +152,11 @@ extension Household {
             let quarantine = try Quarantine.prepare(for: repo, have: have)
             defer { quarantine.discard() }
             try network.run("fetch") { cb in
-                try quarantine.repo.fetch(url: url, refspecs: ["+refs/heads/main:\(Self.fetchRef)"], callbacks: cb)
+                if let remotePath = Self.localPath(url) {
+                    try Self.fetch(fromPath: remotePath, into: quarantine.repo, have: have)
+                } else {
+                    try quarantine.repo.fetch(url: url, refspecs: ["+refs/heads/main:\(Self.fetchRef)"], callbacks: cb)
+                }
             }
             let remoteTip = try quarantine.repo.resolve(reference: Self.fetchRef)
             if remoteTip == nil { report.remoteWasEmpty = true }
@@ -220,13 +223,11 @@ extension Household {
             "The household remote \(redactedURL(url)) refused the push of main (\(refusal)).\nYour changes are saved; ask whoever runs the remote to allow pushes to main.")
     }
 
-    /// A push to a path is a forced ref update in libgit2, and a killed `todo` is the remote's
-    /// own writer, so this takes care of both itself. Under a kernel lock in the remote
-    /// (`todo-push.lock`): push to a unique scratch ref, move the remote's `main` by
-    /// compare-and-swap in the remote repository, delete the scratch ref. A record
-    /// (`todo-push-inflight`, naming the scratch ref) exists while the remote's refs are being
-    /// written; the next push that finds it knows the ref locks it names were left by a killed
-    /// process, and clears them, instead of failing on them forever.
+    /// A path remote has no server: this process writes it. Under a kernel lock in the remote
+    /// (`todo-push.lock`): write what the remote lacks as one pack into its object store, then
+    /// move its `main` by compare-and-swap. A record (`todo-push-inflight`) exists while the
+    /// ref is being written; the next push that finds it knows that a `main.lock` there was
+    /// left by a killed process, and clears it, instead of failing on it forever.
     func pushToPath(_ head: ObjectID, over expected: ObjectID?, remotePath: String, url: String, network: Network) throws -> Bool {
         let remote = try Repository.open(path: remotePath)
         let remoteGit = remote.gitDirectory
@@ -234,28 +235,16 @@ extension Household {
         guard let lock = try FileLock.acquire(path: remoteGit + "todo-push.lock", timeout: wait) else { return false }
         defer { withExtendedLifetime(lock) {} }
         let inflight = remoteGit + "todo-push-inflight"
-        if let left = readFile(inflight) {
-            let scratch = left.split(separator: "\n").first.map(String.init) ?? ""
+        if readFile(inflight) != nil {
             unlink(remoteGit + Self.branch + ".lock")
-            if scratch.hasPrefix(Self.scratchPrefix) && !scratch.contains("..") {
-                unlink(remoteGit + scratch + ".lock")
-                try? remote.deleteReference(scratch)
-            }
             unlink(inflight)
         }
-        var rng = SystemRandomNumberGenerator()
-        let scratch = Self.scratchPrefix + "\(try replicaID())-\(hex64(rng.next()))"
-        try writeFile(inflight, scratch + "\n", sync: false)
-        let outgoing = Self.outgoingRef
-        try repo.updateReference(outgoing, to: head, expected: nil, force: true, message: "sync: push")
-        defer { try? repo.deleteReference(outgoing) }
-        try network.run("push") { cb in
-            try repo.push(url: url, refspecs: ["\(outgoing):\(scratch)"], callbacks: cb)
+        try network.run("push") { _ in
+            let objects = try repo.objectsMissing(reaching: [head], from: expected.map { [$0] } ?? [])
+            try repo.copy(objects, to: remote)
         }
-        defer {
-            try? remote.deleteReference(scratch)
-            unlink(inflight)
-        }
+        try writeFile(inflight, Self.branch + "\n", sync: false)
+        defer { unlink(inflight) }
         do {
             try remote.updateReference(Self.branch, to: head, expected: expected, message: "todo sync")
         } catch let e as GitError where e.isModified || e.isExists || e.isLocked {
@@ -264,7 +253,15 @@ extension Household {
         return true
     }
 
-    static let scratchPrefix = "refs/todo/incoming/"
+    /// Fetches the `main` of the repository at `remotePath` into `quarantine` as `fetchRef`:
+    /// what `have` lacks, as one pack. A remote without `main` leaves `fetchRef` unset.
+    static func fetch(fromPath remotePath: String, into quarantine: Repository, have: [ObjectID]) throws {
+        let remote = try Repository.open(path: remotePath)
+        guard let tip = try remote.resolve(reference: branch) else { return }
+        let objects = try remote.objectsMissing(reaching: [tip], from: have)
+        try remote.copy(objects, to: quarantine)
+        try quarantine.updateReference(fetchRef, to: tip, expected: nil, force: true, message: "fetch")
+    }
 
     /// Which CA certificates https trusts: `GIT_SSL_CAINFO`, else git's `http.sslCAInfo`, else
     /// the system's bundle.

@@ -78,10 +78,22 @@ extension Household {
 
     var pendingPath: String { repo.gitDirectory + "todo-pending" }
 
+    /// Records, durably, the paths a change is about to write in the work tree. The record is
+    /// one file written in place and emptied afterwards, never removed: no new file per command.
+    func recordPending(_ paths: [String]) throws {
+        try writeFile(pendingPath, Array((paths.joined(separator: "\n") + "\n").utf8), sync: true, inPlace: true)
+    }
+
+    /// Empties the pending-change record: the change is complete.
+    func clearPending() {
+        truncate(pendingPath, 0)
+    }
+
     /// Puts back to the committed state the paths an interrupted command was changing.
     func recoverInterruptedChange() throws {
         guard let text = readFile(pendingPath) else { return }
         let paths = text.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+        if paths.isEmpty { return }
         for p in paths { unlink("\(path)/\(p)\(temporarySuffix)") }
         if let head = try repo.resolve(reference: Self.branch) {
             // The index first: a process killed between writing a file and staging it leaves a
@@ -89,7 +101,7 @@ extension Household {
             try repo.resetIndex(to: head, paths: paths)
             try repo.checkout(tree: try repo.commit(head).tree, paths: paths)
         }
-        unlink(pendingPath)
+        clearPending()
     }
 
     /// Refuses to write over files that have changes nobody committed: their index entry or
@@ -117,7 +129,7 @@ extension Household {
         let writer = bulk?.repository ?? repo
         // Skip files whose bytes are already committed: a command that changes nothing commits nothing.
         var changes: [TreeChange] = []
-        var written: [(String, [UInt8])] = []
+        var written: [(path: String, bytes: [UInt8], blob: ObjectID)] = []
         for (path, bytes) in files {
             let blob = try writer.writeBlob(bytes)
             if let tree = snap.tree, let entry = try repo.treeEntry(tree, path: path), entry.id == blob,
@@ -126,7 +138,7 @@ extension Household {
                 continue
             }
             changes.append(.upsert(path: path, blob: blob))
-            written.append((path, bytes))
+            written.append((path, bytes, blob))
         }
         if changes.isEmpty { return }
         let tree = try writer.updateTree(snap.tree, changes)
@@ -136,17 +148,33 @@ extension Household {
         let commit = try writer.createCommit(
             tree: tree, parents: snap.commit.map { [$0] } ?? [], author: sig, committer: sig,
             message: change.message + "\n")
-        try bulk?.flush()
-        try writeFile(pendingPath, written.map(\.0).joined(separator: "\n") + "\n", sync: true)
+        try bulk?.flush(into: repo, reaching: [commit], from: snap.commit.map { [$0] } ?? [])
+        try recordPending(written.map(\.path))
         try repo.updateReference(Self.branch, to: commit, expected: snap.commit, message: change.message)
         try updateWorkTree(written)
-        unlink(pendingPath)
+        clearPending()
+    }
+
+    /// Brings `paths` in the work tree and index to their state in `tree`: files written and
+    /// staged as `updateWorkTree` does, files the tree no longer has removed by libgit2.
+    func writeCommitted(_ paths: [String], of tree: ObjectID) throws {
+        var files: [(path: String, bytes: [UInt8], blob: ObjectID)] = []
+        var gone: [String] = []
+        for p in paths {
+            if let entry = try repo.treeEntry(tree, path: p), entry.kind == .blob {
+                files.append((p, try repo.readBlob(entry.id), entry.id))
+            } else {
+                gone.append(p)
+            }
+        }
+        if !gone.isEmpty { try repo.checkout(tree: tree, paths: gone) }
+        try updateWorkTree(files)
     }
 
     /// Writes committed files into the work tree (atomically, by rename) and stages them.
-    func updateWorkTree(_ files: [(String, [UInt8])]) throws {
+    func updateWorkTree(_ files: [(path: String, bytes: [UInt8], blob: ObjectID)]) throws {
         var folders = Set<String>()
-        for (path, bytes) in files {
+        for (path, bytes, _) in files {
             let full = "\(self.path)/\(path)"
             if let slash = full.lastIndex(of: "/") {
                 let folder = String(full[..<slash])
@@ -154,9 +182,9 @@ extension Household {
                     try makeDirectories(folder)
                 }
             }
-            try writeFile(full, bytes, sync: false, fresh: true)
+            try writeFile(full, bytes, sync: false, inPlace: true)
         }
-        try repo.stage(paths: files.map(\.0))
+        try repo.stage(files.map { ($0.path, $0.blob) })
     }
 }
 
@@ -189,21 +217,16 @@ func writeFile(_ path: String, _ text: String, sync: Bool) throws {
 }
 
 /// Writes `bytes` to a temporary file beside `path` and renames it into place. With
-/// `fresh`, a file that does not exist yet is created directly (half a new file after a crash
-/// is put right by the pending-change record), which spares the file system a second inode.
-func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool, fresh: Bool = false) throws {
-    if fresh {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        if fd >= 0 {
-            do {
-                try writeAll(fd, bytes, path: path, sync: sync)
-            } catch {
-                unlink(path)
-                throw error
-            }
-            return
-        }
-        if errno != EEXIST { throw SystemError(errno: errno, what: "open \(path)") }
+/// `inPlace`, the file is created or overwritten directly instead: for files that a record of
+/// the change puts right after a crash (the work tree, the pending-change record itself).
+/// Rewriting a file keeps its inode, and on some file systems creating inodes is the dearest
+/// part of a small write.
+func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool, inPlace: Bool = false) throws {
+    if inPlace {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        if fd < 0 { throw SystemError(errno: errno, what: "open \(path)") }
+        try writeAll(fd, bytes, path: path, sync: sync)
+        return
     }
     let tmp = path + temporarySuffix
     let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)

@@ -92,28 +92,25 @@ import Testing
     }
 
     /// What a sync killed inside a ref update leaves behind, made on purpose: git's `*.lock`
-    /// files next to the refs a sync moves. The sync holds its own kernel lock, so the next one
-    /// knows they are stale, as every other command does for the refs it moves.
+    /// files next to the refs a sync moves, here and in the path remote. The sync holds kernel
+    /// locks, so the next one knows they are stale, as every other command does for the refs
+    /// it moves.
     @Test func staleRefLocksLeftByAKilledSyncDoNotWedgeTheNextOne() throws {
         let (host, alice) = try syncedOnceWithAChangeToSend()
         let git = alice.repo + "/.git/"
         let head = try alice.head()
-        for lock in ["refs/todo/fetched.lock", "refs/todo/outgoing.lock", "refs/remotes/origin/main.lock"] {
-            try FileManager.default.createDirectory(atPath: directoryName(git + lock), withIntermediateDirectories: true)
-            try writeBytes(git + lock, Array("\(head)\n".utf8))
-        }
+        let tracking = git + "refs/remotes/origin/main.lock"
+        try writeBytes(tracking, Array("\(head)\n".utf8))
         // In the path remote: what a sync killed while moving the remote's main leaves there.
         let remoteGit = host.repositories + "/household.git/"
-        let scratch = "refs/todo/incoming/killed-0123456789abcdef"
-        try writeBytes(remoteGit + "todo-push-inflight", Array("\(scratch)\n".utf8))
-        try FileManager.default.createDirectory(atPath: directoryName(remoteGit + scratch), withIntermediateDirectories: true)
-        for lock in ["refs/heads/main.lock", scratch + ".lock"] { try writeBytes(remoteGit + lock, Array("\(head)\n".utf8)) }
+        try writeBytes(remoteGit + "todo-push-inflight", Array("refs/heads/main\n".utf8))
+        try writeBytes(remoteGit + "refs/heads/main.lock", Array("\(head)\n".utf8))
         let r = try alice.todo("sync")
         #expect(r.exitCode == 0 && r.stderr.isEmpty, "\(r)")
         #expect(r.stdout == "Synced with \(host.url()): received 0, sent 1.\n", "\(r)")
         try expectConverged([alice], host: host)
-        for leftover in ["todo-push-inflight", "refs/heads/main.lock", scratch + ".lock"] {
-            #expect(access(remoteGit + leftover, F_OK) != 0, "\(leftover) is still in the remote")
+        for leftover in [remoteGit + "todo-push-inflight", remoteGit + "refs/heads/main.lock", tracking] {
+            #expect(access(leftover, F_OK) != 0, "\(leftover) is still there")
         }
         let refs = try host.git("household.git", "for-each-ref", "--format=%(refname)")
         #expect(refs.stdout == "refs/heads/main\n", "\(refs)")
