@@ -40,9 +40,9 @@ struct Render {
         return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(5))
     }
 
-    /// Sorted for a list: soonest due first (undated last), then higher priority, then oldest.
-    /// Sorts small keys rather than the tasks themselves, which are costly to move.
-    static func sorted(_ tasks: [Task]) -> [Task] {
+    /// The positions of `indices` in `tasks` in list order: soonest due first (undated last),
+    /// then higher priority, then oldest. Positions rather than tasks, which are costly to move.
+    static func order(_ tasks: [Task], _ indices: [Int]) -> [Int] {
         struct Key {
             let due: Int
             let priority: Int
@@ -50,29 +50,30 @@ struct Render {
             let id: String
             let index: Int
         }
-        let keys = tasks.enumerated().map { i, t in
-            Key(
+        let keys = indices.map { i in
+            let t = tasks[i]
+            return Key(
                 due: t.due.map { $0.date.daysSinceEpoch * 1441 + ($0.minutes ?? 1440) } ?? Int.max,
                 priority: t.priority == .high ? 0 : t.priority == .normal ? 1 : 2,
                 createdAt: t.createdAt, id: t.id.hex, index: i)
         }
-        let order = keys.sorted { a, b in
+        return keys.sorted { a, b in
             if a.due != b.due { return a.due < b.due }
             if a.priority != b.priority { return a.priority < b.priority }
             // By bytes: for these ASCII values (a timestamp, hex) the same order, and quicker.
             if a.createdAt != b.createdAt { return a.createdAt.utf8.lexicographicallyPrecedes(b.createdAt.utf8) }
             return a.id.utf8.lexicographicallyPrecedes(b.id.utf8)
-        }
-        return order.map { tasks[$0.index] }
+        }.map(\.index)
     }
 
     /// Aligned columns: id, due, assignee, title, tags.
-    func table(_ tasks: [Task], shorts: [TaskID: String], header: Bool) -> [String] {
+    func table(_ tasks: [Task], order: [Int], shorts: [TaskID: String], header: Bool) -> [String] {
         struct Row {
             var id, due, who, title, tags: String
             var overdue, today, high: Bool
         }
-        let rows = tasks.map { t -> Row in
+        let rows = order.map { i -> Row in
+            let t = tasks[i]
             var title = Terminal.safe(t.title)
             if t.deleted { title = "[deleted] " + title } else if t.status == .done { title = "[done] " + title }
             if t.priority != .normal { title += " (\(t.priority.rawValue))" }

@@ -18,7 +18,8 @@ struct ListCache {
     static let patchLimit = 2_000
 
     var tree: ObjectID
-    var tasks: [TaskID: Task]
+    /// In no particular order.
+    var tasks: [Task]
     var bad: [BadFile]
 
     static func path(_ repo: Repository) -> String { repo.gitDirectory + "todo/list-cache" }
@@ -29,7 +30,7 @@ struct ListCache {
         else { return nil }
         var r = TaskRecord.Reader(bytes: bytes, offset: 48)
         guard let count = r.int(4) else { return nil }
-        var tasks: [TaskID: Task] = [:]
+        var tasks: [Task] = []
         tasks.reserveCapacity(Int(min(count, 1 << 24)))
         var bad: [BadFile] = []
         for _ in 0..<count {
@@ -38,7 +39,7 @@ struct ListCache {
                 var offset = r.offset
                 guard let task = TaskRecord.read(bytes, at: &offset) else { return nil }
                 r.offset = offset
-                tasks[task.id] = task
+                tasks.append(task)
             case 1:
                 guard let p = r.string(), let reason = r.string() else { return nil }
                 bad.append(BadFile(path: p, reason: reason))
@@ -56,7 +57,7 @@ struct ListCache {
         out.reserveCapacity(tasks.count * 160)
         out.append(contentsOf: Array(tree.hex.utf8))
         TaskRecord.appendInt(UInt32(tasks.count + bad.count), 4, to: &out)
-        for task in tasks.values {
+        for task in tasks {
             out.append(0)
             TaskRecord.append(task, to: &out)
         }
@@ -80,13 +81,10 @@ extension Snapshot {
             cache = patch(c, to: tasksTree)
         }
         if let cache, cache.tree == tasksTree {
-            return (Array(cache.tasks.values), cache.bad)
+            return (cache.tasks, cache.bad)
         }
         let (tasks, bad) = try loadAllFromFiles()
-        var map: [TaskID: Task] = [:]
-        map.reserveCapacity(tasks.count)
-        for t in tasks { map[t.id] = t }
-        ListCache(tree: tasksTree, tasks: map, bad: bad).write(repo)
+        ListCache(tree: tasksTree, tasks: tasks, bad: bad).write(repo)
         return (tasks, bad)
     }
 
@@ -103,18 +101,22 @@ extension Snapshot {
             changedPaths.insert(id.path)
         }
         c.bad.removeAll { changedPaths.contains($0.path) }
+        var byID: [TaskID: Task] = [:]
+        byID.reserveCapacity(c.tasks.count + diff.count)
+        for t in c.tasks { byID[t.id] = t }
         for (name, _, new) in diff {
             guard let id = name else { return nil }
-            c.tasks[id] = nil
+            byID[id] = nil
             guard let new else { continue }
             do {
-                c.tasks[id] = try decode(blob: new, id: id)
+                byID[id] = try decode(blob: new, id: id)
             } catch .malformedTask(let p, let reason) {
                 c.bad.append(BadFile(path: p, reason: reason))
             } catch {
                 return nil
             }
         }
+        c.tasks = Array(byID.values)
         c.tree = target
         c.write(repo)
         return c

@@ -43,7 +43,8 @@ struct ListCommand: ParsableCommand {
             whoEmail = me.email.lowercased()
         }
         let tagFilter = tag.map { $0.hasPrefix("+") ? String($0.dropFirst()) : $0 }
-        let shown = tasks.filter { t in
+        let shown = tasks.indices.filter { i in
+            let t = tasks[i]
             if deleted {
                 if !t.deleted { return false }
             } else {
@@ -59,21 +60,21 @@ struct ListCommand: ParsableCommand {
             if overdue && !render.isOverdue(t) { return false }
             return true
         }
-        let sorted = Render.sorted(shown)
+        let order = Render.order(tasks, shown)
         var out = Output()
         if output.json {
             out.line("[")
-            for (n, t) in sorted.enumerated() {
-                out.line(JSONWriter.compact(TaskCodec.publicObject(t)) + (n < sorted.count - 1 ? "," : ""))
+            for (n, i) in order.enumerated() {
+                out.line(JSONWriter.compact(TaskCodec.publicObject(tasks[i])) + (n < order.count - 1 ? "," : ""))
             }
             out.line("]")
-        } else if sorted.isEmpty {
+        } else if order.isEmpty {
             if Terminal.stdoutIsTTY { out.line("No tasks.") }
         } else {
             let shorts = ShortIDs.map(tasks.map(\.id.hex))
             var byID: [TaskID: String] = [:]
-            for t in sorted { byID[t.id] = shorts[t.id.hex] }
-            for line in render.table(sorted, shorts: byID, header: Terminal.stdoutIsTTY) { out.line(line) }
+            for i in order { byID[tasks[i].id] = shorts[tasks[i].id.hex] }
+            for line in render.table(tasks, order: order, shorts: byID, header: Terminal.stdoutIsTTY) { out.line(line) }
         }
         out.flush()
     }
