@@ -77,7 +77,8 @@ extension Snapshot {
     func loadAllCached() throws(StoreError) -> (tasks: [Task], bad: [BadFile]) {
         guard let tasksTree else { return ([], []) }
         var cache = ListCache.read(repo)
-        if let c = cache, c.tree != tasksTree {
+        if let tree = cache?.tree, tree != tasksTree, let c = cache.take() {
+            // Taken out first, so that the patch changes the only copy of the tasks in place.
             cache = patch(c, to: tasksTree)
         }
         if let cache, cache.tree == tasksTree {
@@ -90,10 +91,10 @@ extension Snapshot {
 
     /// Brings a cache up to `target` by reading only the task files that differ; nil when the
     /// difference is too large or not just task files.
-    func patch(_ cache: ListCache, to target: ObjectID) -> ListCache? {
+    func patch(_ cache: consuming ListCache, to target: ObjectID) -> ListCache? {
         guard let diff = try? changedFiles(oldTasks: cache.tree, newTasks: target), diff.count <= ListCache.patchLimit
         else { return nil }
-        var c = cache
+        var c = consume cache
         // Every changed file is judged afresh: its old entry, good or bad, goes first.
         var changedPaths = Set<String>()
         for (name, _, _) in diff {
@@ -101,22 +102,29 @@ extension Snapshot {
             changedPaths.insert(id.path)
         }
         c.bad.removeAll { changedPaths.contains($0.path) }
-        var byID: [TaskID: Task] = [:]
-        byID.reserveCapacity(c.tasks.count + diff.count)
-        for t in c.tasks { byID[t.id] = t }
+        // The changed tasks as they are now (nil: gone or unreadable), then one pass over the
+        // cache that replaces or drops those entries; what is left is new.
+        var changed: [TaskID: Task?] = [:]
+        changed.reserveCapacity(diff.count)
         for (name, _, new) in diff {
             guard let id = name else { return nil }
-            byID[id] = nil
+            changed[id] = .some(nil)
             guard let new else { continue }
             do {
-                byID[id] = try decode(blob: new, id: id)
+                changed[id] = try decode(blob: new, id: id)
             } catch .malformedTask(let p, let reason) {
                 c.bad.append(BadFile(path: p, reason: reason))
             } catch {
                 return nil
             }
         }
-        c.tasks = Array(byID.values)
+        var gone = Set<Int>()
+        for i in c.tasks.indices {
+            guard let now = changed.removeValue(forKey: c.tasks[i].id) else { continue }
+            if let now { c.tasks[i] = now } else { gone.insert(i) }
+        }
+        if !gone.isEmpty { c.tasks = c.tasks.indices.filter { !gone.contains($0) }.map { c.tasks[$0] } }
+        for case let (_, now?) in changed { c.tasks.append(now) }
         c.tree = target
         c.write(repo)
         return c
