@@ -17,10 +17,11 @@ let package = Package(
             pkgConfig: "libgit2",
             providers: [.apt(["libgit2-dev"])]
         ),
-        // Puts off libgit2's parse of the CA bundle at start-up until a transfer needs it.
-        .target(name: "CDeferredCertificates"),
+        // Calls of libgit2 that the executable takes over: the CA bundle's parse at start-up,
+        // put off until a transfer needs it; connect, to turn Nagle's algorithm off.
+        .target(name: "CInterposers"),
         // The one Swift module that talks to libgit2.
-        .target(name: "GitKit", dependencies: ["CLibgit2", "CDeferredCertificates"]),
+        .target(name: "GitKit", dependencies: ["CLibgit2", "CInterposers"]),
         // Pure Swift: task model, clock, canonical encoding, dates, merge. Never prints or exits.
         .target(name: "TodoCore"),
         // A household repository: reads and writes tasks through GitKit.
@@ -33,10 +34,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // The executable exports the CA-bundle hook, so that libgit2's call binds to it.
+        // The executable exports the interposers, so that libgit2's calls bind to them.
         .executableTarget(
             name: "todo", dependencies: ["TodoCLI"],
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=mbedtls_x509_crt_parse_file"])]
+            linkerSettings: [
+                .unsafeFlags([
+                    "-Xlinker", "--export-dynamic-symbol=mbedtls_x509_crt_parse_file",
+                    "-Xlinker", "--export-dynamic-symbol=connect",
+                ])
+            ]
         ),
         // Helpers shared by the test targets only.
         .target(name: "TestKit", path: "Tests/TestKit"),

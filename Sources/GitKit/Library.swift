@@ -1,4 +1,4 @@
-import CDeferredCertificates
+import CInterposers
 import CLibgit2
 
 /// Process-wide libgit2 set-up: call once at start-up, before any concurrency.
@@ -9,7 +9,7 @@ public enum GitLibrary {
 
     /// Initialises libgit2 and turns on fsync of the git directory, so that an acknowledged
     /// commit survives power loss. The system's CA bundle, which libgit2 would parse here, is
-    /// left for `loadCertificates` (see CDeferredCertificates): most commands never use TLS.
+    /// left for `loadCertificates` (see CInterposers): most commands never use TLS.
     public static func start(fsync: Bool = true) {
         if started { return }
         started = true

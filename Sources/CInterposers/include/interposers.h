@@ -1,5 +1,5 @@
-#ifndef TODO_DEFERRED_CERTIFICATES_H
-#define TODO_DEFERRED_CERTIFICATES_H
+#ifndef TODO_INTERPOSERS_H
+#define TODO_INTERPOSERS_H
 
 /// While on, a CA bundle that libgit2 asks mbedTLS to parse is only remembered, not parsed.
 /// Turned on around git_libgit2_init only.

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "deferred_certificates.h"
+#include "interposers.h"
 
 static int deferring = 0;
 static char *deferred_file = NULL;
