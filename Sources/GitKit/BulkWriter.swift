@@ -1,16 +1,13 @@
 import CLibgit2
 
 /// Writes the objects of a change to memory first, then stores the new ones in the household:
-/// up to `looseLimit` as loose objects, more as one pack (one fsync instead of one each).
+/// a few as loose objects, more as one pack (one fsync instead of one each).
 ///
 /// It uses its own repository handle, so objects written through `repository` go to memory
 /// until `flush`; reads through it see memory and the repository on disk alike.
 public final class BulkWriter {
     public let repository: Repository
     private let backend: OpaquePointer
-    /// Above this many new objects, a pack is cheaper than loose files.
-    public static let looseLimit = 16
-
     public init(path: String) throws {
         repository = try Repository.open(path: path)
         var odb: OpaquePointer?
@@ -27,12 +24,7 @@ public final class BulkWriter {
     /// Stores in `target` (a handle on the same repository without the memory) the objects
     /// that `tips` need and `haves` do not give, then clears memory.
     public func flush(into target: Repository, reaching tips: [ObjectID], from haves: [ObjectID]) throws {
-        let objects = try repository.objectsMissing(reaching: tips, from: haves).filter { try !target.contains($0) }
-        if objects.count > Self.looseLimit {
-            try repository.copy(objects, to: target)
-        } else {
-            try repository.copyLoose(objects, to: target)
-        }
+        try repository.copy(try repository.objectsMissing(reaching: tips, from: haves), to: target)
         try check(git_mempack_reset(backend), call: "git_mempack_reset")
     }
 }

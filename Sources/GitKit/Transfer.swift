@@ -93,10 +93,12 @@ extension Repository {
     /// fsynced by libgit2 there. The pack holds every object whole (zlib stored blocks, no
     /// deltas): for a household's small files, searching for deltas and compressing would
     /// take longer than moving the bytes.
-    /// Objects `destination` already has are left out.
+    /// Objects `destination` already has are left out; up to `looseLimit` go in as loose
+    /// objects instead, so that small, frequent transfers do not pile up packs.
     public func copy(_ objects: [ObjectID], to destination: Repository) throws {
         let objects = try objects.filter { try !destination.contains($0) }
         if objects.isEmpty { return }
+        if objects.count <= Self.looseLimit { return try copyLoose(objects, to: destination) }
         var pack = PackStream(count: objects.count)
         for id in objects {
             try readObject(id) { type, content in pack.append(type: type, content) }
@@ -119,6 +121,10 @@ extension Repository {
 }
 
 extension Repository {
+    /// Up to this many objects, loose files (one fsync each) are cheaper than a pack, and leave
+    /// no pack behind.
+    public static let looseLimit = 16
+
     /// Calls `body` with the type and content of object `id`.
     func readObject(_ id: ObjectID, _ body: (git_object_t, UnsafeBufferPointer<UInt8>) throws -> Void) throws {
         var odb: OpaquePointer?

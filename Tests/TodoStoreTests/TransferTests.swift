@@ -47,9 +47,12 @@ import Testing
             try git("add", "-A", in: source)
             try git("-c", "user.name=T", "-c", "user.email=t@example.org", "commit", "-q", "-m", message, in: source)
         }
-        // A big blob (several stored blocks), an empty one, nested folders, two commits.
+        // A big blob (several stored blocks), an empty one, nested folders, fifteen more small
+        // files (so that the first copy is a pack, the second a few loose objects).
         let big = String(repeating: "0123456789abcdef", count: 10_000)
-        try commit(["a/b/one.txt": "one\n", "empty": "", "big": big], "first")
+        var files = ["a/b/one.txt": "one\n", "empty": "", "big": big]
+        for i in 0..<15 { files["f/\(i)"] = "file \(i)\n" }
+        try commit(files, "first")
         let first = try git("rev-parse", "HEAD", in: source).trimmingCharacters(in: .whitespacesAndNewlines)
         try commit(["a/b/one.txt": "one, changed\n", "a/two.txt": "two\n"], "second")
         let second = try git("rev-parse", "HEAD", in: source).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -60,25 +63,30 @@ import Testing
         let firstID = try #require(ObjectID(hex: first))
         let secondID = try #require(ObjectID(hex: second))
 
-        // Everything the first commit needs: commit, 3 trees, 3 blobs.
+        // Everything the first commit needs: commit, 4 trees, 18 blobs, as one pack.
         let initial = try from.objectsMissing(reaching: [firstID], from: [])
-        #expect(initial.count == 7)
+        #expect(initial.count == 23)
         try from.copy(initial, to: to)
+        let packDir = destination + "/objects/pack"
+        #expect(try FileManager.default.contentsOfDirectory(atPath: packDir).filter { $0.hasSuffix(".pack") }.count == 1)
         try to.updateReference("refs/heads/main", to: firstID, expected: nil, message: "test")
         #expect(try git("fsck", "--strict", "--no-dangling", in: destination).isEmpty)
 
-        // Then only what the second commit adds: commit, root, a, a/b, two blobs.
+        // Then only what the second commit adds: commit, root, a, a/b, two blobs, loose.
         let more = try from.objectsMissing(reaching: [secondID], from: [firstID])
         #expect(more.count == 6)
         try from.copy(more, to: to)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: packDir).filter { $0.hasSuffix(".pack") }.count == 1)
+        #expect(try git("count-objects", in: destination).hasPrefix("6 objects"))
         try to.updateReference("refs/heads/main", to: secondID, expected: firstID, message: "test")
         #expect(try git("fsck", "--strict", "--no-dangling", in: destination).isEmpty)
         #expect(try git("cat-file", "-p", "main:big", in: destination) == big)
         #expect(try git("cat-file", "-p", "main:a/two.txt", in: destination) == "two\n")
         // A second copy of the same objects writes nothing: the destination has them all.
-        let packs = try FileManager.default.contentsOfDirectory(atPath: destination + "/objects/pack")
+        let packs = try FileManager.default.contentsOfDirectory(atPath: packDir)
         try from.copy(initial + more, to: to)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: destination + "/objects/pack") == packs)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: packDir) == packs)
+        #expect(try git("count-objects", in: destination).hasPrefix("6 objects"))
         // A have the source does not know (rewritten history elsewhere) is ignored.
         let unknown = try #require(ObjectID(hex: String(repeating: "ab", count: 20)))
         #expect(try from.objectsMissing(reaching: [secondID], from: [unknown]).count == initial.count + more.count)
