@@ -53,6 +53,9 @@ public struct SyncState: Sendable {
 extension Household {
     static let remoteName = "origin"
     static let trackingRef = "refs/remotes/origin/main"
+    /// Past this many pack files in the household or a path remote, sync combines all but the
+    /// largest into one (each sync that moves more than a few objects adds one).
+    static let packLimit = 32
     /// Where a fetch puts the remote's `main`, in the quarantine repository.
     static let fetchRef = "refs/todo/fetched"
 
@@ -95,6 +98,9 @@ extension Household {
         do {
             let report = try syncLocked(options)
             recordSync(at: started, error: nil)
+            // Housekeeping only: a failure here loses nothing and fails nothing. Under the
+            // household lock, so that no other command is writing meanwhile.
+            _ = try? withLock { try repo.consolidatePacks(above: Self.packLimit) }
             return report
         } catch let e as SyncError {
             recordSync(at: started, error: e)
@@ -250,6 +256,7 @@ extension Household {
         } catch let e as GitError where e.isModified || e.isExists || e.isLocked {
             return false
         }
+        _ = try? remote.consolidatePacks(above: Self.packLimit)
         return true
     }
 

@@ -153,6 +153,7 @@ extension Household {
         try repo.updateReference(Self.branch, to: commit, expected: snap.commit, message: change.message)
         try updateWorkTree(written)
         clearPending()
+        if bulk != nil { _ = try? repo.consolidatePacks(above: Self.packLimit) }
     }
 
     /// Brings `paths` in the work tree and index to their state in `tree`: files written and

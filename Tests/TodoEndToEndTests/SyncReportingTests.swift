@@ -199,4 +199,33 @@ import TodoCore
             #expect(log.contains("remote=\(shown)"), "\(log)")
         }
     }
+
+    /// Past 32 packs, a sync combines all but the largest into one, and loses nothing.
+    @Test func manyPacksAreCombinedBySync() throws {
+        let host = try GitHost(.path)
+        try host.createRepository()
+        let alice = try Member("Alice", host: host)
+        try alice.create(remote: host.url())
+        _ = try alice.add("Before the packs")
+        try alice.sync()
+        // Thirty-four packs of one commit each, made with plain git.
+        for i in 0..<34 {
+            let commit = try alice.git("-c", "user.name=Alice", "-c", "user.email=alice@example.org", "commit", "-q", "--allow-empty", "-m", "empty \(i)")
+            #expect(commit.exitCode == 0, "\(commit)")
+            #expect(try alice.git("repack", "-q").exitCode == 0)
+        }
+        let packDir = alice.repo + "/.git/objects/pack"
+        func packs() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: packDir).filter { $0.hasSuffix(".pack") }.count }
+        #expect(try packs() > 32)
+        let commits = try alice.git("rev-list", "--count", "HEAD").stdout
+        _ = try alice.add("After the packs")
+        try alice.sync()
+        #expect(try packs() == 2)
+        let fsck = try alice.git("fsck", "--strict", "--no-progress")
+        #expect(fsck.exitCode == 0, "\(fsck)")
+        // Every commit is still there: the ones before, and the one after.
+        #expect(try alice.git("rev-list", "--count", "HEAD").stdout == "\(Int(commits.dropLast())! + 1)\n")
+        #expect(Set(try alice.allTitles()) == ["Before the packs", "After the packs"])
+        try expectConverged([alice], host: host)
+    }
 }

@@ -3,6 +3,41 @@ import Testing
 
 @testable import GitKit
 
+/// A work repository to copy from and an empty bare one to copy into.
+final class TwoRepositories {
+    let tmp = TempDir()
+    let source: String
+    let destination: String
+    let from: Repository
+    let to: Repository
+
+    init() throws {
+        source = tmp.path + "/source"
+        destination = tmp.path + "/destination.git"
+        try git("init", "-q", "-b", "main", source, in: tmp.path)
+        try git("init", "-q", "--bare", destination, in: tmp.path)
+        GitLibrary.start()
+        from = try Repository.open(path: source)
+        to = try Repository.open(path: destination)
+    }
+
+    /// Writes `files` in the source and commits them with git; returns the commit.
+    func commit(_ files: [String: String], _ message: String) throws -> ObjectID {
+        for (path, text) in files {
+            let full = source + "/" + path
+            try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: URL(fileURLWithPath: full))
+        }
+        try git("add", "-A", in: source)
+        try git("-c", "user.name=T", "-c", "user.email=t@example.org", "commit", "-q", "-m", message, in: source)
+        return try #require(ObjectID(hex: try git("rev-parse", "HEAD", in: source).trimmingCharacters(in: .whitespacesAndNewlines)))
+    }
+
+    var packs: Int {
+        get throws { try FileManager.default.contentsOfDirectory(atPath: destination + "/objects/pack").filter { $0.hasSuffix(".pack") }.count }
+    }
+}
+
 /// Moving history between repositories on one machine (path remotes, bulk writes) with the
 /// packs GitKit writes itself; the git CLI judges the result.
 @Suite struct TransferTests {
@@ -33,63 +68,67 @@ import Testing
     }
 
     @Test func copiedHistoryIsWholeAndOnlyWhatWasMissing() throws {
-        let tmp = TempDir()
-        let source = tmp.path + "/source"
-        let destination = tmp.path + "/destination.git"
-        try git("init", "-q", "-b", "main", source, in: tmp.path)
-        try git("init", "-q", "--bare", destination, in: tmp.path)
-        func commit(_ files: [String: String], _ message: String) throws {
-            for (path, text) in files {
-                let full = source + "/" + path
-                try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                try Data(text.utf8).write(to: URL(fileURLWithPath: full))
-            }
-            try git("add", "-A", in: source)
-            try git("-c", "user.name=T", "-c", "user.email=t@example.org", "commit", "-q", "-m", message, in: source)
-        }
+        let r = try TwoRepositories()
         // A big blob (several stored blocks), an empty one, nested folders, fifteen more small
         // files (so that the first copy is a pack, the second a few loose objects).
         let big = String(repeating: "0123456789abcdef", count: 10_000)
         var files = ["a/b/one.txt": "one\n", "empty": "", "big": big]
         for i in 0..<15 { files["f/\(i)"] = "file \(i)\n" }
-        try commit(files, "first")
-        let first = try git("rev-parse", "HEAD", in: source).trimmingCharacters(in: .whitespacesAndNewlines)
-        try commit(["a/b/one.txt": "one, changed\n", "a/two.txt": "two\n"], "second")
-        let second = try git("rev-parse", "HEAD", in: source).trimmingCharacters(in: .whitespacesAndNewlines)
-
-        GitLibrary.start()
-        let from = try Repository.open(path: source)
-        let to = try Repository.open(path: destination)
-        let firstID = try #require(ObjectID(hex: first))
-        let secondID = try #require(ObjectID(hex: second))
+        let first = try r.commit(files, "first")
+        let second = try r.commit(["a/b/one.txt": "one, changed\n", "a/two.txt": "two\n"], "second")
 
         // Everything the first commit needs: commit, 4 trees, 18 blobs, as one pack.
-        let initial = try from.objectsMissing(reaching: [firstID], from: [])
+        let initial = try r.from.objectsMissing(reaching: [first], from: [])
         #expect(initial.count == 23)
-        try from.copy(initial, to: to)
-        let packDir = destination + "/objects/pack"
-        #expect(try FileManager.default.contentsOfDirectory(atPath: packDir).filter { $0.hasSuffix(".pack") }.count == 1)
-        try to.updateReference("refs/heads/main", to: firstID, expected: nil, message: "test")
-        #expect(try git("fsck", "--strict", "--no-dangling", in: destination).isEmpty)
+        try r.from.copy(initial, to: r.to)
+        #expect(try r.packs == 1)
+        try r.to.updateReference("refs/heads/main", to: first, expected: nil, message: "test")
+        #expect(try git("fsck", "--strict", "--no-dangling", in: r.destination).isEmpty)
 
         // Then only what the second commit adds: commit, root, a, a/b, two blobs, loose.
-        let more = try from.objectsMissing(reaching: [secondID], from: [firstID])
+        let more = try r.from.objectsMissing(reaching: [second], from: [first])
         #expect(more.count == 6)
-        try from.copy(more, to: to)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: packDir).filter { $0.hasSuffix(".pack") }.count == 1)
-        #expect(try git("count-objects", in: destination).hasPrefix("6 objects"))
-        try to.updateReference("refs/heads/main", to: secondID, expected: firstID, message: "test")
-        #expect(try git("fsck", "--strict", "--no-dangling", in: destination).isEmpty)
-        #expect(try git("cat-file", "-p", "main:big", in: destination) == big)
-        #expect(try git("cat-file", "-p", "main:a/two.txt", in: destination) == "two\n")
+        try r.from.copy(more, to: r.to)
+        #expect(try r.packs == 1)
+        #expect(try git("count-objects", in: r.destination).hasPrefix("6 objects"))
+        try r.to.updateReference("refs/heads/main", to: second, expected: first, message: "test")
+        #expect(try git("fsck", "--strict", "--no-dangling", in: r.destination).isEmpty)
+        #expect(try git("cat-file", "-p", "main:big", in: r.destination) == big)
+        #expect(try git("cat-file", "-p", "main:a/two.txt", in: r.destination) == "two\n")
         // A second copy of the same objects writes nothing: the destination has them all.
-        let packs = try FileManager.default.contentsOfDirectory(atPath: packDir)
-        try from.copy(initial + more, to: to)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: packDir) == packs)
-        #expect(try git("count-objects", in: destination).hasPrefix("6 objects"))
+        try r.from.copy(initial + more, to: r.to)
+        #expect(try r.packs == 1)
+        #expect(try git("count-objects", in: r.destination).hasPrefix("6 objects"))
         // A have the source does not know (rewritten history elsewhere) is ignored.
         let unknown = try #require(ObjectID(hex: String(repeating: "ab", count: 20)))
-        #expect(try from.objectsMissing(reaching: [secondID], from: [unknown]).count == initial.count + more.count)
+        #expect(try r.from.objectsMissing(reaching: [second], from: [unknown]).count == initial.count + more.count)
+    }
+
+    /// Many packs become two (the largest and one new one), and every object is still there,
+    /// whether a ref reaches it or not.
+    @Test func consolidatingPacksKeepsEveryObject() throws {
+        let r = try TwoRepositories()
+        var commits: [ObjectID] = []
+        // Six commits of twenty new files each: six packs of 20-odd objects.
+        for round in 0..<6 {
+            var files: [String: String] = [:]
+            for i in 0..<20 { files["r\(round)/\(i)"] = "round \(round) file \(i)\n" }
+            let commit = try r.commit(files, "round \(round)")
+            try r.from.copy(try r.from.objectsMissing(reaching: [commit], from: commits.suffix(1)), to: r.to)
+            commits.append(commit)
+        }
+        // Only the first four rounds are referenced: the last two stay unreachable.
+        try r.to.updateReference("refs/heads/main", to: commits[3], expected: nil, message: "test")
+        #expect(try r.packs == 6)
+        #expect(try r.to.consolidatePacks(above: 6) == 0)
+        #expect(try r.to.consolidatePacks(above: 3) == 5)
+        #expect(try r.packs == 2)
+        #expect(try git("fsck", "--strict", "--no-dangling", in: r.destination).isEmpty)
+        for (n, commit) in commits.enumerated() {
+            let listing = try git("ls-tree", "-r", commit.hex, in: r.destination)
+            #expect(listing.split(separator: "\n").count == 20 * (n + 1))
+        }
+        #expect(try git("cat-file", "-p", "\(commits[5].hex):r5/7", in: r.destination) == "round 5 file 7\n")
     }
 
     func hex(_ bytes: [UInt8]) -> String {
