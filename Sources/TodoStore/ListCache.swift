@@ -16,6 +16,8 @@ struct ListCache {
     static let magic = Array("TODOLC1\n".utf8)
     /// Past this many changed files a full read is as cheap as patching.
     static let patchLimit = 2_000
+    /// A patch of up to this many files is not written back: the next list patches again.
+    static let rewriteAfter = 64
 
     var tree: ObjectID
     /// In no particular order.
@@ -126,7 +128,8 @@ extension Snapshot {
         if !gone.isEmpty { c.tasks = c.tasks.indices.filter { !gone.contains($0) }.map { c.tasks[$0] } }
         for case let (_, now?) in changed { c.tasks.append(now) }
         c.tree = target
-        c.write(repo)
+        // Rewriting the whole cache costs more than patching a few files again next time.
+        if diff.count > ListCache.rewriteAfter { c.write(repo) }
         return c
     }
 
