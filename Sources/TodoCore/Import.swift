@@ -30,12 +30,10 @@ public enum TaskImport {
         out.reserveCapacity(values.count)
         for (i, v) in values.enumerated() {
             guard case .object = v else { throw ImportError(index: i, message: "not a JSON object") }
-            do {
+            do throws(ImportError) {
                 out.append(v["uuid"] != nil || v["description"] != nil ? try taskwarrior(v, offsetMinutes) : try todo(v))
-            } catch let e as ImportError {
-                throw ImportError(index: i, message: e.message)
             } catch {
-                throw ImportError(index: i, message: "\(error)")
+                throw ImportError(index: i, message: error.message)
             }
         }
         return out

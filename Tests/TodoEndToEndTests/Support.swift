@@ -207,7 +207,7 @@ final class Sandbox {
         self.now = now
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: root + "/io", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: root + "/io/empty", contents: Data())
+        _ = FileManager.default.createFile(atPath: root + "/io/empty", contents: Data())
     }
 
     deinit {
