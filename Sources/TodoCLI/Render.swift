@@ -67,7 +67,8 @@ struct Render {
     }
 
     /// Aligned columns: id, due, assignee, title, tags.
-    func table(_ tasks: [Task], order: [Int], shorts: [TaskID: String], header: Bool) -> [String] {
+    /// `shortLengths[i]` is how much of `tasks[i]`'s id to show.
+    func table(_ tasks: [Task], order: [Int], shortLengths: [Int], header: Bool) -> [String] {
         struct Row {
             var id, due, who, title, tags: String
             var overdue, today, high: Bool
@@ -78,7 +79,7 @@ struct Render {
             if t.deleted { title = "[deleted] " + title } else if t.status == .done { title = "[done] " + title }
             if t.priority != .normal { title += " (\(t.priority.rawValue))" }
             return Row(
-                id: shorts[t.id] ?? String(t.id.hex.prefix(4)),
+                id: String(t.id.hex.prefix(shortLengths[i])),
                 due: t.due.map { due($0) + (isOverdue(t) ? " !" : "") } ?? "",
                 who: Terminal.truncated(Terminal.safe(t.assignee ?? ""), 16),
                 title: Terminal.truncated(title, 60),

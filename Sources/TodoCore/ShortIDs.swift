@@ -20,6 +20,32 @@ public enum ShortIDs {
         return n
     }
 
+    /// For each of `ids` (any order), the length of its shortest prefix (at least `minimum`)
+    /// that no other id shares. Ids are sorted as 128-bit numbers, which is their hex order,
+    /// and neighbours compared a word at a time: no strings are made.
+    public static func lengths(_ ids: [TaskID]) -> [Int] {
+        let keys = ids.map { id -> (UInt64, UInt64) in
+            var hi: UInt64 = 0
+            var lo: UInt64 = 0
+            for (n, c) in id.hex.utf8.enumerated() {
+                let digit = UInt64(c <= 0x39 ? c - 0x30 : c - 0x61 + 10)
+                if n < 16 { hi = hi << 4 | digit } else { lo = lo << 4 | digit }
+            }
+            return (hi, lo)
+        }
+        let order = keys.indices.sorted { keys[$0] < keys[$1] }
+        var out = [Int](repeating: minimum, count: ids.count)
+        for k in order.indices.dropFirst() {
+            let a = keys[order[k - 1]]
+            let b = keys[order[k]]
+            let common = a.0 != b.0 ? (a.0 ^ b.0).leadingZeroBitCount / 4 : 16 + (a.1 ^ b.1).leadingZeroBitCount / 4
+            let need = min(32, common + 1)
+            out[order[k - 1]] = max(out[order[k - 1]], need)
+            out[order[k]] = max(out[order[k]], need)
+        }
+        return out
+    }
+
     /// The short ids of all `ids` (any order), keyed by full id.
     public static func map(_ ids: [String]) -> [String: String] {
         let sorted = ids.sorted()

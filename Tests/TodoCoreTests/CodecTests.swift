@@ -1,3 +1,4 @@
+import TestKit
 import Testing
 
 @testable import TodoCore
@@ -172,6 +173,23 @@ import Testing
     @Test func atLeastFourAndUnique() {
         let ids = ["aaaa1111", "aaaa2222", "abcd0000", "b0000000"]
         #expect(ShortIDs.compute(ids) == ["aaaa1", "aaaa2", "abcd", "b000"])
+    }
+
+    /// The lengths `list` uses give the same prefixes as the string form, for ids that share
+    /// long prefixes (across the 64-bit halves too) and for random ones.
+    @Test func lengthsAgreeWithThePrefixes() {
+        var rng = SplitMix64(seed: 2026_11_23)
+        var ids = (0..<2_000).map { _ in TaskID.random(using: &rng) }
+        let base = ids[0].hex
+        for cut in [4, 15, 16, 17, 31] {
+            let digit: Character = base[base.index(base.startIndex, offsetBy: cut)] == "0" ? "1" : "0"
+            ids.append(TaskID(String(base.prefix(cut)) + String(digit) + String(base.dropFirst(cut + 1)))!)
+        }
+        let byHex = ShortIDs.map(ids.map(\.hex))
+        let lengths = ShortIDs.lengths(ids)
+        for (id, length) in zip(ids, lengths) {
+            #expect(String(id.hex.prefix(length)) == byHex[id.hex], "\(id)")
+        }
     }
 }
 

@@ -71,10 +71,8 @@ struct ListCommand: ParsableCommand {
         } else if order.isEmpty {
             if Terminal.stdoutIsTTY { out.line("No tasks.") }
         } else {
-            let shorts = ShortIDs.map(tasks.map(\.id.hex))
-            var byID: [TaskID: String] = [:]
-            for i in order { byID[tasks[i].id] = shorts[tasks[i].id.hex] }
-            for line in render.table(tasks, order: order, shorts: byID, header: Terminal.stdoutIsTTY) { out.line(line) }
+            let lengths = ShortIDs.lengths(tasks.map(\.id))
+            for line in render.table(tasks, order: order, shortLengths: lengths, header: Terminal.stdoutIsTTY) { out.line(line) }
         }
         out.flush()
     }
