@@ -94,11 +94,15 @@ extension Repository {
     /// deltas): for a household's small files, searching for deltas and compressing would
     /// take longer than moving the bytes.
     /// Objects `destination` already has are left out; up to `looseLimit` go in as loose
-    /// objects instead, so that small, frequent transfers do not pile up packs.
+    /// objects instead, so that small, frequent transfers do not pile up packs. `objects` come
+    /// in the order `objectsMissing` gives (each commit before the trees and blobs it adds, and
+    /// before its parent); loose objects are written in reverse, so that a commit or tree is
+    /// never on disk before what it refers to, even if this process is killed halfway. A pack
+    /// appears whole or not at all.
     public func copy(_ objects: [ObjectID], to destination: Repository) throws {
         let objects = try objects.filter { try !destination.contains($0) }
         if objects.isEmpty { return }
-        if objects.count <= Self.looseLimit { return try copyLoose(objects, to: destination) }
+        if objects.count <= Self.looseLimit { return try copyLoose(objects.reversed(), to: destination) }
         var pack = PackStream(count: objects.count)
         for id in objects {
             try readObject(id) { type, content in pack.append(type: type, content) }

@@ -265,7 +265,10 @@ extension Household {
     static func fetch(fromPath remotePath: String, into quarantine: Repository, have: [ObjectID]) throws {
         let remote = try Repository.open(path: remotePath)
         guard let tip = try remote.resolve(reference: branch) else { return }
-        let objects = try remote.objectsMissing(reaching: [tip], from: have)
+        // Only what the remote's main reaches counts as shared: a sync killed while copying into
+        // the remote can leave our newest commits there without their history.
+        let shared = have.filter { (try? remote.isAncestor($0, of: tip)) == true }
+        let objects = try remote.objectsMissing(reaching: [tip], from: shared)
         try remote.copy(objects, to: quarantine)
         try quarantine.updateReference(fetchRef, to: tip, expected: nil, force: true, message: "fetch")
     }

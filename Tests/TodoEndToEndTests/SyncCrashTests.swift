@@ -116,6 +116,24 @@ import Testing
         #expect(refs.stdout == "refs/heads/main\n", "\(refs)")
     }
 
+    /// A sync killed while copying loose objects into a path remote can leave there a commit of
+    /// ours without its parent. Made on purpose: the next sync must not take that commit for
+    /// history the remote shares.
+    @Test func aCommitLeftInAPathRemoteWithoutItsHistoryIsNotTakenAsShared() throws {
+        let (host, alice) = try syncedOnceWithAChangeToSend()
+        _ = try alice.add("Second unsent change")
+        let commit = try alice.git("cat-file", "commit", "HEAD")
+        let stray = try runProgram(
+            try requireProgram("sh"),
+            ["-c", "printf '%s' \"$1\" | git -C \"$2\" hash-object -w -t commit --stdin", "sh", commit.stdout,
+             host.repositories + "/household.git"],
+            in: alice.sb)
+        #expect(stray.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == (try alice.head()), "\(stray)")
+        let r = try alice.todo("sync")
+        #expect(r.exitCode == 0 && r.stderr.isEmpty, "\(r)")
+        try expectConverged([alice], host: host)
+    }
+
     /// A ref lock in a path remote with no record of a killed sync belongs to someone writing
     /// right now (a plain `git push`): sync leaves it alone and says to try again.
     @Test func aLiveRefLockInAPathRemoteIsLeftAlone() throws {
