@@ -265,6 +265,12 @@ extension Household {
     static func fetch(fromPath remotePath: String, into quarantine: Repository, have: [ObjectID]) throws {
         let remote = try Repository.open(path: remotePath)
         guard let tip = try remote.resolve(reference: branch) else { return }
+        do {
+            _ = try remote.commit(tip)
+        } catch {
+            throw SyncError(
+                .data, "The remote's main points at \(tip.hex.prefix(10)), which is not a commit it holds.\nNothing was merged; check the remote.")
+        }
         // Only what the remote's main reaches counts as shared: a sync killed while copying into
         // the remote can leave our newest commits there without their history.
         let shared = have.filter { (try? remote.isAncestor($0, of: tip)) == true }

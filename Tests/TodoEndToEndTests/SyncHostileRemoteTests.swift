@@ -185,6 +185,24 @@ import TodoCore
         try expectRefused(.symlink, over: transport)
     }
 
+    /// A path remote whose main names something other than a commit (written there by hand;
+    /// git itself refuses to) is refused as data, with nothing merged.
+    @Test func aMainThatIsNotACommitIsRefused() throws {
+        let host = try GitHost(.path)
+        let (alice, _) = try household(host)
+        _ = try alice.add("Alice's unsent change")
+        let before = try LocalState(alice)
+        let remote = host.repositories + "/household.git"
+        let blob = try host.git("household.git", "hash-object", "-w", "--stdin")
+        let id = blob.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(id.count == 40, "\(blob)")
+        try writeBytes(remote + "/refs/heads/main", Array("\(id)\n".utf8))
+        let r = try alice.todo("sync")
+        #expect(r.exitCode == 65, "\(r)")
+        #expect(r.stderr.contains("not a commit") && r.stderr.contains(String(id.prefix(10))), "\(r)")
+        try expectUntouched(alice, since: before, pending: ["Alice's unsent change", "Shared chore"])
+    }
+
     /// Terminal escapes in titles, notes, names and commit messages are data: they are kept
     /// and merged, and shown escaped in every output.
     @Test func terminalEscapesFromOthersNeverReachTheTerminal() throws {
