@@ -8,16 +8,14 @@ import CLibgit2
 public final class BulkWriter {
     public let repository: Repository
     private let backend: OpaquePointer
+
     public init(path: String) throws {
         repository = try Repository.open(path: path)
-        var odb: OpaquePointer?
-        try check(git_repository_odb(&odb, repository.handle), call: "git_repository_odb")
-        defer { git_odb_free(odb) }
         var mempack: OpaquePointer?
         try check(git_mempack_new(&mempack), call: "git_mempack_new")
         guard let mempack else { throw GitError.missing("git_mempack_new") }
         // The odb owns the backend from here on and frees it with the repository.
-        try check(git_odb_add_backend(odb, mempack, 999), call: "git_odb_add_backend")
+        try repository.withODB { try check(git_odb_add_backend($0, mempack, 999), call: "git_odb_add_backend") }
         backend = mempack
     }
 

@@ -59,14 +59,22 @@ extension Repository {
 
     /// The size of a blob, read from the object header without loading the content.
     public func blobSize(_ id: ObjectID) throws -> Int {
+        try withODB { odb in
+            var size = 0
+            var type = GIT_OBJECT_ANY
+            var oid = id.raw
+            try check(git_odb_read_header(&size, &type, odb, &oid), call: "git_odb_read_header")
+            return size
+        }
+    }
+
+    /// Calls `body` with the repository's object database, held for the call.
+    func withODB<T>(_ body: (OpaquePointer) throws -> T) throws -> T {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, handle), call: "git_repository_odb")
         defer { git_odb_free(odb) }
-        var size = 0
-        var type = GIT_OBJECT_ANY
-        var oid = id.raw
-        try check(git_odb_read_header(&size, &type, odb, &oid), call: "git_odb_read_header")
-        return size
+        guard let odb else { throw GitError.missing("git_repository_odb") }
+        return try body(odb)
     }
 
     // MARK: Trees

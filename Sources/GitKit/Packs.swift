@@ -18,7 +18,7 @@ extension Repository {
     public func consolidatePacks(above limit: Int) throws -> Int {
         let folder = gitDirectory + "objects/pack/"
         var packs: [(name: String, size: Int)] = []
-        for entry in try directoryEntries(folder) where entry.hasSuffix(".pack") {
+        for entry in listDirectory(folder) where entry.hasSuffix(".pack") {
             let base = String(entry.dropLast(5))
             if access(folder + base + ".keep", F_OK) == 0 || access(folder + base + ".idx", F_OK) != 0 { continue }
             var st = stat()
@@ -50,7 +50,7 @@ extension Repository {
             unlink(folder + name + ".rev")
             removed += 1
         }
-        fsyncDirectory(folder)
+        syncDirectory(folder)
         return removed
     }
 
@@ -76,31 +76,5 @@ extension Repository {
                     return 0
                 }, payload), call: "git_odb_foreach")
         return withExtendedLifetime(collected) { collected.ids }
-    }
-
-    /// The names in a directory (without `.` and `..`).
-    func directoryEntries(_ path: String) throws -> [String] {
-        guard let dir = opendir(path) else {
-            if errno == ENOENT { return [] }
-            throw GitError(code: -1, errorClass: 0, message: "\(path): \(String(cString: strerror(errno)))", function: "opendir")
-        }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
-}
-
-/// Makes a directory's entries durable (the removals above); failures change nothing.
-private func fsyncDirectory(_ path: String) {
-    let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if fd >= 0 {
-        fsync(fd)
-        close(fd)
     }
 }

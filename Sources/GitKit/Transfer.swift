@@ -44,9 +44,10 @@ extension Repository {
 
     /// Whether the object database holds `id`.
     public func contains(_ id: ObjectID) throws -> Bool {
-        var odb: OpaquePointer?
-        try check(git_repository_odb(&odb, handle), call: "git_repository_odb")
-        defer { git_odb_free(odb) }
+        try withODB { Self.exists(id, in: $0) }
+    }
+
+    static func exists(_ id: ObjectID, in odb: OpaquePointer) -> Bool {
         var raw = id.raw
         return git_odb_exists(odb, &raw) != 0
     }
@@ -89,71 +90,58 @@ extension Repository {
         }
     }
 
-    /// Copies `objects` (all in this repository) into `destination` as one pack, indexed and
-    /// fsynced by libgit2 there. The pack holds every object whole (zlib stored blocks, no
-    /// deltas): for a household's small files, searching for deltas and compressing would
-    /// take longer than moving the bytes.
-    /// Objects `destination` already has are left out; up to `looseLimit` go in as loose
-    /// objects instead, so that small, frequent transfers do not pile up packs. `objects` come
-    /// in the order `objectsMissing` gives (each commit before the trees and blobs it adds, and
-    /// before its parent); loose objects are written in reverse, so that a commit or tree is
-    /// never on disk before what it refers to, even if this process is killed halfway. A pack
-    /// appears whole or not at all.
+    /// Copies `objects` (all in this repository) into `destination`, leaving out what it
+    /// already has. Up to `looseLimit` go in as loose objects (one fsync each when the library
+    /// fsyncs), so that small, frequent transfers do not pile up packs; more go in as one pack,
+    /// indexed and fsynced by libgit2 there, holding every object whole (zlib stored blocks, no
+    /// deltas): for a household's small files, searching for deltas and compressing would take
+    /// longer than moving the bytes. A pack appears whole or not at all. `objects` come in the
+    /// order `objectsMissing` gives (each commit before the trees and blobs it adds, and before
+    /// its parent); loose objects are written in reverse, so that a commit or tree is never on
+    /// disk before what it refers to, even if this process is killed halfway.
     public func copy(_ objects: [ObjectID], to destination: Repository) throws {
-        let objects = try objects.filter { try !destination.contains($0) }
-        if objects.isEmpty { return }
-        if objects.count <= Self.looseLimit { return try copyLoose(objects.reversed(), to: destination) }
-        var pack = PackStream(count: objects.count)
-        for id in objects {
-            try readObject(id) { type, content in pack.append(type: type, content) }
+        try withODB { source in
+            try destination.withODB { target in
+                let objects = objects.filter { !Self.exists($0, in: target) }
+                if objects.isEmpty { return }
+                if objects.count <= Self.looseLimit {
+                    for id in objects.reversed() {
+                        try Self.read(id, from: source) { type, content in
+                            var written = git_oid()
+                            try check(git_odb_write(&written, target, content.baseAddress, content.count, type), call: "git_odb_write")
+                        }
+                    }
+                    return
+                }
+                var pack = PackStream(count: objects.count)
+                for id in objects {
+                    try Self.read(id, from: source) { type, content in pack.append(type: type, content) }
+                }
+                let bytes = pack.finish()
+                var writer: UnsafeMutablePointer<git_odb_writepack>?
+                try check(git_odb_write_pack(&writer, target, nil, nil), call: "git_odb_write_pack")
+                guard let writer else { throw GitError.missing("git_odb_write_pack") }
+                defer { writer.pointee.free(writer) }
+                var stats = git_indexer_progress()
+                try bytes.withUnsafeBytes { buffer in
+                    try check(writer.pointee.append(writer, buffer.baseAddress, buffer.count, &stats), call: "git_odb_writepack.append")
+                }
+                try check(writer.pointee.commit(writer, &stats), call: "git_odb_writepack.commit")
+            }
         }
-        let bytes = pack.finish()
-
-        var destinationODB: OpaquePointer?
-        try check(git_repository_odb(&destinationODB, destination.handle), call: "git_repository_odb")
-        defer { git_odb_free(destinationODB) }
-        var writer: UnsafeMutablePointer<git_odb_writepack>?
-        try check(git_odb_write_pack(&writer, destinationODB, nil, nil), call: "git_odb_write_pack")
-        guard let writer else { throw GitError.missing("git_odb_write_pack") }
-        defer { writer.pointee.free(writer) }
-        var stats = git_indexer_progress()
-        try bytes.withUnsafeBytes { buffer in
-            try check(writer.pointee.append(writer, buffer.baseAddress, buffer.count, &stats), call: "git_odb_writepack.append")
-        }
-        try check(writer.pointee.commit(writer, &stats), call: "git_odb_writepack.commit")
     }
-}
 
-extension Repository {
-    /// Up to this many objects, loose files (one fsync each) are cheaper than a pack, and leave
-    /// no pack behind.
+    /// Up to this many objects, loose files are cheaper than a pack, and leave no pack behind.
     public static let looseLimit = 16
 
-    /// Calls `body` with the type and content of object `id`.
-    func readObject(_ id: ObjectID, _ body: (git_object_t, UnsafeBufferPointer<UInt8>) throws -> Void) throws {
-        var odb: OpaquePointer?
-        try check(git_repository_odb(&odb, handle), call: "git_repository_odb")
-        defer { git_odb_free(odb) }
+    /// Calls `body` with the type and content of object `id` in `odb`.
+    static func read(_ id: ObjectID, from odb: OpaquePointer, _ body: (git_object_t, UnsafeBufferPointer<UInt8>) throws -> Void) throws {
         var object: OpaquePointer?
         var raw = id.raw
         try check(git_odb_read(&object, odb, &raw), call: "git_odb_read")
         defer { git_odb_object_free(object) }
         let data = git_odb_object_data(object)?.assumingMemoryBound(to: UInt8.self)
         try body(git_odb_object_type(object), UnsafeBufferPointer(start: data, count: git_odb_object_size(object)))
-    }
-
-    /// Copies `objects` into `destination` as loose objects (each fsynced when the library
-    /// fsyncs): for a handful, cheaper than a pack.
-    func copyLoose(_ objects: [ObjectID], to destination: Repository) throws {
-        var odb: OpaquePointer?
-        try check(git_repository_odb(&odb, destination.handle), call: "git_repository_odb")
-        defer { git_odb_free(odb) }
-        for id in objects {
-            try readObject(id) { type, content in
-                var written = git_oid()
-                try check(git_odb_write(&written, odb, content.baseAddress, content.count, type), call: "git_odb_write")
-            }
-        }
     }
 }
 

@@ -97,17 +97,12 @@ extension Snapshot {
         guard let diff = try? changedFiles(oldTasks: cache.tree, newTasks: target), diff.count <= ListCache.patchLimit
         else { return nil }
         var c = consume cache
-        // Every changed file is judged afresh: its old entry, good or bad, goes first.
-        var changedPaths = Set<String>()
-        for (name, _, _) in diff {
-            guard let id = name else { return nil }
-            changedPaths.insert(id.path)
-        }
-        c.bad.removeAll { changedPaths.contains($0.path) }
-        // The changed tasks as they are now (nil: gone or unreadable), then one pass over the
-        // cache that replaces or drops those entries; what is left is new.
+        // Every changed file is judged afresh: the changed tasks as they are now (nil: gone or
+        // unreadable) and the ones now unreadable, then one pass over the cache that replaces
+        // or drops the old entries, good or bad; what is left of `changed` is new.
         var changed: [TaskID: Task?] = [:]
         changed.reserveCapacity(diff.count)
+        var unreadable: [BadFile] = []
         for (name, _, new) in diff {
             guard let id = name else { return nil }
             changed[id] = .some(nil)
@@ -115,11 +110,14 @@ extension Snapshot {
             do {
                 changed[id] = try decode(blob: new, id: id)
             } catch .malformedTask(let p, let reason) {
-                c.bad.append(BadFile(path: p, reason: reason))
+                unreadable.append(BadFile(path: p, reason: reason))
             } catch {
                 return nil
             }
         }
+        let changedPaths = Set(changed.keys.map(\.path))
+        c.bad.removeAll { changedPaths.contains($0.path) }
+        c.bad += unreadable
         var gone = Set<Int>()
         for i in c.tasks.indices {
             guard let now = changed.removeValue(forKey: c.tasks[i].id) else { continue }
