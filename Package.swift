@@ -1,14 +1,19 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 let package = Package(
     name: "todo",
-    platforms: [.macOS(.v13)],
+    // Linux (the platform CI builds and tests on) and macOS 15, the first with the standard
+    // library's Synchronization module (Atomic, Mutex).
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "todo", targets: ["todo"])
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // Without its default trait, which would bring Foundation into every command's start-up.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2", traits: []),
     ],
     targets: [
         // libgit2 through pkg-config; only GitKit imports it.
@@ -25,7 +30,14 @@ let package = Package(
         // Pure Swift: task model, clock, canonical encoding, dates, merge. Never prints or exits.
         .target(name: "TodoCore"),
         // A household repository: reads and writes tasks through GitKit.
-        .target(name: "TodoStore", dependencies: ["GitKit", "TodoCore"]),
+        .target(
+            name: "TodoStore",
+            dependencies: [
+                "GitKit", "TodoCore",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+            ]
+        ),
         // The commands: parsing, output, exit codes.
         .target(
             name: "TodoCLI",
@@ -41,7 +53,7 @@ let package = Package(
                 .unsafeFlags([
                     "-Xlinker", "--export-dynamic-symbol=mbedtls_x509_crt_parse_file",
                     "-Xlinker", "--export-dynamic-symbol=connect",
-                ])
+                ], .when(platforms: [.linux]))
             ]
         ),
         // Helpers shared by the test targets only.

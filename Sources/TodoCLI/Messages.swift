@@ -1,5 +1,7 @@
 import TodoStore
 
+/// The one table from failures to messages and exit codes (README "Exit codes").
+
 extension CLIError {
     /// Says what happened and what to do, for every store failure.
     init(_ error: StoreError) {
@@ -16,11 +18,11 @@ extension CLIError {
             self.init(
                 "Household \"\(name)\" already exists at \(Terminal.safe(path)).\nUse it as it is, or choose another name with --household.",
                 exit: .cannotWrite)
-        case .notWritable(let path, let reason):
+        case .notWritable(let path, let cause):
             self.init(
-                "Cannot write to \(Terminal.safe(path)) (\(Terminal.safe(reason))).\nCheck its permissions, or set TODO_HOME to a writable directory. Nothing was changed.",
+                "Cannot write to \(Terminal.safe(path)) (\(Terminal.safe(cause.text))).\nCheck its permissions, or set TODO_HOME to a writable directory. Nothing was changed.",
                 exit: .cannotWrite)
-        case .diskFull(let path):
+        case .diskFull(let path, _):
             self.init(
                 "The disk holding \(Terminal.safe(path)) is full. Nothing was changed.\nFree some space and run the command again.",
                 exit: .cannotWrite)
@@ -32,8 +34,14 @@ extension CLIError {
             self.init(
                 "No conflict-log entry has an id starting with \"\(Terminal.safe(prefix))\".\nRun `todo conflicts` to see the entries.",
                 exit: .notFound)
-        case .nothingToRestore(let why):
-            self.init(Terminal.safe(why), exit: .data)
+        case .nothingToRestore(.unreadableVersion):
+            self.init(
+                "The set-aside version of this task is not a readable task file, so there is no value to restore.\nIts raw bytes are in `todo conflicts --json`.",
+                exit: .data)
+        case .nothingToRestore(.nothingLost):
+            self.init("Nothing was lost in this entry: the task file was kept.", exit: .data)
+        case .badImport(let file, let reason):
+            self.init("Cannot import \(Terminal.safe(file)): \(Terminal.safe(reason)). Nothing was imported.", exit: .data)
         case .ambiguousID(let prefix, let candidates):
             self.init(
                 "The id \"\(Terminal.safe(prefix))\" matches several tasks: \(candidates.joined(separator: ", ")).\nType more of the id.",
@@ -68,6 +76,25 @@ extension CLIError {
             self.init(
                 "The household repository could not be updated (\(Terminal.safe(g.message))). Nothing was changed.",
                 exit: .software, detail: Terminal.safe(g.description))
+        }
+    }
+
+
+    /// A failed sync: the store's sentences (they are also what `todo status` shows), with the
+    /// exit code of its class.
+    init(_ e: SyncError) {
+        let lines = e.message.split(separator: "\n", omittingEmptySubsequences: false).map { Terminal.safe(String($0)) }
+        self.init(lines.joined(separator: "\n"), exit: Self.exit(e), detail: e.detail.map(Terminal.safe))
+    }
+
+    /// Exit codes for sync failures: by class, and for a local failure, by whether the disk is full.
+    static func exit(_ e: SyncError) -> Exit {
+        switch e.kind {
+        case .transient: return .busy
+        case .authentication: return .authentication
+        case .configuration: return .configuration
+        case .data: return .data
+        case .local: return e.code == .diskFull ? .cannotWrite : .busy
         }
     }
 }

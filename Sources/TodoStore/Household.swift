@@ -17,6 +17,8 @@ public final class Household {
     public let path: String
     let repo: Repository
     public let clock: WallClock
+    /// `identity()`'s answer: one command reads the config once.
+    private var knownIdentity: Identity?
 
     init(name: String, path: String, repo: Repository, clock: WallClock) {
         self.name = name
@@ -98,11 +100,13 @@ public final class Household {
         try repo.setLocalConfig("merge.todo.driver", driverCommand)
     }
 
-    /// The member writing from this clone.
+    /// The member writing from this clone, read from git's config once per command.
     public func identity() throws(StoreError) -> Identity {
+        if let knownIdentity { return knownIdentity }
         do {
             let name = try repo.configString("user.name") ?? Identity.loginName()
             let email = try repo.configString("user.email") ?? "\(Identity.loginName())@\(Identity.hostName())"
+            knownIdentity = Identity(name: name, email: email)
             return Identity(name: name, email: email)
         } catch {
             throw StoreError.from(error, path: path)
@@ -134,7 +138,7 @@ func makeDirectories(_ path: String) throws(StoreError) {
     for part in path.split(separator: "/") {
         current += "/\(part)"
         if mkdir(current, 0o755) != 0 && errno != EEXIST {
-            throw .notWritable(path: current, reason: String(cString: strerror(errno)))
+            throw .notWritable(path: current, cause: StoreError.systemCause(path: current, errno: errno))
         }
     }
 }

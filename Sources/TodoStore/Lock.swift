@@ -45,10 +45,3 @@ func monotonicSeconds() -> Double {
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
-
-/// A failed system call.
-struct SystemError: Error, CustomStringConvertible {
-    let errno: Int32
-    let what: String
-    var description: String { "\(what): \(String(cString: strerror(errno)))" }
-}

@@ -4,19 +4,22 @@ import Glibc
 import Darwin
 #endif
 import GitKit
+import SystemPackage
 import TodoCore
 
-/// What went wrong in a household operation, in terms a person can act on. The command layer
-/// turns each case into a message and an exit code (see docs/EXIT-CODES in the README).
+/// What went wrong in a household operation. Each case is a code a caller can switch on and
+/// carries the facts a message needs; failures of the system or of libgit2 keep their cause.
+/// The command layer turns each case into a message and an exit code, in one table
+/// (`Sources/TodoCLI/Messages.swift`; README "Exit codes").
 public enum StoreError: Error, Sendable {
     case invalidHouseholdName(String)
     case householdNotFound(name: String, home: String)
     case householdExists(name: String, path: String)
-    case notWritable(path: String, reason: String)
-    case diskFull(path: String)
+    case notWritable(path: String, cause: Cause)
+    case diskFull(path: String, cause: Cause)
     case taskNotFound(String)
     case conflictNotFound(String)
-    case nothingToRestore(String)
+    case nothingToRestore(NothingToRestore)
     case ambiguousID(String, candidates: [String])
     case malformedTask(path: String, reason: String)
     case handEdits(repo: String, paths: [String])
@@ -24,25 +27,79 @@ public enum StoreError: Error, Sendable {
     case notAHousehold(path: String, reason: String)
     case mergeFailed([MergeFailure])
     case unrelatedHistories
+    /// An import file that is not tasks (`file` as the user named it, `-` for standard input).
+    case badImport(file: String, reason: String)
     case git(GitError)
+
+    /// Why `conflicts restore` has nothing to write.
+    public enum NothingToRestore: Sendable {
+        /// The set-aside version of a task file is not a readable task.
+        case unreadableVersion
+        /// The entry records a file kept whole: nothing was lost.
+        case nothingLost
+    }
+}
+
+/// The failure underneath a store error: which system call or libgit2 call, and how it failed.
+public struct Cause: Sendable, CustomStringConvertible {
+    public enum Source: Sendable, Equatable {
+        /// A system call failed with this errno.
+        case system(Errno)
+        /// A libgit2 call failed: its error class and return code, and, for a failure of the
+        /// operating system underneath it, the errno its message names.
+        case git(errorClass: Int32, code: Int32, errno: Errno?)
+        case other
+    }
+
+    public let source: Source
+    /// The file or directory involved, when known.
+    public let path: String?
+    /// The failure as the system or libgit2 put it (shown in messages).
+    public let text: String
+
+    public var description: String { text }
+
+    /// The errno behind the failure, from the system call or libgit2's report of it.
+    public var errno: Errno? {
+        switch source {
+        case .system(let e): return e
+        case .git(_, _, let e): return e
+        case .other: return nil
+        }
+    }
+}
+
+/// A failed system call.
+struct SystemError: Error, CustomStringConvertible {
+    let errno: Int32
+    let what: String
+    var code: Errno { Errno(rawValue: errno) }
+    var description: String { "\(what): \(String(cString: strerror(errno)))" }
 }
 
 extension StoreError {
-    /// Maps a libgit2 failure to a store error, recognising a full disk and permission problems.
+    /// Maps a failure under `path` to a store error: a full disk and permission problems by their
+    /// errno; any other libgit2 failure as `.git`.
     static func from(_ error: Error, path: String) -> StoreError {
         if let e = error as? StoreError { return e }
         if let s = error as? SystemError {
-            switch s.errno {
-            case ENOSPC, EDQUOT: return .diskFull(path: path)
-            default: return .notWritable(path: path, reason: s.description)
-            }
+            let cause = Cause(source: .system(s.code), path: path, text: s.description)
+            return isDiskFull(s.code) ? .diskFull(path: path, cause: cause) : .notWritable(path: path, cause: cause)
         }
-        guard let g = error as? GitError else { return .notWritable(path: path, reason: "\(error)") }
-        let m = g.message.lowercased()
-        if m.contains("no space left") || m.contains("disk quota") { return .diskFull(path: path) }
-        if m.contains("permission denied") || m.contains("read-only file system") {
-            return .notWritable(path: path, reason: g.message)
+        guard let g = error as? GitError else {
+            return .notWritable(path: path, cause: Cause(source: .other, path: path, text: "\(error)"))
         }
+        let errno = LibgitText.errno(in: g.message)
+        let cause = Cause(source: .git(errorClass: g.errorClass, code: g.code, errno: errno), path: path, text: g.message)
+        if let errno, isDiskFull(errno) { return .diskFull(path: path, cause: cause) }
+        if errno == .permissionDenied || errno == .readOnlyFileSystem { return .notWritable(path: path, cause: cause) }
         return .git(g)
+    }
+
+    static func isDiskFull(_ e: Errno) -> Bool { e == .noSpace || e == .diskQuotaExceeded }
+
+    /// The cause of a system call on `path` that failed with `errno`.
+    static func systemCause(path: String, errno: Int32) -> Cause {
+        Cause(source: .system(Errno(rawValue: errno)), path: path, text: String(cString: strerror(errno)))
     }
 }

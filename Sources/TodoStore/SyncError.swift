@@ -1,7 +1,11 @@
 import GitKit
 
-/// Why a sync failed, by what the user can do about it. Each class has its exit code
-/// (README "Exit codes").
+/// Why a sync failed: a code a caller can switch on, the class it belongs to (by what the user
+/// can do about it; each class has its exit code, README "Exit codes"), one or two sentences
+/// for the user, and the underlying cause.
+///
+/// The message is composed here rather than in the command layer because `todo status` shows
+/// the last one, recorded in `.git/todo/sync-state` by the sync itself.
 public struct SyncError: Error, Sendable {
     public enum Class: String, Sendable {
         /// Try again later: connection refused or reset, DNS, timeout, server busy, push race.
@@ -16,61 +20,89 @@ public struct SyncError: Error, Sendable {
         case local
     }
 
+    public enum Code: String, Sendable {
+        // transient
+        case timeout, unreachable, hostNotFound, remoteBusy, pushRaces, syncRunning
+        // authentication
+        case credentialsRefused
+        // configuration
+        case noRemote, unknownHostKey, untrustedCertificate, noRepository, badURL, pushRefused
+        // data
+        case remoteData, unrelatedHistories, mergeFailed
+        // local
+        case diskFull, householdBusy, handEdits, repository
+        /// A failure without a code of its own; its class says what to do.
+        case unspecified
+
+        /// The class each code belongs to; nil for `unspecified`.
+        var kind: Class? {
+            switch self {
+            case .timeout, .unreachable, .hostNotFound, .remoteBusy, .pushRaces, .syncRunning: return .transient
+            case .credentialsRefused: return .authentication
+            case .noRemote, .unknownHostKey, .untrustedCertificate, .noRepository, .badURL, .pushRefused:
+                return .configuration
+            case .remoteData, .unrelatedHistories, .mergeFailed: return .data
+            case .diskFull, .householdBusy, .handEdits, .repository: return .local
+            case .unspecified: return nil
+            }
+        }
+    }
+
+    public let code: Code
     public let kind: Class
     /// One or two plain sentences: what happened and what to do.
-    public let message: String
+    public private(set) var message: String
     /// libgit2's class, code and message, for `--verbose`.
     public let detail: String?
+    /// The failure underneath, when there is one.
+    public let cause: Cause?
 
+    public init(_ code: Code, _ message: String, detail: String? = nil, cause: Cause? = nil) {
+        self.code = code
+        self.kind = code.kind ?? .local
+        self.message = message
+        self.detail = detail
+        self.cause = cause
+    }
+
+    /// The same failure with another sentence after the message.
+    func appending(_ sentence: String) -> SyncError {
+        var e = self
+        e.message += "\n" + sentence
+        return e
+    }
+
+    /// A failure known only by its class.
     public init(_ kind: Class, _ message: String, detail: String? = nil) {
+        self.code = .unspecified
         self.kind = kind
         self.message = message
         self.detail = detail
+        self.cause = nil
     }
 }
 
-/// Recognises libgit2's failure shapes (see the libgit2 notes: they differ by transport).
+/// What a failed network step amounts to, decided from libgit2's error class and code, and
+/// only where those say nothing better, from the facts `LibgitText` reads in its message.
 enum FailureShape {
-    case timeout, refused, dns, busy, auth, certificate, hostKey, notFound, badURL, rejected, other
+    case timeout, refused, dns, busy, auth, certificate, hostKey, notFound, badURL, other
 
     static func of(_ e: GitError, timedOut: Bool) -> FailureShape {
         if timedOut { return .timeout }
-        let m = e.message.lowercased()
+        let facts = LibgitText.facts(in: e.message)
         if e.isCertificate {
-            return m.contains("hostkey") || m.contains("host key") || e.isSSHClass
-                ? .hostKey : .certificate
+            // libgit2 1.5's ssh transport reports an unknown host key as a certificate failure.
+            return e.isSSHClass || facts.contains(.hostKey) ? .hostKey : .certificate
         }
-        if e.isAuth || m.contains("authentication") || m.contains("401") || m.contains("403")
-            || m.contains("permission denied") || m.contains("username/publickey")
-        {
-            return .auth
+        if e.isAuth || facts.contains(.authentication) || facts.contains(.permissionDenied) { return .auth }
+        if facts.contains(.unsupportedProtocol) || facts.contains(.malformedURL) {
+            // A path that does not exist is "unsupported URL protocol" too, without a scheme.
+            return facts.contains(.unsupportedProtocol) && !facts.contains(.quotesScheme) ? .notFound : .badURL
         }
-        if m.contains("unsupported url protocol") || m.contains("malformed url") || m.contains("invalid url")
-            || m.contains("unknown scheme")
-        {
-            return m.contains("unsupported url protocol") && !m.contains("://") ? .notFound : .badURL
-        }
-        if m.contains("not appear to be a git repository") || m.contains("repository not found")
-            || m.contains("404") || m.contains("could not find repository") || m.contains("not found")
-            || m.contains("no such file or directory") || m.contains("not a git repository")
-            || m.contains("not exported")  // git daemon: "access denied or repository not exported"
-        {
-            return .notFound
-        }
-        if m.contains("failed to resolve") || m.contains("name or service not known")
-            || e.isNetClass && m.contains("resolve")
-        {
-            return .dns
-        }
-        if m.contains("50") && m.contains("status code") { return .busy }
-        if m.contains("connection refused") || m.contains("connection reset") || m.contains("timed out")
-            || m.contains("broken pipe") || m.contains("early eof") || m.contains("failed to connect")
-            || m.contains("unexpected eof") || m.contains("failed to send") || m.contains("failed to receive")
-            || e.isOSError || e.isNetClass
-            || e.isSSHClass
-        {
-            return .refused
-        }
+        if facts.contains(.noRepository) { return .notFound }
+        if facts.contains(.hostNotFound) || e.isNetClass && facts.contains(.mentionsResolve) { return .dns }
+        if facts.contains(.serverError) { return .busy }
+        if facts.contains(.connectionFailed) || e.isOSError || e.isNetClass || e.isSSHClass { return .refused }
         return .other
     }
 }

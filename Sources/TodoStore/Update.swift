@@ -44,13 +44,21 @@ extension Household {
     public func update<Value>(
         _ body: (Snapshot) throws -> Update<Value>
     ) throws(StoreError) -> Value {
+        try transact(body).value
+    }
+
+    /// `update`, which also hands back the commit it made (its id in hex; nil when nothing changed).
+    func transact<Value>(
+        _ body: (Snapshot) throws -> Update<Value>
+    ) throws(StoreError) -> (value: Value, commit: String?) {
         do {
-            return try withLock { () throws -> Value in
+            return try withLock { () throws -> (Value, String?) in
                 try recoverInterruptedChange()
                 let snap = try Snapshot(repo: repo)
                 let change = try body(snap)
                 try commit(change, on: snap)
-                return change.value
+                let head = try repo.resolve(reference: Self.branch)
+                return (change.value, head == snap.commit ? nil : head?.hex)
             }
         } catch {
             throw StoreError.from(error, path: path)

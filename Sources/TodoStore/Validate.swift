@@ -15,7 +15,7 @@ enum Incoming {
             if let problem = try check(repo, tree: info.tree, old: parentTree, prefix: "") {
                 let who = "\(info.author.name) <\(info.author.email)>"
                 throw SyncError(
-                    .data,
+                    .remoteData,
                     "The remote has \(problem) in commit \(oid.hex.prefix(10)) by \(who).\nNothing was merged; ask that member to remove it, or check the remote.")
             }
             return true

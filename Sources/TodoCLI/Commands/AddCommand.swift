@@ -27,33 +27,18 @@ struct AddCommand: ParsableCommand {
         let assignee = try assignee.map(Input.assignee)
         let notes = try note.map(Input.notes) ?? ""
         let h = try household.open()
-        let dueValue = try due.map { try Input.due($0, today: Env.today(h.clock)) }
-        let stamper = try h.stamper()
-        var rng = SystemRandomNumberGenerator()
-        let (task, short) = try h.update { snap in
-            var id = TaskID.random(using: &rng)
-            while try snap.task(id) != nil { id = TaskID.random(using: &rng) }
-            let stamp = stamper.stamp(after: nil)
-            var task = Task(
-                id: id, title: title, createdAt: isoMillis(stamper.clock.nowMillis()), createdBy: stamper.member,
-                notes: notes, assignee: assignee, due: dueValue, priority: priority)
-            for field in Task.stampedFields { task.stamps[field] = stamp }
-            for tag in tags { task.setTag(tag, present: true, stamp: stamp) }
-            let short = try snap.shortIDs([id], adding: [id])[id] ?? String(id.hex.prefix(4))
-            return Household.Update(
-                tasks: [task], message: "add: \(CommitText.title(title)) (\(short))", value: (task, short))
-        }
+        var new = NewTask(title: title)
+        new.notes = notes
+        new.assignee = assignee
+        new.due = try due.map { try Input.due($0, today: Env.today(h.clock)) }
+        new.priority = priority
+        new.tags = tags
+        let added = try h.add(new)
+        guard let task = added.tasks.first else { return }
         if output.json {
-            print(JSONWriter.compact(TaskCodec.publicObject(task)))
+            print(JSONWriter.compact(TaskCodec.publicObject(task.task)))
         } else {
-            print(short)
+            print(task.short)
         }
-    }
-}
-
-/// How task text appears in commit messages: one line, control characters escaped, short.
-enum CommitText {
-    static func title(_ s: String) -> String {
-        Terminal.truncated(Terminal.safe(s), 60)
     }
 }

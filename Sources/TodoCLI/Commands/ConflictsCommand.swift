@@ -167,49 +167,8 @@ struct ConflictsRestoreCommand: ParsableCommand {
 
     func run() throws {
         let h = try household.open()
-        let stamper = try h.stamper()
-        let (task, short, fields) = try h.update { snap in
-            let c = try snap.conflict(entry)
-            guard var task = try snap.task(c.entry.task) else { throw StoreError.taskNotFound(c.entry.task.hex) }
-            let stamp = stamper.stamp(after: task)
-            var fields: [String] = []
-            func set(_ field: String, _ value: JSONValue) throws {
-                if field.hasPrefix("tag:") {
-                    let tag = String(field.dropFirst(4))
-                    let present = value == .bool(true)
-                    if (task.tagStates[tag]?.present ?? false) != present {
-                        task.setTag(tag, present: present, stamp: stamp)
-                        fields.append(field)
-                    }
-                } else if task.value(of: field) != value {
-                    try task.write(field, value, stamp: stamp)
-                    fields.append(field)
-                }
-            }
-            switch c.entry.kind {
-            case .field, .tag:
-                try set(c.entry.field, c.entry.lost.value)
-            case .deletedEdit:
-                try set("deleted", .bool(false))
-                try set(c.entry.field, c.entry.lost.value)
-            case .invalidFile:
-                guard case .string(let text)? = c.entry.lost.value["data"], c.entry.lost.value["encoding"] == .string("utf8"),
-                    let old = try? TaskCodec.decode(Array(text.utf8), expectedID: task.id)
-                else {
-                    throw StoreError.nothingToRestore(
-                        "The set-aside version of this task is not a readable task file, so there is no value to restore.\nIts raw bytes are in `todo conflicts --json`.")
-                }
-                for field in Task.stampedFields { if let v = old.value(of: field) { try set(field, v) } }
-                for (tag, state) in old.tagStates { try set("tag:" + tag, .bool(state.present)) }
-            case .modifyDelete:
-                throw StoreError.nothingToRestore("Nothing was lost in this entry: the task file was kept.")
-            }
-            let short = try snap.shortIDs([task.id])[task.id] ?? String(task.id.hex.prefix(4))
-            return Household.Update(
-                tasks: fields.isEmpty ? [] : [task],
-                message: "conflicts restore: \(CommitText.title(task.title)) (\(short)): \(fields.joined(separator: ", "))",
-                value: (task, short, fields))
-        }
+        guard let restored = try h.restoreConflict(entry).tasks.first else { return }
+        let (task, short, fields) = (restored.task, restored.short, restored.fields)
         if fields.isEmpty {
             print("Already current: \(Terminal.safe(task.title)) (\(short))")
         } else {

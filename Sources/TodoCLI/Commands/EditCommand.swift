@@ -26,42 +26,26 @@ struct EditCommand: ParsableCommand {
     }
 
     func run() throws {
-        var values: [(String, JSONValue)] = []
-        if let title { values.append(("title", .string(try Input.title([title])))) }
-        if let assignee { values.append(("assignee", .string(try Input.assignee(assignee)))) }
-        if unassign { values.append(("assignee", .null)) }
-        if let priority { values.append(("priority", .string(try Input.priority(priority).rawValue))) }
-        if let note { values.append(("notes", .string(try Input.notes(note)))) }
-        if noDue { values.append(("due", .null)) }
-        let add = try tags.map(Input.tag)
-        let remove = try untags.map(Input.tag)
-        if let both = Set(add).intersection(remove).first {
+        var edit = TaskEdit()
+        edit.title = try title.map { try Input.title([$0]) }
+        if let assignee { edit.assignee = .set(try Input.assignee(assignee)) }
+        if unassign { edit.assignee = .clear }
+        edit.priority = try priority.map(Input.priority)
+        edit.notes = try note.map(Input.notes)
+        if noDue { edit.due = .clear }
+        edit.addTags = try tags.map(Input.tag)
+        edit.removeTags = try untags.map(Input.tag)
+        if let both = Set(edit.addTags).intersection(edit.removeTags).first {
             throw CLIError("Tag \"\(Terminal.safe(both))\" is both added and removed.", exit: .usage)
         }
         let h = try household.open()
-        if let due { values.append(("due", .string(try Input.due(due, today: Env.today(h.clock)).description))) }
-        if values.isEmpty && add.isEmpty && remove.isEmpty {
+        if let due { edit.due = .set(try Input.due(due, today: Env.today(h.clock))) }
+        if edit.isEmpty {
             throw CLIError("Say what to change, e.g. todo edit \(Terminal.safe(id)) --title \"New title\".", exit: .usage)
         }
-        var fields: [String] = []
-        let results = try h.change(ids: [id], verb: "edit") { task, stamp in
-            for (field, value) in values where task.value(of: field) != value {
-                try task.write(field, value, stamp: stamp)
-                fields.append(field)
-            }
-            for tag in add where task.tagStates[tag]?.present != true {
-                task.setTag(tag, present: true, stamp: stamp)
-                fields.append("+\(tag)")
-            }
-            for tag in remove where task.tagStates[tag]?.present == true {
-                task.setTag(tag, present: false, stamp: stamp)
-                fields.append("-\(tag)")
-            }
-            return !fields.isEmpty
-        }
-        guard let r = results.first else { return }
+        guard let r = try h.edit(id, edit).tasks.first else { return }
         if r.changed {
-            print("Changed \(fields.map(Terminal.safe).joined(separator: ", ")): \(Terminal.safe(r.task.title)) (\(r.short))")
+            print("Changed \(r.fields.map(Terminal.safe).joined(separator: ", ")): \(Terminal.safe(r.task.title)) (\(r.short))")
         } else {
             print("Nothing changed: \(Terminal.safe(r.task.title)) (\(r.short))")
         }

@@ -28,51 +28,13 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         let bytes = try readInput()
         let h = try household.open()
-        let now = h.clock.nowMillis()
-        let imported: [ImportedTask]
-        do {
-            imported = try TaskImport.parse(bytes, offsetMinutes: Int(h.clock.offsetMinutes(now)))
-        } catch {
-            throw CLIError("Cannot import \(Terminal.safe(file)): \(Terminal.safe(error.description)). Nothing was imported.", exit: .data)
-        }
-        let stamper = try h.stamper()
-        var rng = SystemRandomNumberGenerator()
-        let (added, skipped) = try h.update { snap in
-            var existing = Set(try snap.loadAllIDs())
-            var tasks: [Task] = []
-            var skipped = 0
-            let stamp = stamper.stamp(after: nil)
-            for item in imported {
-                var id = item.id ?? TaskID.random(using: &rng)
-                if existing.contains(id) {
-                    if item.id != nil {
-                        skipped += 1
-                        continue
-                    }
-                    while existing.contains(id) { id = TaskID.random(using: &rng) }
-                }
-                existing.insert(id)
-                var task = Task(
-                    id: id, title: item.title, createdAt: item.createdAt ?? isoMillis(now),
-                    createdBy: item.createdBy ?? stamper.member, status: item.status, notes: item.notes,
-                    assignee: item.assignee, due: item.due, priority: item.priority, deleted: item.deleted)
-                for field in Task.stampedFields { task.stamps[field] = stamp }
-                for tag in item.tags { task.setTag(tag, present: true, stamp: stamp) }
-                tasks.append(task)
-            }
-            let source = file == "-" ? "standard input" : CommitText.title(basename(file))
-            return Household.Update(
-                tasks: tasks, message: "import: \(tasks.count) tasks from \(source)", value: (tasks.count, skipped))
-        }
+        let result = try h.importTasks(bytes, file: file == "-" ? nil : file)
+        let (added, skipped) = (result.imported, result.skipped)
         if output.json {
             print(JSONWriter.compact(.object([("imported", .number(String(added))), ("skipped", .number(String(skipped)))])))
         } else {
             print("Imported \(added) task\(added == 1 ? "" : "s")" + (skipped > 0 ? " (\(skipped) already present, skipped)." : "."))
         }
-    }
-
-    func basename(_ path: String) -> String {
-        path.split(separator: "/").last.map(String.init) ?? path
     }
 
     func readInput() throws -> [UInt8] {

@@ -2,13 +2,11 @@ import ArgumentParser
 import TodoCore
 import TodoStore
 
-/// done, reopen, rm and restore: set one stamped field on one or more tasks.
+/// done, reopen, rm and restore: one state change on one or more tasks.
 protocol StateCommand: ParsableCommand {
     var household: HouseholdOptions { get }
     var ids: [String] { get }
-    static var verb: String { get }
-    static var field: String { get }
-    static var value: JSONValue { get }
+    static var state: TaskState { get }
     static var doneLabel: String { get }
     static var alreadyLabel: String { get }
 }
@@ -17,16 +15,11 @@ extension StateCommand {
     func run() throws {
         if ids.isEmpty { throw CLIError("Name at least one task id.", exit: .usage) }
         let h = try household.open()
-        let results = try h.change(ids: ids, verb: Self.verb) { task, stamp in
-            guard task.value(of: Self.field) != Self.value else { return false }
-            try task.write(Self.field, Self.value, stamp: stamp)
-            return true
-        }
         var out = Output()
-        for r in results {
+        for r in try h.set(Self.state, ids: ids).tasks {
             let label = r.changed ? Self.doneLabel : Self.alreadyLabel
             var line = "\(label): \(Terminal.safe(r.task.title)) (\(r.short))"
-            if r.changed && Self.verb == "rm" { line += " (undo with `todo restore \(r.short)`)" }
+            if r.changed && Self.state == .rm { line += " (undo with `todo restore \(r.short)`)" }
             out.line(line)
         }
         out.flush()
@@ -38,9 +31,7 @@ struct DoneCommand: StateCommand {
         commandName: "done", abstract: "Mark tasks done.", discussion: "Example: todo done 3f2a 91bc")
     @OptionGroup var household: HouseholdOptions
     @Argument(help: "Task ids (any unique prefix).") var ids: [String] = []
-    static let verb = "done"
-    static let field = "status"
-    static let value = JSONValue.string("done")
+    static let state = TaskState.done
     static let doneLabel = "Done"
     static let alreadyLabel = "Already done"
 }
@@ -49,9 +40,7 @@ struct ReopenCommand: StateCommand {
     static let configuration = CommandConfiguration(commandName: "reopen", abstract: "Mark done tasks open again.")
     @OptionGroup var household: HouseholdOptions
     @Argument(help: "Task ids (any unique prefix).") var ids: [String] = []
-    static let verb = "reopen"
-    static let field = "status"
-    static let value = JSONValue.string("open")
+    static let state = TaskState.reopen
     static let doneLabel = "Reopened"
     static let alreadyLabel = "Already open"
 }
@@ -62,9 +51,7 @@ struct RemoveCommand: StateCommand {
         discussion: "Deleting writes a tombstone; the file stays and `todo restore` brings the task back.")
     @OptionGroup var household: HouseholdOptions
     @Argument(help: "Task ids (any unique prefix).") var ids: [String] = []
-    static let verb = "rm"
-    static let field = "deleted"
-    static let value = JSONValue.bool(true)
+    static let state = TaskState.rm
     static let doneLabel = "Deleted"
     static let alreadyLabel = "Already deleted"
 }
@@ -73,9 +60,7 @@ struct RestoreCommand: StateCommand {
     static let configuration = CommandConfiguration(commandName: "restore", abstract: "Bring deleted tasks back.")
     @OptionGroup var household: HouseholdOptions
     @Argument(help: "Task ids (any unique prefix).") var ids: [String] = []
-    static let verb = "restore"
-    static let field = "deleted"
-    static let value = JSONValue.bool(false)
+    static let state = TaskState.restore
     static let doneLabel = "Restored"
     static let alreadyLabel = "Not deleted"
 }

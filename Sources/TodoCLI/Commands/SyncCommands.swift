@@ -7,19 +7,6 @@ import ArgumentParser
 import TodoCore
 import TodoStore
 
-extension Exit {
-    /// Exit codes for sync failures (README "Exit codes").
-    static func of(_ kind: SyncError.Class, message: String) -> Exit {
-        switch kind {
-        case .transient: return .busy
-        case .authentication: return .authentication
-        case .configuration: return .configuration
-        case .data: return .data
-        case .local: return message.contains("disk is full") ? .cannotWrite : .busy
-        }
-    }
-}
-
 extension SyncOptions {
     static func fromEnvironment(timeout: Double, quiet: Bool) -> SyncOptions {
         var o = SyncOptions()
@@ -27,6 +14,7 @@ extension SyncOptions {
         o.home = Env.userHome
         o.agentSocket = Env.get("SSH_AUTH_SOCK")
         o.certificateFile = Env.get("GIT_SSL_CAINFO")
+        o.logDirectory = (Env.get("XDG_STATE_HOME").map(Env.trimSlash) ?? Env.trimSlash(Env.userHome) + "/.local/state") + "/todo"
         o.interactive = !quiet && Terminal.stderrIsTTY && isatty(STDIN_FILENO) == 1
         if !quiet && Terminal.stderrIsTTY {
             let started = monotonicNow()
@@ -52,13 +40,6 @@ func printProgress(_ line: String) {
 
 func clearProgress() {
     if Terminal.stderrIsTTY { _ = "\r\u{1B}[K".withCString { write(STDERR_FILENO, $0, strlen($0)) } }
-}
-
-extension CLIError {
-    init(_ e: SyncError) {
-        let lines = e.message.split(separator: "\n", omittingEmptySubsequences: false).map { Terminal.safe(String($0)) }
-        self.init(lines.joined(separator: "\n"), exit: .of(e.kind, message: e.message), detail: e.detail.map(Terminal.safe))
-    }
 }
 
 struct SyncCommand: ParsableCommand {
@@ -88,27 +69,15 @@ struct SyncCommand: ParsableCommand {
 
     func run() throws {
         let h = try household.open()
-        let started = monotonicNow()
-        let remote = (try? h.remoteURL()).flatMap { $0 }.map(redactedURL) ?? "(none)"
         let report: SyncReport
         do {
             report = try h.sync(.fromEnvironment(timeout: timeout, quiet: quiet))
         } catch {
             clearProgress()
-            SyncLog.append(household: h.name, remote: remote, outcome: "error", fields: ["class": error.kind.rawValue],
-                message: error.message, seconds: monotonicNow() - started)
-            var e = CLIError(error)
-            if error.kind == .transient || error.kind == .local, let n = try? h.status().unsent.count, n > 0 {
-                e = CLIError(e.message + (e.message.contains("saved") ? "" : "\nYour \(n) change\(n == 1 ? " is" : "s are") saved and will be sent on the next sync."), exit: e.exit, detail: e.detail)
-            }
-            throw e
+            throw CLIError(error)
         }
         clearProgress()
         let conflicts = report.conflicts.count
-        SyncLog.append(
-            household: h.name, remote: remote, outcome: "ok",
-            fields: ["received": "\(report.received)", "sent": "\(report.sent)", "conflicts": "\(conflicts)", "rounds": "\(report.rounds)"],
-            message: nil, seconds: monotonicNow() - started)
         for w in report.merge?.warnings ?? [] { printError("todo: warning: " + Terminal.safe(w.description)) }
         if report.remoteRewritten {
             printError("todo: warning: the remote's history was rewritten since the last sync; it was merged field by field and nothing local was lost.")
@@ -126,46 +95,13 @@ struct SyncCommand: ParsableCommand {
         }
         if quiet { return }
         if report.received == 0 && report.sent == 0 && report.merge?.kind != .merged {
-            print("Up to date with \(Terminal.safe(remote)).")
+            print("Up to date with \(Terminal.safe(report.remote)).")
             return
         }
         var parts = ["received \(report.received)", "sent \(report.sent)"]
         if report.merge?.kind == .merged { parts.append("merged") }
         if conflicts > 0 { parts.append("\(conflicts) conflict\(conflicts == 1 ? "" : "s") (see `todo conflicts`)") }
-        print("Synced with \(Terminal.safe(remote)): " + parts.joined(separator: ", ") + ".")
-    }
-}
-
-/// `$XDG_STATE_HOME/todo/sync.log`: one line per sync, rotated at 256 KiB, no credentials.
-enum SyncLog {
-    static let limit = 256 << 10
-
-    static var directory: String {
-        (Env.get("XDG_STATE_HOME").map(Env.trimSlash) ?? Env.trimSlash(Env.userHome) + "/.local/state") + "/todo"
-    }
-
-    static func append(household: String, remote: String, outcome: String, fields: [String: String], message: String?, seconds: Double) {
-        let dir = directory
-        var current = ""
-        for part in dir.split(separator: "/") {
-            current += "/\(part)"
-            mkdir(current, 0o755)
-        }
-        let path = dir + "/sync.log"
-        var st = stat()
-        if stat(path, &st) == 0 && Int(st.st_size) > limit { rename(path, path + ".1") }
-        let now = Env.clock.nowMillis()
-        var line = "\(isoMillis(now)) household=\(household) remote=\(remote) outcome=\(outcome)"
-        for k in fields.keys.sorted() { line += " \(k)=\(fields[k] ?? "")" }
-        line += " duration_ms=\(Int(seconds * 1000))"
-        if let message {
-            line += " message=\"" + Terminal.safe(message.split(separator: "\n").first.map(String.init) ?? "") + "\""
-        }
-        line += "\n"
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
-        _ = line.withCString { write(fd, $0, strlen($0)) }
-        close(fd)
+        print("Synced with \(Terminal.safe(report.remote)): " + parts.joined(separator: ", ") + ".")
     }
 }
 

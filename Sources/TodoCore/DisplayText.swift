@@ -1,0 +1,63 @@
+/// Text that other people wrote, made fit to show on one line: on a terminal and in commit
+/// messages alike, so both the commands and the store use these.
+public enum DisplayText {
+    /// Task text comes from other people: every control character (C0, DEL, C1), and the
+    /// bidirectional overrides that can disguise text, is shown escaped, never sent raw.
+    public static func escaped(_ s: String) -> String {
+        var needs = false
+        for u in s.unicodeScalars where isUnsafe(u) {
+            needs = true
+            break
+        }
+        if !needs { return s }
+        var out = ""
+        for u in s.unicodeScalars {
+            if !isUnsafe(u) {
+                out.unicodeScalars.append(u)
+                continue
+            }
+            switch u {
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            default:
+                let hex = String(u.value, radix: 16)
+                out += u.value < 0x100 ? "\\x" + String(repeating: "0", count: 2 - hex.count) + hex : "\\u{\(hex)}"
+            }
+        }
+        return out
+    }
+
+    public static func isUnsafe(_ u: Unicode.Scalar) -> Bool {
+        let v = u.value
+        return v < 0x20 || (v >= 0x7F && v < 0xA0) || (v >= 0x202A && v <= 0x202E) || (v >= 0x2066 && v <= 0x2069)
+            || v == 0x2028 || v == 0x2029
+    }
+
+    /// Columns a string takes on a terminal (wide East Asian characters count two).
+    public static func width(_ s: String) -> Int {
+        var w = 0
+        for u in s.unicodeScalars {
+            let v = u.value
+            if v == 0x200D || (v >= 0x300 && v < 0x370) || (v >= 0xFE00 && v <= 0xFE0F) { continue }
+            w += (v >= 0x1100 && v <= 0x115F) || (v >= 0x2E80 && v <= 0xA4CF) || (v >= 0xAC00 && v <= 0xD7A3)
+                || (v >= 0xF900 && v <= 0xFAFF) || (v >= 0xFF00 && v <= 0xFF60) || (v >= 0x1F300 && v <= 0x1FAFF)
+                || (v >= 0x20000 && v <= 0x3FFFD) ? 2 : 1
+        }
+        return w
+    }
+
+    /// Cuts `s` to at most `columns` columns, marking the cut with an ellipsis.
+    public static func truncated(_ s: String, _ columns: Int) -> String {
+        if width(s) <= columns { return s }
+        var out = ""
+        var w = 0
+        for ch in s {
+            let cw = width(String(ch))
+            if w + cw > columns - 1 { break }
+            out.append(ch)
+            w += cw
+        }
+        return out + "…"
+    }
+}

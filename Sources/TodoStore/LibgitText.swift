@@ -1,0 +1,99 @@
+import SystemPackage
+
+/// What libgit2's English messages say, where libgit2 1.5 says it no other way.
+///
+/// libgit2 1.5 gives many failures only the generic code -1 with a class that covers several
+/// causes: an operating-system failure underneath a write (class OS) names its errno only as
+/// `strerror` text; a missing repository, a bad URL, an unresolvable host and a refused
+/// connection differ only in the message; an HTTP status is only in the message; and a server's
+/// reason for refusing a pushed ref is free text. Everything else in the store decides from
+/// libgit2's error class and code; this is the one function that reads messages. Each phrase
+/// has a test (`LibgitTextTests`).
+enum LibgitText {
+    enum Fact: Hashable, CaseIterable, Sendable {
+        /// ENOSPC, EDQUOT, EACCES, EROFS, as `strerror` words them.
+        case noSpace, diskQuota, permissionDenied, readOnlyFileSystem
+        /// The server or transport refused the credentials.
+        case authentication
+        /// An ssh host key, not an https certificate, failed the check.
+        case hostKey
+        /// The URL is not one any transport handles.
+        case unsupportedProtocol, malformedURL
+        /// The message quotes a URL with a scheme.
+        case quotesScheme
+        /// No repository at that place.
+        case noRepository
+        /// The host name could not be resolved (`mentionsResolve`: resolving is mentioned at all).
+        case hostNotFound, mentionsResolve
+        /// An HTTP 5xx status.
+        case serverError
+        /// The connection could not be made, or broke.
+        case connectionFailed
+        /// A server refused a ref update because someone else updated it first.
+        case refUpdateRace
+    }
+
+    /// Phrases, lower-cased, and the fact each states.
+    static let phrases: [(String, Fact)] = [
+        ("no space left", .noSpace),
+        ("disk quota", .diskQuota),
+        ("permission denied", .permissionDenied),
+        ("read-only file system", .readOnlyFileSystem),
+        ("hostkey", .hostKey),
+        ("host key", .hostKey),
+        ("authentication", .authentication),
+        ("401", .authentication),
+        ("403", .authentication),
+        ("username/publickey", .authentication),
+        ("unsupported url protocol", .unsupportedProtocol),
+        ("malformed url", .malformedURL),
+        ("invalid url", .malformedURL),
+        ("unknown scheme", .malformedURL),
+        ("://", .quotesScheme),
+        ("not appear to be a git repository", .noRepository),
+        ("repository not found", .noRepository),
+        ("404", .noRepository),
+        ("could not find repository", .noRepository),
+        ("not found", .noRepository),
+        ("no such file or directory", .noRepository),
+        ("not a git repository", .noRepository),
+        ("not exported", .noRepository),  // git daemon: "access denied or repository not exported"
+        ("failed to resolve", .hostNotFound),
+        ("name or service not known", .hostNotFound),
+        ("resolve", .mentionsResolve),
+        ("connection refused", .connectionFailed),
+        ("connection reset", .connectionFailed),
+        ("timed out", .connectionFailed),
+        ("broken pipe", .connectionFailed),
+        ("early eof", .connectionFailed),
+        ("failed to connect", .connectionFailed),
+        ("unexpected eof", .connectionFailed),
+        ("failed to send", .connectionFailed),
+        ("failed to receive", .connectionFailed),
+        ("non-fast-forward", .refUpdateRace),
+        ("fetch first", .refUpdateRace),
+        ("stale info", .refUpdateRace),
+        ("failed to lock", .refUpdateRace),
+        ("cannot lock", .refUpdateRace),
+        ("failed to update ref", .refUpdateRace),
+    ]
+
+    /// Every fact `message` states.
+    static func facts(in message: String) -> Set<Fact> {
+        let m = message.lowercased()
+        var facts = Set(phrases.filter { m.contains($0.0) }.map(\.1))
+        // "unexpected http status code: 503"
+        if m.contains("status code") && m.contains("50") { facts.insert(.serverError) }
+        return facts
+    }
+
+    /// The errno an operating-system failure's message names, for the errnos the store acts on.
+    static func errno(in message: String) -> Errno? {
+        let facts = facts(in: message)
+        if facts.contains(.noSpace) { return .noSpace }
+        if facts.contains(.diskQuota) { return .diskQuotaExceeded }
+        if facts.contains(.permissionDenied) { return .permissionDenied }
+        if facts.contains(.readOnlyFileSystem) { return .readOnlyFileSystem }
+        return nil
+    }
+}

@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import GitKit
+import Synchronization
+
+/// Network steps with a deadline, retries with backoff for transient failures, and one
+/// credential source for the whole sync.
+final class Network {
+    let url: String
+    let options: SyncOptions
+    let deadline: Double
+    let credentials: CredentialSource
+    /// Set by the watchdog's thread when the deadline passes; read by libgit2's callbacks.
+    static let timedOut = Atomic<Bool>(false)
+
+    init(url: String, options: SyncOptions, deadline: Double) {
+        self.url = url
+        self.options = options
+        self.deadline = deadline
+        credentials = CredentialSource(home: options.home, agentSocket: options.agentSocket, interactive: options.interactive)
+    }
+
+    /// Runs one network step, retrying transient failures with exponential backoff and jitter
+    /// while time remains; classifies the final failure.
+    func run(_ what: String, _ body: (RemoteCallbacks) throws -> Void) throws {
+        var delay = 0.5
+        var attempt = 0
+        while true {
+            attempt += 1
+            credentials.beginStep()
+            let callbacks = RemoteCallbacks()
+            callbacks.credentials = { [credentials] url, user, allowed in
+                credentials.next(url: url, userFromURL: user, allowed: allowed)
+            }
+            callbacks.shouldCancel = { Network.timedOut.load(ordering: .acquiring) || monotonicSeconds() > self.deadline }
+            if let progress = options.progress {
+                callbacks.transferProgress = { p in
+                    guard p.totalObjects > 0 else { return }
+                    progress("Receiving objects: \(p.receivedObjects * 100 / p.totalObjects)% (\(p.receivedObjects)/\(p.totalObjects))")
+                }
+                callbacks.pushProgress = { current, total, _ in
+                    guard total > 0 else { return }
+                    progress("Sending objects: \(current * 100 / total)% (\(current)/\(total))")
+                }
+            }
+            let watchdog = Watchdog(deadline: deadline)
+            do {
+                try body(callbacks)
+                watchdog.cancel()
+                credentials.report(success: true)
+                return
+            } catch let e as GitError {
+                watchdog.cancel()
+                // Someone pushed first: the caller fetches and merges, which no retry can replace.
+                if e.isNonFastForward { throw e }
+                let shape = FailureShape.of(e, timedOut: watchdog.fired || monotonicSeconds() > deadline)
+                let error = classify(shape, e, what: what, refusedHost: callbacks.certificateRefused)
+                if shape == .auth { credentials.report(success: false) }
+                let remaining = deadline - monotonicSeconds()
+                guard error.kind == .transient, shape != .timeout, attempt < options.attempts, remaining > delay else {
+                    throw error
+                }
+                var rng = SystemRandomNumberGenerator()
+                let jitter = Double.random(in: 0..<(delay / 2), using: &rng)
+                usleep(UInt32((delay + jitter) * 1_000_000))
+                delay *= 2
+            }
+        }
+    }
+
+    func classify(_ shape: FailureShape, _ e: GitError, what: String, refusedHost: String?) -> SyncError {
+        let shown = redactedURL(url)
+        let detail = e.description
+        let cause = Cause(
+            source: .git(errorClass: e.errorClass, code: e.code, errno: LibgitText.errno(in: e.message)), path: nil,
+            text: e.message)
+        switch shape {
+        case .timeout:
+            return SyncError(.timeout, "The household remote did not answer within \(Int(options.timeout)) seconds (\(what)).", detail: detail, cause: cause)
+        case .refused:
+            return SyncError(.unreachable, "Could not reach the household remote \(shown) (\(e.message)).", detail: detail, cause: cause)
+        case .dns:
+            return SyncError(.hostNotFound, "Could not find the host of the household remote \(shown) (\(e.message)).", detail: detail, cause: cause)
+        case .busy:
+            return SyncError(.remoteBusy, "The household remote is busy (\(e.message)).", detail: detail, cause: cause)
+        case .auth:
+            return SyncError(
+                .credentialsRefused,
+                "The household remote \(shown) did not accept your credentials.\nFor ssh, load your key into ssh-agent or put it in ~/.ssh/id_ed25519 or ~/.ssh/id_rsa; for https, store the password with a git credential helper.",
+                detail: detail, cause: cause)
+        case .hostKey:
+            let host = refusedHost ?? "the server"
+            return SyncError(
+                .unknownHostKey,
+                "The ssh host key of \(host) is not in ~/.ssh/known_hosts, so the remote cannot be trusted yet.\nIf it is yours, trust it with: ssh-keyscan \(Self.keyscanArgs(url)) >> ~/.ssh/known_hosts",
+                detail: detail, cause: cause)
+        case .certificate:
+            return SyncError(
+                .untrustedCertificate,
+                "The https certificate of \(refusedHost ?? shown) is not trusted.\nInstall its CA certificate in the system store (update-ca-certificates) or name it in git's http.sslCAInfo setting.",
+                detail: detail, cause: cause)
+        case .notFound:
+            return SyncError(
+                .noRepository, "There is no git repository at \(shown).\nCheck the URL with `todo remote`, or create the repository there (git init --bare).",
+                detail: detail, cause: cause)
+        case .badURL:
+            return SyncError(.badURL, "\(shown) is not a remote URL todo understands (use a path, file://, git://, ssh:// or https://).", detail: detail, cause: cause)
+        case .other:
+            return SyncError(.unreachable, "The sync with \(shown) failed (\(e.message)).", detail: detail, cause: cause)
+        }
+    }
+
+    /// `-p PORT HOST` for the ssh-keyscan hint.
+    static func keyscanArgs(_ url: String) -> String {
+        var rest = Substring(url)
+        if rest.hasPrefix("ssh://") { rest = rest.dropFirst(6) }
+        if let at = rest.firstIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        let hostPort = rest.prefix { $0 != "/" && $0 != ":" || ($0 == ":" && url.hasPrefix("ssh://")) }
+        let host = hostPort.split(separator: ":").first.map(String.init) ?? "HOST"
+        let port = url.hasPrefix("ssh://") ? hostPort.split(separator: ":").dropFirst().first.map(String.init) : nil
+        return port.map { "-p \($0) \(host)" } ?? host
+    }
+}

@@ -1,0 +1,59 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import GitKit
+
+extension Household {
+    /// A path remote has no server: this process writes it. Under a kernel lock in the remote
+    /// (`todo-push.lock`): write what the remote lacks as one pack into its object store, then
+    /// move its `main` by compare-and-swap. A record (`todo-push-inflight`) exists while the
+    /// ref is being written; the next push that finds it knows that a `main.lock` there was
+    /// left by a killed process, and clears it, instead of failing on it forever.
+    func pushToPath(_ head: ObjectID, over expected: ObjectID?, remotePath: String, url: String, network: Network) throws -> Bool {
+        let remote = try Repository.open(path: remotePath)
+        let remoteGit = remote.gitDirectory
+        let wait = max(0.5, min(10, network.deadline - monotonicSeconds()))
+        guard let lock = try FileLock.acquire(path: remoteGit + "todo-push.lock", timeout: wait) else { return false }
+        defer { withExtendedLifetime(lock) {} }
+        let inflight = remoteGit + "todo-push-inflight"
+        if readFile(inflight) != nil {
+            unlink(remoteGit + Self.branch + ".lock")
+            unlink(inflight)
+        }
+        try network.run("push") { _ in
+            let objects = try repo.objectsMissing(reaching: [head], from: expected.map { [$0] } ?? [])
+            try repo.copy(objects, to: remote)
+        }
+        try writeFile(inflight, Self.branch + "\n", sync: false)
+        defer { unlink(inflight) }
+        do {
+            try remote.updateReference(Self.branch, to: head, expected: expected, message: "todo sync")
+        } catch let e as GitError where e.isModified || e.isExists || e.isLocked {
+            return false
+        }
+        _ = try? remote.consolidatePacks(above: Self.packLimit)
+        return true
+    }
+
+    /// Fetches the `main` of the repository at `remotePath` into `quarantine` as `fetchRef`:
+    /// what `have` lacks, as one pack. A remote without `main` leaves `fetchRef` unset.
+    static func fetch(fromPath remotePath: String, into quarantine: Repository, have: [ObjectID]) throws {
+        let remote = try Repository.open(path: remotePath)
+        guard let tip = try remote.resolve(reference: branch) else { return }
+        do {
+            _ = try remote.commit(tip)
+        } catch {
+            throw SyncError(
+                .remoteData, "The remote's main points at \(tip.hex.prefix(10)), which is not a commit it holds.\nNothing was merged; check the remote.")
+        }
+        // Only what the remote's main reaches counts as shared: a sync killed while copying into
+        // the remote can leave our newest commits there without their history.
+        let shared = have.filter { (try? remote.isAncestor($0, of: tip)) == true }
+        let objects = try remote.objectsMissing(reaching: [tip], from: shared)
+        try remote.copy(objects, to: quarantine)
+        try quarantine.updateReference(fetchRef, to: tip, expected: nil, force: true, message: "fetch")
+    }
+
+}

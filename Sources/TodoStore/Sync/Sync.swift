@@ -1,0 +1,223 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import GitKit
+import TodoCore
+
+extension Household {
+    static let remoteName = "origin"
+    static let trackingRef = "refs/remotes/origin/main"
+    /// Past this many pack files in the household or a path remote, sync combines all but the
+    /// largest into one (each sync that moves more than a few objects adds one).
+    static let packLimit = 32
+    /// Where a fetch puts the remote's `main`, in the quarantine repository.
+    static let fetchRef = "refs/todo/fetched"
+
+    // MARK: The remote
+
+    /// The household's remote URL (`remote.origin.url`), if set.
+    public func remoteURL() throws(StoreError) -> String? {
+        do {
+            return try repo.configString("remote.origin.url")
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
+    /// Sets or removes the remote; plain `git pull`/`git push` use the same settings.
+    public func setRemote(_ url: String?) throws(StoreError) {
+        do {
+            if let url {
+                try repo.setLocalConfig("remote.origin.url", url)
+                try repo.setLocalConfig("remote.origin.fetch", "+refs/heads/main:refs/remotes/origin/main")
+                try repo.setLocalConfig("branch.main.remote", "origin")
+                try repo.setLocalConfig("branch.main.merge", "refs/heads/main")
+            } else {
+                for key in ["remote.origin.url", "remote.origin.fetch", "branch.main.remote", "branch.main.merge"] {
+                    try repo.removeLocalConfig(key)
+                }
+            }
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
+    // MARK: Sync
+
+    /// Fetches the remote's `main`, merges it field by field, and pushes the result, retrying
+    /// transient failures and push races. Local commits are never rewritten or lost; nothing
+    /// is ever force-pushed.
+    public func sync(_ options: SyncOptions) throws(SyncError) -> SyncReport {
+        let started = clock.nowMillis()
+        let log = SyncLog(directory: options.logDirectory, household: name, remote: (try? remoteURL()) ?? nil, clock: clock)
+        do {
+            let report = try syncLocked(options)
+            recordSync(at: started, error: nil)
+            // Housekeeping only: a failure here loses nothing and fails nothing. Under the
+            // household lock, so that no other command is writing meanwhile.
+            _ = try? withLock { try repo.consolidatePacks(above: Self.packLimit) }
+            log.append(report)
+            return report
+        } catch {
+            let e = (error as? SyncError) ?? Self.syncError(local: error, path: path)
+            recordSync(at: started, error: e)
+            log.append(e)
+            throw withUnsentNote(e)
+        }
+    }
+
+    /// A failure to try again later says that what waits to be sent is safe.
+    func withUnsentNote(_ e: SyncError) -> SyncError {
+        // The message of a sync outrun by other pushes says so already.
+        guard e.kind == .transient || e.kind == .local, e.code != .pushRaces,
+            let n = try? status().unsent.count, n > 0
+        else { return e }
+        return e.appending("Your \(n) change\(n == 1 ? " is" : "s are") saved and will be sent on the next sync.")
+    }
+
+    static func syncError(local error: Error, path: String) -> SyncError {
+        switch StoreError.from(error, path: path) {
+        case .diskFull(_, let cause):
+            return SyncError(.diskFull, "The disk is full. Nothing was lost; free some space and sync again.", cause: cause)
+        case .locked:
+            return SyncError(.householdBusy, "The household was busy for too long. Nothing was lost; sync again in a moment.")
+        case .handEdits(_, let paths):
+            return SyncError(
+                .handEdits,
+                "Task files were changed by hand and not committed (\(paths.prefix(3).joined(separator: ", "))).\nCommit or discard them with git, then sync again.")
+        case .mergeFailed(let failures):
+            return SyncError(.mergeFailed, failures.prefix(3).map(\.description).joined(separator: "\n") + "\nNothing was merged.")
+        case .unrelatedHistories:
+            return SyncError(
+                .unrelatedHistories,
+                "The remote's history has nothing in common with this household's, so it is another household.\nNothing was merged; check the remote URL (todo remote).")
+        case .git(let g):
+            return SyncError(.repository, "The household repository could not be updated (\(g.message)). Nothing was lost.", detail: g.description)
+        case let other:
+            return SyncError(.local, "\(other)")
+        }
+    }
+
+    private func syncLocked(_ options: SyncOptions) throws -> SyncReport {
+        guard let url = try remoteURL(), !url.isEmpty else {
+            throw SyncError(.noRemote, "This household has no remote. Set one with `todo remote set URL`.")
+        }
+        guard let syncLock = try FileLock.acquire(path: repo.gitDirectory + "todo-sync.lock", timeout: 2) else {
+            throw SyncError(.syncRunning, "Another sync of this household is running. Nothing was changed; it will carry your changes.")
+        }
+        defer { withExtendedLifetime(syncLock) {} }
+        // Only a sync writes the tracking ref, and we hold the sync lock: a lock file on it was
+        // left by a sync that was killed, and would fail every later one.
+        unlink(repo.gitDirectory + Self.trackingRef + ".lock")
+        try Self.chooseCertificates(repo, options)
+        let network = Network(url: url, options: options, deadline: monotonicSeconds() + options.timeout)
+        var report = SyncReport()
+        report.remote = redactedURL(url)
+        let previous = try repo.resolve(reference: Self.trackingRef)
+        for round in 1...options.maxRounds {
+            report.rounds = round
+            // 1. Fetch into quarantine, so that nothing refused enters the household.
+            // What the tracking ref points at was checked when it was fetched.
+            let have = [try repo.resolve(reference: Self.branch), try repo.resolve(reference: Self.trackingRef)].compactMap { $0 }
+            let quarantine = try Quarantine.prepare(for: repo, have: have)
+            defer { quarantine.discard() }
+            try network.run("fetch") { cb in
+                if let remotePath = Self.localPath(url) {
+                    try Self.fetch(fromPath: remotePath, into: quarantine.repo, have: have)
+                } else {
+                    try quarantine.repo.fetch(url: url, refspecs: ["+refs/heads/main:\(Self.fetchRef)"], callbacks: cb)
+                }
+            }
+            let remoteTip = try quarantine.repo.resolve(reference: Self.fetchRef)
+            if remoteTip == nil { report.remoteWasEmpty = true }
+            // 2. Check what came in, then merge it.
+            if let remoteTip {
+                try Incoming.validate(quarantine.repo, tip: remoteTip, have: have)
+                try quarantine.admit()
+                if let previous, try !repo.isAncestor(previous, of: remoteTip) { report.remoteRewritten = true }
+                let merged = try withLock { () throws -> MergeResult in
+                    try recoverInterruptedChange()
+                    return try mergeLocked(theirs: remoteTip) { counts in Self.mergeMessage(counts) }
+                }
+                if merged.kind != .upToDate {
+                    report.received += merged.changedTasks.count
+                    if merged.kind == .merged || report.merge == nil { report.merge = merged }
+                }
+                try repo.updateReference(Self.trackingRef, to: remoteTip, expected: nil, force: true, message: "sync: fetch")
+            }
+            // 3. Push what the remote lacks.
+            guard let head = try repo.resolve(reference: Self.branch) else { return report }
+            if head == remoteTip {
+                return report
+            }
+            let pushed = try push(head, over: remoteTip, url: url, network: network)
+            if pushed {
+                report.sent += try sentCount(from: remoteTip, to: head)
+                try repo.updateReference(Self.trackingRef, to: head, expected: nil, force: true, message: "sync: push")
+                return report
+            }
+            // Someone pushed first: fetch and merge again.
+        }
+        throw SyncError(
+            .pushRaces,
+            "Other members kept pushing while this sync ran (\(options.maxRounds) rounds). Your changes are saved and will be sent on the next sync.")
+    }
+
+    /// Task files changed between what the remote had and what we pushed.
+    func sentCount(from remoteTip: ObjectID?, to head: ObjectID) throws -> Int {
+        let before = try Snapshot(repo: repo, commit: remoteTip)
+        let after = try Snapshot(repo: repo, commit: head)
+        return try before.changedFiles(oldTasks: before.tasksTree, newTasks: after.tasksTree).count
+    }
+
+    /// Pushes `head` to the remote's `main` if it still is `expected`. False when someone else
+    /// pushed first (the caller fetches and merges again).
+    func push(_ head: ObjectID, over expected: ObjectID?, url: String, network: Network) throws -> Bool {
+        if let remotePath = Self.localPath(url) {
+            return try pushToPath(head, over: expected, remotePath: remotePath, url: url, network: network)
+        }
+        var refusal: String?
+        do {
+            try network.run("push") { cb in
+                try repo.push(url: url, refspecs: ["refs/heads/main:refs/heads/main"], callbacks: cb)
+                refusal = cb.rejections.first?.reason
+            }
+        } catch let e as GitError where e.isNonFastForward {
+            // libgit2 saw, before sending, that the remote's main moved since our fetch.
+            return false
+        }
+        guard let refusal else { return true }
+        if LibgitText.facts(in: refusal).contains(.refUpdateRace) { return false }
+        throw SyncError(
+            .pushRefused,
+            "The household remote \(redactedURL(url)) refused the push of main (\(refusal)).\nYour changes are saved; ask whoever runs the remote to allow pushes to main.")
+    }
+
+    /// Which CA certificates https trusts: `GIT_SSL_CAINFO`, else git's `http.sslCAInfo`, else
+    /// the system's bundle.
+    static func chooseCertificates(_ repo: Repository, _ options: SyncOptions) throws {
+        guard let file = try options.certificateFile ?? repo.configString("http.sslCAInfo"), !file.isEmpty else { return }
+        GitLibrary.useCertificates(from: file.hasPrefix("~/") ? options.home + file.dropFirst(1) : file)
+    }
+
+    /// The file-system path of a path or `file://` remote; nil for network remotes.
+    static func localPath(_ url: String) -> String? {
+        if url.hasPrefix("file://") { return String(url.dropFirst(7)) }
+        if url.contains("://") { return nil }
+        if url.hasPrefix("/") || url.hasPrefix("./") || url.hasPrefix("../") { return url }
+        // scp-like `host:path` is ssh; a bare relative path has no colon before any slash.
+        if let colon = url.firstIndex(of: ":"), url.firstIndex(of: "/").map({ colon < $0 }) ?? true { return nil }
+        return url
+    }
+
+    static func mergeMessage(_ c: MergeCounts) -> String {
+        var from = c.authors.prefix(3).joined(separator: ", ")
+        if c.authors.count > 3 { from += " and others" }
+        var msg = "sync: \(c.changed) task\(c.changed == 1 ? "" : "s")"
+        if !from.isEmpty { msg += " from \(from)" }
+        if c.conflicts > 0 { msg += ", \(c.conflicts) conflict\(c.conflicts == 1 ? "" : "s")" }
+        return msg
+    }
+}

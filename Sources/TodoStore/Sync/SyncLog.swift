@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import TodoCore
+
+/// `$XDG_STATE_HOME/todo/sync.log`: one line per sync, rotated at 256 KiB, no credentials.
+struct SyncLog {
+    static let limit = 256 << 10
+
+    let directory: String?
+    let household: String
+    /// The remote as shown (credentials redacted).
+    let remote: String
+    let clock: WallClock
+    let started = monotonicSeconds()
+
+    init(directory: String?, household: String, remote: String?, clock: WallClock) {
+        self.directory = directory
+        self.household = household
+        self.remote = remote.map(redactedURL) ?? "(none)"
+        self.clock = clock
+    }
+
+    func append(_ report: SyncReport) {
+        append(
+            outcome: "ok",
+            fields: [
+                "received": "\(report.received)", "sent": "\(report.sent)", "conflicts": "\(report.conflicts.count)",
+                "rounds": "\(report.rounds)",
+            ], message: nil)
+    }
+
+    func append(_ error: SyncError) {
+        append(outcome: "error", fields: ["class": error.kind.rawValue], message: error.message)
+    }
+
+    func append(outcome: String, fields: [String: String], message: String?) {
+        guard let dir = directory else { return }
+        let seconds = monotonicSeconds() - started
+        var current = ""
+        for part in dir.split(separator: "/") {
+            current += "/\(part)"
+            mkdir(current, 0o755)
+        }
+        let path = dir + "/sync.log"
+        var st = stat()
+        if stat(path, &st) == 0 && Int(st.st_size) > Self.limit { rename(path, path + ".1") }
+        var line = "\(isoMillis(clock.nowMillis())) household=\(household) remote=\(remote) outcome=\(outcome)"
+        for k in fields.keys.sorted() { line += " \(k)=\(fields[k] ?? "")" }
+        line += " duration_ms=\(Int(seconds * 1000))"
+        if let message {
+            line += " message=\"" + DisplayText.escaped(message.split(separator: "\n").first.map(String.init) ?? "") + "\""
+        }
+        line += "\n"
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        _ = line.withCString { write(fd, $0, strlen($0)) }
+        close(fd)
+    }
+}

@@ -1,0 +1,40 @@
+import TodoCore
+
+/// How a sync runs.
+public struct SyncOptions: Sendable {
+    /// Seconds allowed for all network work together (fetches, pushes, retries).
+    public var timeout: Double = 60
+    /// How often to fetch-merge-push when someone else keeps pushing first.
+    public var maxRounds = 5
+    /// Attempts per network step for transient failures.
+    public var attempts = 4
+    /// Whether credential helpers may prompt (a person at a terminal).
+    public var interactive = false
+    /// `$HOME`, for `~/.ssh` keys.
+    public var home: String = "/"
+    /// CA certificates to trust for https instead of the system's (`GIT_SSL_CAINFO`); else
+    /// git's `http.sslCAInfo` setting, else the system bundle.
+    public var certificateFile: String?
+    public var agentSocket: String?
+    /// Called with a progress line ("Receiving objects: 45% (450/1000)") during transfers.
+    public var progress: (@Sendable (String) -> Void)?
+    /// Where the sync log goes (`$XDG_STATE_HOME/todo`); nil for none.
+    public var logDirectory: String?
+    public init() {}
+}
+
+/// What a sync did.
+public struct SyncReport: Sendable {
+    /// The remote's URL as shown (credentials redacted).
+    public var remote = "(none)"
+    /// Task files the remote changed in our household.
+    public var received = 0
+    /// Task files we changed that the remote now has.
+    public var sent = 0
+    public var merge: MergeResult?
+    public var remoteWasEmpty = false
+    /// The remote's history was rewritten (it no longer contains what we last fetched).
+    public var remoteRewritten = false
+    public var rounds = 0
+    public var conflicts: [ConflictEntry] { merge?.entries ?? [] }
+}

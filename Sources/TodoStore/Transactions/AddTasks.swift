@@ -1,0 +1,66 @@
+import TodoCore
+
+extension Household {
+    /// Adds one task, stamped with this clone's member and clock, in one commit.
+    public func add(_ new: NewTask) throws(StoreError) -> ChangeOutcome {
+        let stamper = try stamper()
+        var rng = SystemRandomNumberGenerator()
+        let (added, commit) = try transact { snap in
+            var id = TaskID.random(using: &rng)
+            while try snap.task(id) != nil { id = TaskID.random(using: &rng) }
+            let stamp = stamper.stamp(after: nil)
+            var task = Task(
+                id: id, title: new.title, createdAt: isoMillis(stamper.clock.nowMillis()), createdBy: stamper.member,
+                notes: new.notes, assignee: new.assignee, due: new.due, priority: new.priority)
+            for field in Task.stampedFields { task.stamps[field] = stamp }
+            for tag in new.tags { task.setTag(tag, present: true, stamp: stamp) }
+            let short = try snap.shortIDs([id], adding: [id])[id] ?? String(id.hex.prefix(4))
+            return Update(
+                tasks: [task], message: CommitText.added(task, short: short),
+                value: ChangedTask(task: task, short: short, fields: Task.stampedFields))
+        }
+        return ChangeOutcome(tasks: [added], commit: commit)
+    }
+
+    /// Imports tasks from `todo list --json` or Taskwarrior's export in one commit. Tasks keep
+    /// their ids; those the household already has are skipped. `file` names the source in the
+    /// commit message (nil for standard input) and in the error for bad data.
+    public func importTasks(_ bytes: [UInt8], file: String?) throws(StoreError) -> ImportOutcome {
+        let now = clock.nowMillis()
+        let imported: [ImportedTask]
+        do {
+            imported = try TaskImport.parse(bytes, offsetMinutes: Int(clock.offsetMinutes(now)))
+        } catch {
+            throw .badImport(file: file ?? "-", reason: error.description)
+        }
+        let stamper = try stamper()
+        var rng = SystemRandomNumberGenerator()
+        let ((added, skipped), commit) = try transact { snap in
+            var existing = Set(try snap.loadAllIDs())
+            var tasks: [Task] = []
+            var skipped = 0
+            let stamp = stamper.stamp(after: nil)
+            for item in imported {
+                var id = item.id ?? TaskID.random(using: &rng)
+                if existing.contains(id) {
+                    if item.id != nil {
+                        skipped += 1
+                        continue
+                    }
+                    while existing.contains(id) { id = TaskID.random(using: &rng) }
+                }
+                existing.insert(id)
+                var task = Task(
+                    id: id, title: item.title, createdAt: item.createdAt ?? isoMillis(now),
+                    createdBy: item.createdBy ?? stamper.member, status: item.status, notes: item.notes,
+                    assignee: item.assignee, due: item.due, priority: item.priority, deleted: item.deleted)
+                for field in Task.stampedFields { task.stamps[field] = stamp }
+                for tag in item.tags { task.setTag(tag, present: true, stamp: stamp) }
+                tasks.append(task)
+            }
+            return Update(
+                tasks: tasks, message: CommitText.imported(tasks.count, from: file), value: (tasks.count, skipped))
+        }
+        return ImportOutcome(imported: added, skipped: skipped, commit: commit)
+    }
+}

@@ -1,0 +1,98 @@
+import TodoCore
+
+/// What one task looked like after a command, and what the command did to it.
+public struct ChangedTask: Sendable {
+    public let task: Task
+    /// The shortest unambiguous prefix of its id, as the commands show it.
+    public let short: String
+    /// The fields written, in the order they were asked for (`+tag`/`-tag` for tags); empty
+    /// when the task already had every value asked for.
+    public let fields: [String]
+    public var changed: Bool { !fields.isEmpty }
+}
+
+/// What a transaction did: the tasks, and the commit it made (nil when nothing changed).
+public struct ChangeOutcome: Sendable {
+    public let tasks: [ChangedTask]
+    /// The commit's id in hex.
+    public let commit: String?
+}
+
+/// What `import` did.
+public struct ImportOutcome: Sendable {
+    public let imported: Int
+    /// Tasks whose ids the household already had.
+    public let skipped: Int
+    public let commit: String?
+}
+
+/// The fields of a new task, checked by the caller.
+public struct NewTask: Sendable {
+    public var title: String
+    public var notes = ""
+    public var assignee: String?
+    public var due: Due?
+    public var priority = Priority.normal
+    public var tags: [String] = []
+
+    public init(title: String) { self.title = title }
+}
+
+/// What `edit` changes. Fields left nil stay as they are.
+public struct TaskEdit: Sendable {
+    /// A value to set or to clear.
+    public enum Setting<Value: Sendable>: Sendable {
+        case set(Value)
+        case clear
+    }
+
+    public var title: String?
+    public var assignee: Setting<String>?
+    public var priority: Priority?
+    public var notes: String?
+    public var due: Setting<Due>?
+    public var addTags: [String] = []
+    public var removeTags: [String] = []
+
+    public init() {}
+
+    /// Whether the edit asks for anything at all.
+    public var isEmpty: Bool {
+        title == nil && assignee == nil && priority == nil && notes == nil && due == nil && addTags.isEmpty
+            && removeTags.isEmpty
+    }
+
+    /// The plain fields to write, in the order a person reads them.
+    var values: [(String, JSONValue)] {
+        var out: [(String, JSONValue)] = []
+        if let title { out.append(("title", .string(title))) }
+        switch assignee {
+        case .set(let who)?: out.append(("assignee", .string(who)))
+        case .clear?: out.append(("assignee", .null))
+        case nil: break
+        }
+        if let priority { out.append(("priority", .string(priority.rawValue))) }
+        if let notes { out.append(("notes", .string(notes))) }
+        switch due {
+        case .clear?: out.append(("due", .null))
+        case .set(let d)?: out.append(("due", .string(d.description)))
+        case nil: break
+        }
+        return out
+    }
+}
+
+/// The one-field changes of `done`, `reopen`, `rm` and `restore`.
+public enum TaskState: String, Sendable, CaseIterable {
+    case done, reopen, rm, restore
+
+    /// The field written and its value.
+    var write: (field: String, value: JSONValue) {
+        switch self {
+        case .done: return ("status", .string("done"))
+        case .reopen: return ("status", .string("open"))
+        case .rm: return ("deleted", .bool(true))
+        case .restore: return ("deleted", .bool(false))
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import TodoCore
+
+extension Household {
+    /// Makes the value a conflict-log entry lost current again, as a new edit whose stamp is
+    /// newer than everything in the task (so it wins on every replica after the next sync).
+    public func restoreConflict(_ prefix: String) throws(StoreError) -> ChangeOutcome {
+        let stamper = try stamper()
+        let (result, commit) = try transact { snap in
+            let c = try snap.conflict(prefix)
+            guard var task = try snap.task(c.entry.task) else { throw StoreError.taskNotFound(c.entry.task.hex) }
+            let fields = try Self.restore(c.entry, into: &task, stamp: stamper.stamp(after: task))
+            let short = try snap.shortIDs([task.id])[task.id] ?? String(task.id.hex.prefix(4))
+            return Update(
+                tasks: fields.isEmpty ? [] : [task],
+                message: CommitText.conflictRestored(task, short: short, fields: fields),
+                value: ChangedTask(task: task, short: short, fields: fields))
+        }
+        return ChangeOutcome(tasks: [result], commit: commit)
+    }
+
+    /// Writes what `entry` lost into `task`; returns the fields that changed (`tag:<name>` for tags).
+    static func restore(_ entry: ConflictEntry, into task: inout Task, stamp: FieldStamp) throws -> [String] {
+        var fields: [String] = []
+        func set(_ field: String, _ value: JSONValue) throws {
+            if field.hasPrefix("tag:") {
+                let tag = String(field.dropFirst(4))
+                let present = value == .bool(true)
+                if (task.tagStates[tag]?.present ?? false) != present {
+                    task.setTag(tag, present: present, stamp: stamp)
+                    fields.append(field)
+                }
+            } else if task.value(of: field) != value {
+                try task.write(field, value, stamp: stamp)
+                fields.append(field)
+            }
+        }
+        switch entry.kind {
+        case .field, .tag:
+            try set(entry.field, entry.lost.value)
+        case .deletedEdit:
+            try set("deleted", .bool(false))
+            try set(entry.field, entry.lost.value)
+        case .invalidFile:
+            guard case .string(let text)? = entry.lost.value["data"], entry.lost.value["encoding"] == .string("utf8"),
+                let old = try? TaskCodec.decode(Array(text.utf8), expectedID: task.id)
+            else {
+                throw StoreError.nothingToRestore(.unreadableVersion)
+            }
+            for field in Task.stampedFields { if let v = old.value(of: field) { try set(field, v) } }
+            for (tag, state) in old.tagStates { try set("tag:" + tag, .bool(state.present)) }
+        case .modifyDelete:
+            throw StoreError.nothingToRestore(.nothingLost)
+        }
+        return fields
+    }
+}
