@@ -44,6 +44,7 @@ let package = Package(
             dependencies: [
                 "TodoStore", "TodoCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // The executable exports the interposers, so that libgit2's calls bind to them.

@@ -3,6 +3,7 @@ import Glibc
 #else
 import Darwin
 #endif
+import SystemPackage
 import TodoCore
 
 /// Output helpers: escaping of text that came from other people, color, columns.
@@ -42,25 +43,11 @@ struct Output {
     }
 
     func flush() {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return }
-            offset += n
-        }
+        _ = try? FileDescriptor.standardOutput.writeAll(text.utf8)
     }
 }
 
 /// Writes a line to standard error.
 func printError(_ s: String) {
-    let bytes = Array((s + "\n").utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let n = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { return }
-        offset += n
-    }
+    _ = try? FileDescriptor.standardError.writeAll((s + "\n").utf8)
 }

@@ -12,15 +12,18 @@ final class CredentialSource {
     let home: String
     let agentSocket: String?
     let interactive: Bool
+    /// When the sync's time is up (monotonic seconds): no helper runs past it.
+    let deadline: Double
     private var tried: [String] = []
     /// What `git credential fill` gave us, to approve or reject afterwards.
     private(set) var filled: [String: String]?
     private var reported = false
 
-    init(home: String, agentSocket: String?, interactive: Bool) {
+    init(home: String, agentSocket: String?, interactive: Bool, deadline: Double) {
         self.home = home
         self.agentSocket = agentSocket
         self.interactive = interactive
+        self.deadline = deadline
     }
 
     var attempts: Int { tried.count }
@@ -96,7 +99,10 @@ final class CredentialSource {
         input += "\n"
         var env = ["GIT_TERMINAL_PROMPT": interactive ? "1" : "0"]
         if !interactive { env["GIT_ASKPASS"] = "true" }
-        guard let out = runProgram(["git", "credential", "fill"], input: input, environment: env) else { return nil }
+        guard
+            let out = runProgram(
+                ["git", "credential", "fill"], input: input, environment: env, deadline: deadline, isolated: !interactive)
+        else { return nil }
         var result: [String: String] = [:]
         for line in out.split(separator: "\n") {
             guard let eq = line.firstIndex(of: "=") else { continue }
@@ -112,7 +118,9 @@ final class CredentialSource {
     func report(success: Bool) {
         guard let filled, !reported else { return }
         let input = filled.map { "\($0.key)=\($0.value)\n" }.sorted().joined() + "\n"
-        _ = runProgram(["git", "credential", success ? "approve" : "reject"], input: input, environment: ["GIT_TERMINAL_PROMPT": "0"])
+        _ = runProgram(
+            ["git", "credential", success ? "approve" : "reject"], input: input, environment: ["GIT_TERMINAL_PROMPT": "0"],
+            deadline: deadline)
         reported = true
         if !success { self.filled = nil }
     }

@@ -6,6 +6,8 @@ public struct HouseholdStatus: Sendable {
     public let remote: String?
     /// Tasks changed here that the remote does not have yet.
     public let unsent: [Task]
+    /// The unsent tasks' short ids.
+    public let unsentShortIDs: [TaskID: String]
     /// Task files fetched but not merged (only after a failed merge).
     public let unmerged: Int
     public let sync: SyncState
@@ -38,7 +40,7 @@ extension Household {
             let seen = conflictsSeen()
             let newConflicts = try here.conflicts().filter { $0.time > seen }.count
             return HouseholdStatus(
-                remote: try remoteURL(), unsent: unsent, unmerged: unmerged, sync: syncState(), newConflicts: newConflicts)
+                remote: try remoteURL(), unsent: unsent, unsentShortIDs: try here.shortIDs(unsent.map(\.id)), unmerged: unmerged, sync: syncState(), newConflicts: newConflicts)
         } catch {
             throw StoreError.from(error, path: path)
         }

@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#else
-import Darwin
-#endif
 import ArgumentParser
+import SystemPackage
 import TodoCore
 import TodoStore
 
@@ -38,22 +34,20 @@ struct ImportCommand: ParsableCommand {
     }
 
     func readInput() throws -> [UInt8] {
-        let fd = file == "-" ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            let reason = String(cString: strerror(errno))
-            throw CLIError("Cannot read \(Terminal.safe(file)) (\(reason)).", exit: errno == ENOENT ? .notFound : .cannotWrite)
+        let fd: FileDescriptor
+        do {
+            fd = file == "-" ? .standardInput : try FileDescriptor.open(FilePath(file), .readOnly, options: .closeOnExec)
+        } catch let e as Errno {
+            throw CLIError("Cannot read \(Terminal.safe(file)) (\(e)).", exit: e == .noSuchFileOrDirectory ? .notFound : .cannotWrite)
         }
-        defer { if fd != STDIN_FILENO { close(fd) } }
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw CLIError("Cannot read \(Terminal.safe(file)) (\(String(cString: strerror(errno)))).", exit: .notFound) }
-            if n == 0 { break }
-            out.append(contentsOf: chunk[0..<n])
-            if out.count > Self.maxInput { throw CLIError("\(Terminal.safe(file)) is larger than 256 MiB.", exit: .data) }
+        defer { if fd != .standardInput { try? fd.close() } }
+        let out: [UInt8]
+        do {
+            out = try FileIO.readAll(fd, limit: Self.maxInput)
+        } catch {
+            throw CLIError("Cannot read \(Terminal.safe(file)) (\(error)).", exit: .notFound)
         }
+        if out.count > Self.maxInput { throw CLIError("\(Terminal.safe(file)) is larger than 256 MiB.", exit: .data) }
         return out
     }
 }

@@ -18,10 +18,8 @@ struct LogCommand: ParsableCommand {
     }
 
     func run() throws {
-        let h = try household.open()
-        let snap = try h.snapshot()
-        let taskID = try id.map { try snap.resolve($0) }
-        let entries = try h.history(of: taskID, limit: n)
+        let log = try household.open().log(of: id, limit: n, withShortIDs: !output.json)
+        let (entries, taskID, shorts) = (log.entries, log.task, log.shortIDs)
         var out = Output()
         if output.json {
             out.line("[")
@@ -32,7 +30,6 @@ struct LogCommand: ParsableCommand {
             out.flush()
             return
         }
-        let shorts = ShortIDs.map(try snap.loadAll().tasks.map(\.id.hex))
         for e in entries {
             let subject = e.message.split(separator: "\n").first.map(String.init) ?? ""
             out.line(

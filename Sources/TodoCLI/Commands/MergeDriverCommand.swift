@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#else
-import Darwin
-#endif
 import ArgumentParser
+import SystemPackage
 import TodoCore
 
 /// git's merge-driver protocol: `todo merge-driver %O %A %B %P`.
@@ -29,8 +25,10 @@ struct MergeDriverCommand: ParsableCommand {
 
     func run() throws {
         // git gives an empty ancestor file when both sides added the path.
-        let base = readWhole(ancestor).flatMap { $0.isEmpty ? nil : $0 }
-        guard let mine = readWhole(ours), let other = readWhole(theirs) else {
+        // The merge refuses files over 1 MiB; do not hold more than a little over that.
+        let limit = TaskCodec.maxFileSize + 1
+        let base = FileIO.read(ancestor, limit: limit).flatMap { $0.isEmpty ? nil : $0 }
+        guard let mine = FileIO.read(ours, limit: limit), let other = FileIO.read(theirs, limit: limit) else {
             throw CLIError("merge-driver: cannot read the files git passed.", exit: .software)
         }
         let shown = path.isEmpty ? ours : path
@@ -51,33 +49,8 @@ struct MergeDriverCommand: ParsableCommand {
         }
     }
 
-    func readWhole(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 { return nil }
-        defer { close(fd) }
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { return nil }
-            if n == 0 { return out }
-            out.append(contentsOf: chunk[0..<n])
-            // The merge refuses files over 1 MiB; do not hold more than a little over that.
-            if out.count > TaskCodec.maxFileSize + 1 { return out }
-        }
-    }
-
     func writeWhole(_ path: String, _ bytes: [UInt8]) throws {
-        let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
-        if fd < 0 { throw CLIError(String(cString: strerror(errno)), exit: .cannotWrite) }
-        defer { close(fd) }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { throw CLIError(String(cString: strerror(errno)), exit: .cannotWrite) }
-            offset += n
-        }
+        let fd = try FileDescriptor.open(FilePath(path), .writeOnly, options: [.truncate, .closeOnExec])
+        try fd.closeAfter { _ = try fd.writeAll(bytes) }
     }
 }

@@ -198,8 +198,7 @@ struct StatusCommand: ParsableCommand {
     func run() throws {
         let h = try household.open()
         let s = try h.status()
-        let snap = try h.snapshot()
-        let shorts = try snap.shortIDs(s.unsent.map(\.id))
+        let shorts = s.unsentShortIDs
         if output.json {
             print(JSONWriter.compact(.object([
                 ("household", .string(h.name)), ("path", .string(h.path)),

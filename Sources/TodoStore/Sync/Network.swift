@@ -20,7 +20,8 @@ final class Network {
         self.url = url
         self.options = options
         self.deadline = deadline
-        credentials = CredentialSource(home: options.home, agentSocket: options.agentSocket, interactive: options.interactive)
+        credentials = CredentialSource(
+            home: options.home, agentSocket: options.agentSocket, interactive: options.interactive, deadline: deadline)
     }
 
     /// Runs one network step, retrying transient failures with exponential backoff and jitter
