@@ -34,7 +34,7 @@ public enum TodoCLI {
     }
 
     static func report(_ error: CLIError, verbose: Bool) -> Never {
-        printError("todo: " + error.message)
+        if !error.message.isEmpty { printError("todo: " + error.message) }
         if verbose, let detail = error.detail { printError("  detail: " + detail) }
         exit(error.exit.rawValue)
     }

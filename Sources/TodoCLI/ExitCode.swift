@@ -32,4 +32,8 @@ struct CLIError: Error {
         self.exit = exit
         self.detail = detail
     }
+
+    /// A failure that ends the command with `exit` and prints nothing (a quiet sync's failure
+    /// that is not yet worth a cron mail; it is in the sync log).
+    static func silent(_ exit: Exit) -> CLIError { CLIError("", exit: exit) }
 }

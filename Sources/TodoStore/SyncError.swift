@@ -22,7 +22,7 @@ public struct SyncError: Error, Sendable {
 
     public enum Code: String, Sendable {
         // transient
-        case timeout, unreachable, hostNotFound, remoteBusy, pushRaces, syncRunning
+        case timeout, unreachable, hostNotFound, remoteBusy, pushRaces, remoteMissing
         // authentication
         case credentialsRefused
         // configuration
@@ -37,7 +37,7 @@ public struct SyncError: Error, Sendable {
         /// The class each code belongs to; nil for `unspecified`.
         var kind: Class? {
             switch self {
-            case .timeout, .unreachable, .hostNotFound, .remoteBusy, .pushRaces, .syncRunning: return .transient
+            case .timeout, .unreachable, .hostNotFound, .remoteBusy, .pushRaces, .remoteMissing: return .transient
             case .credentialsRefused: return .authentication
             case .noRemote, .unknownHostKey, .untrustedCertificate, .noRepository, .badURL, .pushRefused:
                 return .configuration

@@ -39,9 +39,9 @@ import TodoCore
         #expect(alice.syncLog.split(separator: "\n").count == 3, "\(alice.syncLog)")
     }
 
-    /// While one sync waits on the network, a second one of the same household gives up with 75
-    /// and changes nothing; other commands still work.
-    @Test func aSecondSyncWhileOneRunsExitsBusy() throws {
+    /// While one sync waits on the network, a second one of the same household does nothing
+    /// and exits 0 (for cron, an overlapping run is no failure); other commands still work.
+    @Test func aSecondSyncWhileOneRunsIsSkipped() throws {
         let host = try GitHost(.path)
         let path = try host.createRepository()
         let (silent, port) = try startHTTPServer(["--silent"], home: host.box.home)
@@ -61,9 +61,13 @@ import TodoCore
         let accepted = silent.output.waitForLine(containing: "accepted connection")
         try #require(accepted != nil, "the silent server died: \(silent.output.text)")
         let second = try alice.todo("sync")
-        #expect(second.exitCode == 75, "\(second)")
+        #expect(second.exitCode == 0, "\(second)")
         #expect(second.stderr.contains("Another sync of this household is running"), "\(second)")
-        #expect(silent.output.count(containing: "accepted connection") == 1, "the second sync never went to the network")
+        let quiet = try alice.todo("sync", "--quiet")
+        #expect(quiet.exitCode == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet)")
+        #expect(alice.syncLog.components(separatedBy: "outcome=skipped").count - 1 == 2, "\(alice.syncLog)")
+        #expect(alice.syncLog.contains("another sync is running"), "\(alice.syncLog)")
+        #expect(silent.output.count(containing: "accepted connection") == 1, "the later syncs never went to the network")
         try expectUntouched(alice, since: before, pending: ["Waiting to be sent"])
         #expect(try alice.git("for-each-ref").stdout == refs, "no ref moved")
         // The household itself is not locked meanwhile.

@@ -53,18 +53,39 @@ struct SyncCommand: ParsableCommand {
 
               */15 * * * * todo sync --quiet
 
-            Exit status: 0 done; 75 try again later (unreachable, timeout, busy); 77 credentials \
-            refused; 78 configuration (no remote, no repository, unknown host key); 65 the remote \
-            sent data the format does not allow; 73 local disk full.
+            With --quiet, a failure to try again later (exit 75: the remote unreachable, a \
+            laptop away from home) prints nothing until syncs have been failing for longer than \
+            --quiet-for (default 24h, or the household's `todo.quietFor` git setting); then one \
+            message says since when, once per such period. Failures that need a person \
+            (credentials, configuration, data, a full disk) are always printed. A sync that \
+            finds another one of the same household running does nothing and exits 0. Every \
+            run is logged in $XDG_STATE_HOME/todo/sync.log.
+
+            Exit status: 0 done (or skipped: another sync is running); 75 try again later \
+            (unreachable, timeout, busy); 77 credentials refused; 78 configuration (no remote, \
+            no repository, unknown host key); 65 the remote sent data the format does not allow; \
+            73 local disk full.
             """)
 
     @OptionGroup var household: HouseholdOptions
     @Flag(help: "Print nothing when all is well (for cron).") var quiet = false
+    @Option(
+        name: .customLong("quiet-for"),
+        help: ArgumentHelp(
+            "With --quiet, how long failures to reach the remote stay unreported (like 90m, 24h, 2d; 0 reports every one).",
+            valueName: "duration"))
+    var quietFor: String?
     @Option(help: "Seconds allowed for the network (default 60).") var timeout: Double = 60
     @OptionGroup var output: JSONFlag
 
+    /// How long failures stay quiet when no option or setting says otherwise.
+    static let defaultQuietFor: Int64 = 24 * 3_600_000
+
     func validate() throws {
         if !(timeout > 0 && timeout <= 86_400) { throw ValidationError("--timeout must be between 0 and 86400 seconds.") }
+        if let quietFor, DurationInput.milliseconds(quietFor) == nil {
+            throw ValidationError("--quiet-for takes a duration like 90m, 24h or 2d (or 0).")
+        }
     }
 
     func run() throws {
@@ -74,9 +95,23 @@ struct SyncCommand: ParsableCommand {
             report = try h.sync(.fromEnvironment(timeout: timeout, quiet: quiet))
         } catch {
             clearProgress()
-            throw CLIError(error)
+            let failure = CLIError(error)
+            if quiet && failure.exit == .busy {
+                guard let since = h.failureToReport(quietFor: try quietPeriod(h)) else { throw CLIError.silent(failure.exit) }
+                throw CLIError(
+                    "Syncing household \"\(h.name)\" has failed since \(Render.localTime(since, h.clock)).\n" + failure.message,
+                    exit: failure.exit, detail: failure.detail)
+            }
+            throw failure
         }
         clearProgress()
+        if report.skipped {
+            if !quiet && !output.json {
+                printError("todo: Another sync of this household is running; this one did nothing. Changes made after that sync pushed go with the next one.")
+            }
+            if output.json { print(JSONWriter.compact(.object([("skipped", .bool(true))]))) }
+            return
+        }
         let conflicts = report.conflicts.count
         for w in report.merge?.warnings ?? [] { printError("todo: warning: " + Terminal.safe(w.description)) }
         if report.remoteRewritten {
@@ -90,6 +125,7 @@ struct SyncCommand: ParsableCommand {
                 ("received", .number("\(report.received)")), ("sent", .number("\(report.sent)")),
                 ("merged", .bool(report.merge?.kind == .merged)), ("conflicts", .number("\(conflicts)")),
                 ("remoteWasEmpty", .bool(report.remoteWasEmpty)), ("rounds", .number("\(report.rounds)")),
+                ("skipped", .bool(false)),
             ])))
             return
         }
@@ -102,6 +138,20 @@ struct SyncCommand: ParsableCommand {
         if report.merge?.kind == .merged { parts.append("merged") }
         if conflicts > 0 { parts.append("\(conflicts) conflict\(conflicts == 1 ? "" : "s") (see `todo conflicts`)") }
         print("Synced with \(Terminal.safe(report.remote)): " + parts.joined(separator: ", ") + ".")
+    }
+}
+
+extension SyncCommand {
+    /// `--quiet-for`, else the household's `todo.quietFor`, else a day.
+    func quietPeriod(_ h: Household) throws -> Int64 {
+        if let quietFor, let ms = DurationInput.milliseconds(quietFor) { return ms }
+        guard let setting = h.quietForSetting() else { return Self.defaultQuietFor }
+        guard let ms = DurationInput.milliseconds(setting) else {
+            throw CLIError(
+                "The household's todo.quietFor setting (\(Terminal.safe(setting))) is not a duration like 90m, 24h or 2d.\nFix it with: git -C \(Terminal.safe(h.path)) config todo.quietFor 24h",
+                exit: .configuration)
+        }
+        return ms
     }
 }
 

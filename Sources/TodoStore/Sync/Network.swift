@@ -16,7 +16,11 @@ final class Network {
     /// Set by the watchdog's thread when the deadline passes; read by libgit2's callbacks.
     static let timedOut = Atomic<Bool>(false)
 
-    init(url: String, options: SyncOptions, deadline: Double) {
+    /// Whether this household has synced with the remote before (it has a tracking ref).
+    let syncedBefore: Bool
+
+    init(url: String, options: SyncOptions, deadline: Double, syncedBefore: Bool = false) {
+        self.syncedBefore = syncedBefore
         self.url = url
         self.options = options
         self.deadline = deadline
@@ -102,6 +106,14 @@ final class Network {
             return SyncError(
                 .untrustedCertificate,
                 "The https certificate of \(refusedHost ?? shown) is not trusted.\nInstall its CA certificate in the system store (update-ca-certificates) or name it in git's http.sslCAInfo setting.",
+                detail: detail, cause: cause)
+        case .notFound where syncedBefore:
+            let place = Household.localPath(url) != nil
+                ? "If it is on a drive or a network share, check that it is mounted"
+                : "Check that the server is up and still serves it"
+            return SyncError(
+                .remoteMissing,
+                "The household remote \(shown) is missing, though earlier syncs found it there.\n\(place), and check the URL with `todo remote`. Do not create a new repository there: that would split the household.",
                 detail: detail, cause: cause)
         case .notFound:
             return SyncError(

@@ -54,6 +54,11 @@ extension Household {
         let log = SyncLog(directory: options.logDirectory, household: name, remote: (try? remoteURL()) ?? nil, clock: clock)
         do {
             let report = try syncLocked(options)
+            if report.skipped {
+                // Neither a success nor a failure: the running sync records its own outcome.
+                log.append(outcome: "skipped", fields: [:], message: "another sync is running")
+                return report
+            }
             recordSync(at: started, error: nil)
             // Housekeeping only: a failure here loses nothing and fails nothing. Under the
             // household lock, so that no other command is writing meanwhile.
@@ -105,17 +110,26 @@ extension Household {
             throw SyncError(.noRemote, "This household has no remote. Set one with `todo remote set URL`.")
         }
         guard let syncLock = try FileLock.acquire(path: repo.gitDirectory + "todo-sync.lock", timeout: 2) else {
-            throw SyncError(.syncRunning, "Another sync of this household is running. Nothing was changed; it will carry your changes.")
+            // An overlapping run (cron's next one while a slow sync still runs) is no failure:
+            // the running sync sends what was committed before it pushed, the next one the rest.
+            var skipped = SyncReport()
+            skipped.remote = redactedURL(url)
+            skipped.skipped = true
+            return skipped
         }
         defer { withExtendedLifetime(syncLock) {} }
         // Only a sync writes the tracking ref, and we hold the sync lock: a lock file on it was
         // left by a sync that was killed, and would fail every later one.
         unlink(repo.gitDirectory + Self.trackingRef + ".lock")
         try Self.chooseCertificates(repo, options)
-        let network = Network(url: url, options: options, deadline: monotonicSeconds() + options.timeout)
+        let previous = try repo.resolve(reference: Self.trackingRef)
+        // A remote this household has synced with before is never something to create: if it
+        // is missing now, it is unmounted, unreachable or moved, and a new one would split the
+        // household.
+        let network = Network(
+            url: url, options: options, deadline: monotonicSeconds() + options.timeout, syncedBefore: previous != nil)
         var report = SyncReport()
         report.remote = redactedURL(url)
-        let previous = try repo.resolve(reference: Self.trackingRef)
         for round in 1...options.maxRounds {
             report.rounds = round
             // 1. Fetch into quarantine, so that nothing refused enters the household.

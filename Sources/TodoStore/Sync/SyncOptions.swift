@@ -36,5 +36,7 @@ public struct SyncReport: Sendable {
     /// The remote's history was rewritten (it no longer contains what we last fetched).
     public var remoteRewritten = false
     public var rounds = 0
+    /// Another sync of this household held its lock: this one did nothing.
+    public var skipped = false
     public var conflicts: [ConflictEntry] { merge?.entries ?? [] }
 }
