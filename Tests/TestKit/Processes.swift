@@ -119,8 +119,8 @@ private func start(
     stdout: ScratchFile, stderr: ScratchFile, timeout: Duration, sourceLocation: SourceLocation
 ) throws -> Spawned {
     let command = [path] + arguments
-    if Task.isCancelled {
-        throw SpawnError(description: "\(command.joined(separator: " ")) was not started: the test ran past its time limit")
+    if let reason = TestScope.stopReason {
+        throw SpawnError(description: "\(command.joined(separator: " ")) was not started: \(reason)")
     }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -240,7 +240,7 @@ public final class Spawned: @unchecked Sendable {
         switch exit.wait(until: .now + timeout) {
         case .exited: break
         case .timedOut: killedBecause = "still running after \(timeout)"
-        case .cancelled: killedBecause = "the test ran past its time limit"
+        case .stopped(let reason): killedBecause = reason
         }
         if killedBecause != nil {
             exit.signal(SIGKILL, group: true)
@@ -272,7 +272,7 @@ public final class Spawned: @unchecked Sendable {
 /// its own), so that the child's pid, and its group, stay its own until `reap()`: signals sent
 /// before then can reach nobody else.
 final class ExitWatch: @unchecked Sendable {
-    enum Outcome { case exited, timedOut, cancelled }
+    enum Outcome { case exited, timedOut, stopped(String) }
 
     private let condition = NSCondition()
     private var exited = false
@@ -292,12 +292,12 @@ final class ExitWatch: @unchecked Sendable {
         }
     }
 
-    /// Until the child exits, `deadline` passes, or the test is cancelled (its time limit).
+    /// Until the child exits, `deadline` passes, or the test must stop (its time limit).
     func wait(until deadline: ContinuousClock.Instant) -> Outcome {
         condition.lock()
         defer { condition.unlock() }
         while !exited {
-            if Task.isCancelled { return .cancelled }
+            if let reason = TestScope.stopReason { return .stopped(reason) }
             let now = ContinuousClock.now
             if now >= deadline { return .timedOut }
             let slice = min(deadline - now, .milliseconds(250))

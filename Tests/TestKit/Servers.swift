@@ -76,10 +76,11 @@ public final class LineReader: @unchecked Sendable {
             }
             if ended { return nil }
             let now = ContinuousClock.now
-            if now >= deadline || Task.isCancelled {
-                let why = Task.isCancelled ? "the test ran past its time limit" : "\(timeout) passed"
+            let stop = TestScope.stopReason
+            if now >= deadline || stop != nil {
+                let why = stop ?? "\(timeout) passed"
                 Issue.record(
-                    "no line with \"\(text)\" came before \(why); the output so far:\n\(lines.joined(separator: "\n"))",
+                    "no line with \"\(text)\" came before the wait ended (\(why)); the output so far:\n\(lines.joined(separator: "\n"))",
                     sourceLocation: sourceLocation)
                 return nil
             }
@@ -127,7 +128,7 @@ public final class ServerProcess {
     /// first (a taken port, say) or is not ready within `timeout`.
     public static func start(
         _ name: String, _ path: String, _ args: [String], environment: [String: String], ready: String,
-        timeout: Duration = serverLineTimeout
+        timeout: Duration = serverLineTimeout, sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> (ServerProcess, String) {
         // Close-on-exec, so that other processes the tests start do not hold the pipe open.
         var fds: [Int32] = [-1, -1]
@@ -150,7 +151,8 @@ public final class ServerProcess {
         }
         close(fds[1])
         let server = ServerProcess(name: name, pid: pid, output: LineReader(fd: fds[0]))
-        guard let line = server.output.waitForLine(containing: ready, timeout: timeout) else {
+        guard let line = server.output.waitForLine(containing: ready, timeout: timeout, sourceLocation: sourceLocation)
+        else {
             // One that exited may have lost a race for its port; one that hangs is not tried again.
             let exited = server.output.hasEnded
             server.stop()

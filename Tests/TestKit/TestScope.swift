@@ -12,6 +12,22 @@ public let keepTemporaryVariable = "TODO_KEEP_TEMP"
 final class TestScope: @unchecked Sendable {
     @TaskLocal static var current: TestScope?
 
+    /// When the test's time limit passes, counted from when its body starts. Swift Testing's
+    /// own check runs on the shared pool of threads, which blocked tests can fill (two threads on
+    /// a two-core machine): the kit's waits look at this instead and end the test themselves.
+    let deadline: ContinuousClock.Instant?
+
+    init(timeLimit: Duration?) {
+        deadline = timeLimit.map { .now + $0 }
+    }
+
+    /// Why the running test must stop: Swift Testing cancelled it, or its time limit passed.
+    static var stopReason: String? {
+        if Task.isCancelled { return "the test was cancelled (past its time limit)" }
+        if let deadline = current?.deadline, ContinuousClock.now >= deadline { return "the test ran past its time limit" }
+        return nil
+    }
+
     private let lock = NSLock()
     private var failed = false
     private var ended = false
@@ -72,7 +88,7 @@ public struct TestKitTrait: TestTrait, SuiteTrait, TestScoping {
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
-        let scope = TestScope()
+        let scope = TestScope(timeLimit: test.timeLimit)
         let watcher = IssueHandlingTrait.compactMapIssues { scope.record($0) }
         do {
             try await watcher.provideScope(for: test, testCase: testCase) {

@@ -6,6 +6,8 @@ import Testing
 /// before the change. Everything runs inside the namespace; the results come back as files.
 @Suite(.timeLimit(.minutes(20)), .kit) struct DiskFullTests {
     @Test func aFullDiskFailsTheChangeCleanlyAndLosesNothing() throws {
+        try requireProgram("unshare")
+        try requireProgram("mount")
         let sb = try Sandbox()
         let mountPoint = sb.root + "/small"
         let results = sb.root + "/results"

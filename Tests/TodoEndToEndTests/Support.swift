@@ -67,17 +67,22 @@ final class Sandbox {
     }
 
     /// Starts `program` with `environment`, standard input from `stdin` (else nothing).
-    private func spawnHere(_ program: String, _ args: [String], environment: [String: String], stdin: String? = nil)
-        throws -> Spawned
-    {
+    private func spawnHere(
+        _ program: String, _ args: [String], environment: [String: String], stdin: String? = nil,
+        sourceLocation: SourceLocation
+    ) throws -> Spawned {
         let (out, err) = nextIO()
         let input = try stdin.map { try file("\(counter).in", $0) } ?? root + "/io/empty"
-        return try spawn(program, args, environment: environment, stdinPath: input, stdoutPath: out, stderrPath: err)
+        return try spawn(
+            program, args, environment: environment, stdinPath: input, stdoutPath: out, stderrPath: err,
+            sourceLocation: sourceLocation)
     }
 
     /// Starts `todo` without waiting (for kill tests).
-    func start(_ args: [String], env: [String: String] = [:]) throws -> Spawned {
-        try spawnHere(todoBinary, args, environment: todoEnvironment(env))
+    func start(_ args: [String], env: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation)
+        throws -> Spawned
+    {
+        try spawnHere(todoBinary, args, environment: todoEnvironment(env), sourceLocation: sourceLocation)
     }
 
     /// Runs `todo` to completion.
@@ -86,7 +91,8 @@ final class Sandbox {
     }
 
     func todo(_ args: [String], stdin: String? = nil, env: [String: String] = [:]) throws -> Run {
-        try spawnHere(todoBinary, args, environment: todoEnvironment(env), stdin: stdin).wait(within: processTimeout)
+        try spawnHere(todoBinary, args, environment: todoEnvironment(env), stdin: stdin, sourceLocation: #_sourceLocation)
+            .wait(within: processTimeout)
     }
 
     /// Runs the git CLI in household `household`'s repository.
@@ -99,8 +105,9 @@ final class Sandbox {
     }
 
     /// Runs `sh -c script` with the `todo` environment and `$TODO` naming the binary.
-    func shell(_ script: String) throws -> Spawned {
-        try spawnHere("/bin/sh", ["-c", script], environment: todoEnvironment(["TODO": todoBinary]))
+    func shell(_ script: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Spawned {
+        try spawnHere(
+            "/bin/sh", ["-c", script], environment: todoEnvironment(["TODO": todoBinary]), sourceLocation: sourceLocation)
     }
 }
 
