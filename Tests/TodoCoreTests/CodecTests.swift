@@ -3,7 +3,7 @@ import Testing
 
 @testable import TodoCore
 
-@Suite struct JSONTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct JSONTests {
     @Test func parsesAndWritesCanonically() throws {
         let v = try JSONParser.parse(#"{"b": [1, 2.5e3, "x"], "a": {"n": null, "t": true}}"#)
         let text = String(decoding: JSONWriter.document(v), as: UTF8.self)
@@ -38,7 +38,7 @@ import Testing
     }
 }
 
-@Suite struct StampTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct StampTests {
     @Test func ordersByWallThenCounterThenReplica() {
         let a = Stamp(wall: 5, counter: 0, replica: "ff")
         let b = Stamp(wall: 5, counter: 1, replica: "00")
@@ -66,7 +66,7 @@ import Testing
     }
 }
 
-@Suite struct DateTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct DateTests {
     let today = CivilDate(year: 2026, month: 11, day: 22)!  // a Sunday
 
     @Test func civilDateArithmetic() {
@@ -98,7 +98,7 @@ import Testing
     }
 }
 
-@Suite struct TaskCodecTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct TaskCodecTests {
     static let id = TaskID("3f2a9c0e5b7d41f8a6c2e9b04d1f7a35")!
 
     static func sample() -> Task {
@@ -169,7 +169,7 @@ import Testing
     }
 }
 
-@Suite struct ShortIDTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct ShortIDTests {
     @Test func atLeastFourAndUnique() {
         let ids = ["aaaa1111", "aaaa2222", "abcd0000", "b0000000"]
         #expect(ShortIDs.compute(ids) == ["aaaa1", "aaaa2", "abcd", "b000"])
@@ -193,7 +193,7 @@ import Testing
     }
 }
 
-@Suite struct ImportTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct ImportTests {
     @Test func readsTaskwarriorExport() throws {
         let json = #"""
             [{"uuid":"7c3e3c8b-1b2a-4c5d-9e8f-0a1b2c3d4e5f","description":"Fix the fence","status":"completed",

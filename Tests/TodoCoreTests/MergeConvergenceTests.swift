@@ -5,7 +5,7 @@ import Testing
 
 /// Replicas with skewed clocks edit one task and sync in random pairs through three-way merges
 /// with the true merge base, then sync fully (docs/MERGE.md, "Laws").
-@Suite struct MergeConvergenceTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct MergeConvergenceTests {
     static let histories = 2_000
 
     /// The histories are split into shards that run in parallel.

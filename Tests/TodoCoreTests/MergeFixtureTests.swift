@@ -7,7 +7,7 @@ import Testing
 ///
 /// Set `TODO_FIXTURES_ACTUAL=<dir>` to have each case's merged bytes written to `<dir>/<case>.json`
 /// for review when writing a new case.
-@Suite struct MergeFixtureTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct MergeFixtureTests {
     /// One case for each row of the merge table; more may be added.
     static let requiredCases = [
         "different-fields", "same-field-different-values", "same-field-same-value", "tags-add-add-remove",

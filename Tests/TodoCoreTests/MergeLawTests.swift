@@ -5,7 +5,7 @@ import Testing
 
 /// The merge laws of docs/MERGE.md on random versions of one task. The seed is printed with
 /// any failure; set `TODO_PROPERTY_SEED` to replay a run.
-@Suite struct MergeLawTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct MergeLawTests {
     static let cases = 10_000
     static let path = "tasks/3f/3f2a9c0e5b7d41e8a6c2d9f0b1e4c7a5.json"
 

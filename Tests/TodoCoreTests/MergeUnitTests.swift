@@ -2,7 +2,7 @@ import Testing
 
 @testable import TodoCore
 
-@Suite struct MergeUnitTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct MergeUnitTests {
     static let id = TaskVersionGenerator.id
     static let path = "tasks/3f/3f2a9c0e5b7d41e8a6c2d9f0b1e4c7a5.json"
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Several `todo` processes on one household at the same time.
-@Suite struct ConcurrencyTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct ConcurrencyTests {
     @Test func fourWritersAtOnceLoseNothing() throws {
         let sb = try Sandbox(now: nil)
         try sb.initHousehold()

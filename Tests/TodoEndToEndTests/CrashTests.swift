@@ -8,13 +8,13 @@ import Testing
 import TodoCore
 
 /// SIGKILL at random moments. The random delay only picks where the kill lands; nothing waits
-/// on time to synchronise. The seed is printed, and `TODO_E2E_SEED` replays a run.
-@Suite struct CrashTests {
+/// on time to synchronise. The seed is printed, and `TODO_PROPERTY_SEED` replays a run.
+@Suite(.timeLimit(.minutes(30)), .kit) struct CrashTests {
     static let minimumKills = 60
 
     @Test func killedCommandsNeverCorruptTheHousehold() throws {
-        let seed = environment("TODO_E2E_SEED").flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
-        print("crash test seed: \(seed) (TODO_E2E_SEED=\(seed) replays it)")
+        let seed = PropertySeed.run
+        print("crash test seed: \(seed) (\(PropertySeed.replay))")
         var rng = SeededRandom(seed: seed)
         let sb = try Sandbox(now: nil)
         try sb.initHousehold()

@@ -4,8 +4,10 @@ import Testing
 /// A full disk during a commit, for real: the household lives on a 2 MiB tmpfs mounted in a
 /// private user and mount namespace (`unshare -rm`, no root needed on the host), filled up
 /// before the change. Everything runs inside the namespace; the results come back as files.
-@Suite struct DiskFullTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct DiskFullTests {
     @Test func aFullDiskFailsTheChangeCleanlyAndLosesNothing() throws {
+        try requireProgram("unshare")
+        try requireProgram("mount")
         let sb = try Sandbox()
         let mountPoint = sb.root + "/small"
         let results = sb.root + "/results"

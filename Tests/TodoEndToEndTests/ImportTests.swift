@@ -3,7 +3,7 @@ import TodoCore
 import Testing
 
 /// `todo import`: its own JSON and Taskwarrior's, one commit for the whole import.
-@Suite struct ImportTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct ImportTests {
     /// The objects of a `list --json` array, one per line as `todo` prints them.
     func objectLines(_ r: Run) -> [String] {
         r.lines.filter { $0 != "[" && $0 != "]" }.map { $0.hasSuffix(",") ? String($0.dropLast()) : $0 }

@@ -3,7 +3,7 @@ import Testing
 
 /// `todo init`, `todo households`, and how commands treat a household that is missing,
 /// badly named or cannot be written.
-@Suite struct InitTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct InitTests {
     @Test func initTakesTheIdentityFromFlags() throws {
         let sb = try Sandbox()
         let r = try sb.todo("init", "--name", "Alice", "--email", "alice@example.org")

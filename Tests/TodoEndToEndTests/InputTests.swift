@@ -3,7 +3,7 @@ import Testing
 
 /// What people type: id prefixes, dates, priorities, titles. Bad input is exit 64 and commits
 /// nothing. The clock is fixed at Thursday 2025-11-20 09:00 UTC.
-@Suite struct InputTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct InputTests {
     /// A household holding tasks whose ids were chosen so that some share long prefixes.
     func householdWithChosenIDs() throws -> (Sandbox, [String: String]) {
         let sb = try Sandbox()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `todo log` against git's own history, and the help a person reads.
-@Suite struct LogAndHelpTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct LogAndHelpTests {
     /// A history by two members: Alice adds and edits, Bob (another identity in the same clone)
     /// finishes a task.
     func history() throws -> (Sandbox, milk: TaskRef, plumber: TaskRef) {

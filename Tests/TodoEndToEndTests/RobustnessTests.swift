@@ -3,7 +3,7 @@ import Testing
 
 /// Text from other people, files other tools wrote, edits made by hand, and debris that a
 /// killed git process leaves behind.
-@Suite struct RobustnessTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct RobustnessTests {
     /// Bytes that must never reach a terminal raw: ESC, BEL, the C1 CSI (U+009B) and the
     /// right-to-left override (U+202E), as UTF-8.
     static let unsafeSequences: [[UInt8]] = [[0x1B], [0x07], [0xC2, 0x9B], [0xE2, 0x80, 0xAE]]

@@ -1,194 +1,25 @@
-#if canImport(Glibc)
-import Glibc
-#else
-import Darwin
-#endif
 import Foundation
-import TestKit
 import Testing
 import TodoCore
+
+// Every file of this target sees the test kit: processes, temporary directories, servers.
+@_exported import TestKit
 
 /// 2025-11-20 09:00:00 UTC, a Thursday: the clock every test fixes through `TODO_NOW`.
 let fixedNow: Int64 = 1_763_629_200_000
 
-/// The package root, found from this file's place in `Tests/TodoEndToEndTests/`.
-let packageRoot: String = {
-    var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-    parts.removeLast(3)
-    return parts.joined(separator: "/")
-}()
+/// The `todo` executable under test (see `todoExecutable`).
+let todoBinary = todoExecutable
 
-let fixturesDirectory = packageRoot + "/fixtures/tasks"
-
-// MARK: - Locating the binary
-
-/// The `todo` executable under test: `$TODO_BIN`, else the `todo` built beside the test bundle
-/// (whatever the scratch path), else one in a scratch directory of the package.
-let todoBinary: String = {
-    if let explicit = environment("TODO_BIN") { return explicit }
-    var starts: [String] = []
-    if let exe = resolvedLink("/proc/self/exe") { starts.append(exe) }
-    if let first = CommandLine.arguments.first, first.hasPrefix("/") { starts.append(first) }
-    if let bundle = Bundle.main.executablePath { starts.append(bundle) }
-    // The test bundle lives in `<scratch>/<triple>/debug/` (inside an .xctest bundle on macOS),
-    // next to the products: walk up a few directories looking for `todo`.
-    for start in starts {
-        var dir = directoryName(start)
-        for _ in 0..<5 {
-            if isExecutableFile(dir + "/todo") { return dir + "/todo" }
-            dir = directoryName(dir)
-        }
-    }
-    for scratch in [".build-e2e", ".build"] {
-        for config in ["debug", "release"] {
-            let candidate = "\(packageRoot)/\(scratch)/\(config)/todo"
-            if isExecutableFile(candidate) { return candidate }
-        }
-    }
-    return "todo-binary-not-found"
-}()
-
-func environment(_ name: String) -> String? {
-    guard let v = getenv(name) else { return nil }
-    let s = String(cString: v)
-    return s.isEmpty ? nil : s
-}
-
-func resolvedLink(_ path: String) -> String? {
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let n = readlink(path, &buffer, buffer.count - 1)
-    guard n > 0 else { return nil }
-    return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-}
-
-func directoryName(_ path: String) -> String {
-    guard let slash = path.lastIndex(of: "/") else { return "." }
-    return slash == path.startIndex ? "/" : String(path[..<slash])
-}
-
-func isExecutableFile(_ path: String) -> Bool {
-    var st = stat()
-    return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
-}
-
-// MARK: - Processes
-
-/// How a finished process ended, and what it printed.
-struct Run: CustomStringConvertible {
-    let command: [String]
-    /// The exit code, or nil when a signal ended the process.
-    let exitCode: Int32?
-    let signal: Int32?
-    let stdoutBytes: [UInt8]
-    let stderrBytes: [UInt8]
-
-    var stdout: String { String(decoding: stdoutBytes, as: UTF8.self) }
-    var stderr: String { String(decoding: stderrBytes, as: UTF8.self) }
-    var succeeded: Bool { exitCode == 0 }
-    /// Stdout without its trailing newline, split into lines.
-    var lines: [String] {
-        let text = stdout.hasSuffix("\n") ? String(stdout.dropLast()) : stdout
-        return text.isEmpty ? [] : text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    }
-
-    var description: String {
-        let how = exitCode.map { "exit \($0)" } ?? "signal \(signal ?? -1)"
-        return "$ \(command.joined(separator: " ")) -> \(how)\n--- stdout:\n\(stdout)--- stderr:\n\(stderr)"
-    }
-}
-
-/// A started process that has not been waited for.
-struct Spawned {
-    let pid: pid_t
-    let command: [String]
-    let stdoutPath: String
-    let stderrPath: String
-
-    /// Waits for the process (never `waitpid(-1)`: tests run in parallel and own their children).
-    func wait() -> Run {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            if errno != EINTR { break }
-        }
-        let low = status & 0x7F
-        return Run(
-            command: command,
-            exitCode: low == 0 ? (status >> 8) & 0xFF : nil,
-            signal: low == 0 ? nil : low,
-            stdoutBytes: readBytes(stdoutPath) ?? [],
-            stderrBytes: readBytes(stderrPath) ?? [])
-    }
-
-    /// Sends SIGKILL after `microseconds` (the delay only picks where the kill lands) and waits.
-    func kill(after microseconds: UInt32) -> Run {
-        usleep(microseconds)
-        _ = Glibc.kill(pid, SIGKILL)
-        return wait()
-    }
-}
-
-struct SpawnError: Error, CustomStringConvertible {
-    let description: String
-}
-
-/// Starts `path` with exactly `environment`; standard output and error go to files (no pipes to
-/// drain, so no deadlock whatever the process prints), standard input comes from `stdinPath`.
-func spawn(
-    _ path: String, _ arguments: [String], environment: [String: String], stdinPath: String,
-    stdoutPath: String, stderrPath: String
-) throws -> Spawned {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, stdinPath, O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    let (rc, pid) = posixSpawn(path, arguments, environment: environment, actions: &actions, attributes: nil)
-    if rc != 0 {
-        throw SpawnError(
-            description: "cannot start \(path): \(String(cString: strerror(rc))). "
-                + "Build it first (swift build --scratch-path .build-e2e) or set TODO_BIN.")
-    }
-    return Spawned(pid: pid, command: [path] + arguments, stdoutPath: stdoutPath, stderrPath: stderrPath)
-}
-
-/// `posix_spawn` of `path` with `arguments` and exactly `environment`: its result and the pid.
-func posixSpawn(
-    _ path: String, _ arguments: [String], environment: [String: String], actions: inout posix_spawn_file_actions_t,
-    attributes: UnsafePointer<posix_spawnattr_t>?
-) -> (rc: Int32, pid: pid_t) {
-    let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer {
-        argv.forEach { free($0) }
-        envp.forEach { free($0) }
-    }
-    var pid: pid_t = 0
-    let rc = posix_spawn(&pid, path, &actions, attributes, argv, envp)
-    return (rc, pid)
-}
-
-func readBytes(_ path: String) -> [UInt8]? {
-    FileManager.default.contents(atPath: path).map { [UInt8]($0) }
-}
-
-func writeBytes(_ path: String, _ bytes: [UInt8]) throws {
-    try Data(bytes).write(to: URL(fileURLWithPath: path))
-}
-
-/// Where `git` is; tests judge what `todo` wrote with the git CLI.
-let gitBinary: String = {
-    for dir in ["/usr/bin", "/usr/local/bin", "/bin", "/opt/homebrew/bin"] where isExecutableFile(dir + "/git") {
-        return dir + "/git"
-    }
-    return "/usr/bin/git"
-}()
+/// The golden task files and import samples.
+let fixturesDirectory = fixture("tasks")
 
 // MARK: - Sandbox
 
 /// One test's world: a temporary directory holding `HOME` and `TODO_HOME`, removed afterwards.
-/// Every process gets exactly the environment built here, nothing inherited but `PATH`.
+/// Every process gets exactly the environment built here, nothing of the test runner's.
 final class Sandbox {
+    private let directory: TemporaryDirectory
     let root: String
     let home: String
     var todoHome: String
@@ -197,11 +28,8 @@ final class Sandbox {
     private var counter = 0
 
     init(now: Int64? = fixedNow) throws {
-        var template = Array((NSTemporaryDirectory() + "/todo-e2e.XXXXXX").utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw SpawnError(description: "mkdtemp failed: \(String(cString: strerror(errno)))")
-        }
-        root = resolvedPath(String(cString: made))
+        directory = TemporaryDirectory("todo-e2e")
+        root = directory.path
         home = root + "/home"
         todoHome = root + "/todo"
         self.now = now
@@ -210,24 +38,12 @@ final class Sandbox {
         _ = FileManager.default.createFile(atPath: root + "/io/empty", contents: Data())
     }
 
-    deinit {
-        if environment("TODO_E2E_KEEP") == nil { try? FileManager.default.removeItem(atPath: root) }
-    }
-
     /// The repository of household `name`.
     func repo(_ name: String = "home") -> String { todoHome + "/" + name }
 
     var baseEnvironment: [String: String] {
-        [
-            "PATH": environment("PATH") ?? "/usr/local/bin:/usr/bin:/bin",
-            "HOME": home,
-            "XDG_CONFIG_HOME": home + "/.config",
-            "TODO_HOME": todoHome,
-            "NO_COLOR": "1",
-            "TZ": "UTC",
-            "LC_ALL": "C",
-            "GIT_CONFIG_NOSYSTEM": "1",
-        ]
+        hermeticEnvironment(
+            home: home, ["XDG_CONFIG_HOME": home + "/.config", "TODO_HOME": todoHome, "NO_COLOR": "1"])
     }
 
     func todoEnvironment(_ extra: [String: String]) -> [String: String] {
@@ -237,6 +53,7 @@ final class Sandbox {
         return env
     }
 
+    /// Files for the standard output and error of the next process, kept with the sandbox.
     func nextIO() -> (String, String) {
         counter += 1
         return ("\(root)/io/\(counter).out", "\(root)/io/\(counter).err")
@@ -249,12 +66,23 @@ final class Sandbox {
         return path
     }
 
-    /// Starts `todo` without waiting (for kill tests).
-    func start(_ args: [String], env: [String: String] = [:]) throws -> Spawned {
+    /// Starts `program` with `environment`, standard input from `stdin` (else nothing).
+    private func spawnHere(
+        _ program: String, _ args: [String], environment: [String: String], stdin: String? = nil,
+        sourceLocation: SourceLocation
+    ) throws -> Spawned {
         let (out, err) = nextIO()
+        let input = try stdin.map { try file("\(counter).in", $0) } ?? root + "/io/empty"
         return try spawn(
-            todoBinary, args, environment: todoEnvironment(env), stdinPath: root + "/io/empty", stdoutPath: out,
-            stderrPath: err)
+            program, args, environment: environment, stdinPath: input, stdoutPath: out, stderrPath: err,
+            sourceLocation: sourceLocation)
+    }
+
+    /// Starts `todo` without waiting (for kill tests).
+    func start(_ args: [String], env: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation)
+        throws -> Spawned
+    {
+        try spawnHere(todoBinary, args, environment: todoEnvironment(env), sourceLocation: sourceLocation)
     }
 
     /// Runs `todo` to completion.
@@ -263,11 +91,8 @@ final class Sandbox {
     }
 
     func todo(_ args: [String], stdin: String? = nil, env: [String: String] = [:]) throws -> Run {
-        let (out, err) = nextIO()
-        let input = try stdin.map { try file("\(counter).in", $0) } ?? root + "/io/empty"
-        return try spawn(
-            todoBinary, args, environment: todoEnvironment(env), stdinPath: input, stdoutPath: out, stderrPath: err
-        ).wait()
+        try spawnHere(todoBinary, args, environment: todoEnvironment(env), stdin: stdin, sourceLocation: #_sourceLocation)
+            .wait(within: processTimeout)
     }
 
     /// Runs the git CLI in household `household`'s repository.
@@ -276,26 +101,22 @@ final class Sandbox {
     }
 
     func gitRun(_ args: [String], env: [String: String] = [:]) throws -> Run {
-        let (out, err) = nextIO()
-        var e = baseEnvironment
-        e.merge(env) { _, new in new }
-        return try spawn(gitBinary, args, environment: e, stdinPath: root + "/io/empty", stdoutPath: out, stderrPath: err)
-            .wait()
+        try runProgram(gitBinary, args, env: env, in: self)
     }
 
     /// Runs `sh -c script` with the `todo` environment and `$TODO` naming the binary.
-    func shell(_ script: String) throws -> Spawned {
-        let (out, err) = nextIO()
-        return try spawn(
-            "/bin/sh", ["-c", script], environment: todoEnvironment(["TODO": todoBinary]),
-            stdinPath: root + "/io/empty", stdoutPath: out, stderrPath: err)
+    func shell(_ script: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Spawned {
+        try spawnHere(
+            "/bin/sh", ["-c", script], environment: todoEnvironment(["TODO": todoBinary]), sourceLocation: sourceLocation)
     }
 }
 
-func resolvedPath(_ path: String) -> String {
-    guard let r = realpath(path, nil) else { return path }
-    defer { free(r) }
-    return String(cString: r)
+/// Runs a helper program (git, ssh-keygen, ssh-add, openssl) to completion, in the sandbox's
+/// environment plus `env`.
+func runProgram(_ path: String, _ args: [String], env: [String: String] = [:], in box: Sandbox) throws -> Run {
+    var e = box.baseEnvironment
+    e.merge(env) { _, new in new }
+    return try runProcess(path, args, environment: e)
 }
 
 // MARK: - Household helpers

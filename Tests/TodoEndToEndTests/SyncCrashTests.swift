@@ -8,8 +8,8 @@ import Testing
 
 /// SIGKILL at random moments of a sync that has to fetch, merge and push. The random delay
 /// only picks where the kill lands; nothing waits on time to synchronise. The seed is printed,
-/// and `TODO_E2E_SEED` replays a run.
-@Suite struct SyncCrashTests {
+/// and `TODO_PROPERTY_SEED` replays a run.
+@Suite(.timeLimit(.minutes(30)), .kit) struct SyncCrashTests {
     static let iterations = 15
 
     /// The longest delay before the kill, in microseconds: a little over what such a sync takes
@@ -20,8 +20,8 @@ import Testing
 
     @Test(arguments: [Transport.path, .http])
     func killedSyncsLeaveBothSidesSound(over transport: Transport) throws {
-        let seed = environment("TODO_E2E_SEED").flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
-        print("sync crash test (\(transport)) seed: \(seed) (TODO_E2E_SEED=\(seed) replays it)")
+        let seed = PropertySeed.run
+        print("sync crash test (\(transport)) seed: \(seed) (\(PropertySeed.replay))")
         var rng = SeededRandom(seed: seed)
         let host = try GitHost(transport)
         try host.createRepository()

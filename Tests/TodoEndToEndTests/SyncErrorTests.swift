@@ -4,7 +4,7 @@ import Testing
 /// Every class of sync failure, each produced for real: the exit code, a message that says
 /// what happened and what to do, and nothing local touched (same commits, a clean and sound
 /// repository, the unsent change still there).
-@Suite struct SyncErrorTests {
+@Suite(.timeLimit(.minutes(30)), .kit) struct SyncErrorTests {
     static let pending = "Not sent yet"
 
     /// Alice's household, synced once with `url`, then one change that waits to be sent.

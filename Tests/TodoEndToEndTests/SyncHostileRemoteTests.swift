@@ -5,7 +5,7 @@ import TodoCore
 /// Someone with write access to the remote pushes, with the plain git CLI, what the household
 /// format does not allow. `todo sync` refuses it before merging anything and says where it is
 /// and who put it there; text that is merely unusual is kept but never reaches a terminal raw.
-@Suite struct SyncHostileRemoteTests {
+@Suite(.timeLimit(.minutes(30)), .kit) struct SyncHostileRemoteTests {
     static let mallory = "Mallory <mallory@example.net>"
 
     /// A plain git clone of the bare remote, by someone who is not a `todo` member.

@@ -4,7 +4,7 @@ import TodoCore
 
 /// Members pushing at the same moment: whoever loses a race fetches, merges and pushes again,
 /// and nobody's change is ever lost or overwritten.
-@Suite struct SyncRaceTests {
+@Suite(.timeLimit(.minutes(30)), .kit) struct SyncRaceTests {
     static let rounds = 5
 
     /// Someone else's push lands between this sync's fetch and its push: git daemon's access

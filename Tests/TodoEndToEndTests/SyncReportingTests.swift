@@ -9,7 +9,7 @@ import TodoCore
 
 /// What a sync tells the person and cron: `--quiet`, the one-sync-at-a-time lock, `todo
 /// status`, the sync log, and credentials that never show.
-@Suite struct SyncReportingTests {
+@Suite(.timeLimit(.minutes(30)), .kit) struct SyncReportingTests {
     @Test(arguments: [Transport.path, .http])
     func quietSyncPrintsNothingWhenAllIsWell(over transport: Transport) throws {
         let host = try GitHost(transport)

@@ -33,7 +33,9 @@ final class Member {
 
     func todo(_ args: String...) throws -> Run { try sb.todo(args, env: env) }
     func todo(_ args: [String]) throws -> Run { try sb.todo(args, env: env) }
-    func start(_ args: String...) throws -> Spawned { try sb.start(args, env: env) }
+    func start(_ args: String..., sourceLocation: SourceLocation = #_sourceLocation) throws -> Spawned {
+        try sb.start(args, env: env, sourceLocation: sourceLocation)
+    }
     func git(_ args: String...) throws -> Run { try sb.gitRun(["-C", repo] + args) }
 
     /// `todo init --remote URL` as this member; fails the test unless it works.

@@ -4,7 +4,7 @@ import TodoCore
 
 /// Three members of one household, each with their own home, editing while apart and syncing
 /// through a real server on every transport `todo` supports.
-@Suite struct SyncTransportTests {
+@Suite(.timeLimit(.minutes(30)), .kit) struct SyncTransportTests {
     @Test(arguments: Transport.allCases)
     func threeMembersConverge(over transport: Transport) throws {
         let host = try GitHost(transport)

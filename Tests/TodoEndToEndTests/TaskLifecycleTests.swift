@@ -3,7 +3,7 @@ import Testing
 import TodoCore
 
 /// The everyday commands, judged by their output and by what git says they committed.
-@Suite struct TaskLifecycleTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct TaskLifecycleTests {
     /// Runs a changing command and checks it made exactly one commit, by the member, with
     /// `subject`, leaving the work tree clean.
     func expectOneCommit(

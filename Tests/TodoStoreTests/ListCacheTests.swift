@@ -6,7 +6,7 @@ import TodoCore
 
 /// The list cache is never the truth: after any change, what it gives equals what reading every
 /// task file gives.
-@Suite struct ListCacheTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct ListCacheTests {
     func sameTasks(_ h: Household, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let snap = try h.snapshot()
         let cached = try snap.loadAll()

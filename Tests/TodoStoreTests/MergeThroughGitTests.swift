@@ -6,7 +6,7 @@ import TodoCore
 
 /// Every fixtures/merge case merged for real: in process on real repositories (as `todo sync`
 /// does) and by plain `git merge` with `todo merge-driver` configured, each both ways round.
-@Suite struct MergeThroughGitTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct MergeThroughGitTests {
     struct Case: CustomStringConvertible {
         let name: String
         let dir: String

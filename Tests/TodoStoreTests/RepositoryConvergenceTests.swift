@@ -1,5 +1,4 @@
 import Foundation
-import TestKit
 import Testing
 import TodoCore
 
@@ -10,18 +9,13 @@ import TodoCore
 /// merge commit and the push all take part. Clocks are skewed up to a day either way.
 ///
 /// `TODO_PROPERTY_SEED` replays a run; the seed is printed.
-@Suite struct RepositoryConvergenceTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct RepositoryConvergenceTests {
     static let histories = 12
-
-    static let seed: UInt64 = {
-        if let text = ProcessInfo.processInfo.environment["TODO_PROPERTY_SEED"], let n = UInt64(text) { return n }
-        return UInt64.random(in: .min ... .max)
-    }()
 
     @Test(arguments: 0..<histories)
     func replicasSyncingThroughARemoteConverge(history: Int) throws {
-        var rng = SplitMix64(seed: Self.seed &+ UInt64(history) &* 0x9E37_79B9_7F4A_7C15)
-        print("repository convergence: TODO_PROPERTY_SEED=\(Self.seed), history \(history)")
+        var rng = PropertySeed.generator(case: history, salt: 0x9E37_79B9_7F4A_7C15)
+        print("repository convergence: \(PropertySeed.describe(case: history))")
         var world = try World(replicas: 3 + rng.int(3), rng: &rng)
         for _ in 0..<(25 + rng.int(20)) {
             if rng.int(100) < 60 {
@@ -34,7 +28,7 @@ import TodoCore
         for _ in 0..<2 {
             for r in world.replicas.indices { try world.sync(r) }
         }
-        let label = "TODO_PROPERTY_SEED=\(Self.seed), history \(history)"
+        let label = PropertySeed.describe(case: history)
         let heads = try world.replicas.map { try git("rev-parse", "HEAD^{tree}", in: $0.path) }
         #expect(Set(heads).count == 1, "\(label): replicas differ: \(heads)\n\(world.log.joined(separator: "\n"))")
         for r in world.replicas {

@@ -40,7 +40,7 @@ final class TwoRepositories {
 
 /// Moving history between repositories on one machine (path remotes, bulk writes) with the
 /// packs GitKit writes itself; the git CLI judges the result.
-@Suite struct TransferTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct TransferTests {
     @Test func sha1MatchesTheStandardVectors() {
         let million = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
         let vectors: [([UInt8], String)] = [

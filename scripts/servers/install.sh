@@ -1,7 +1,10 @@
 #!/bin/sh
-# Installs what the sync tests' own git servers need: git (daemon and http-backend),
-# openssh-server (sshd run by the tests in the foreground, never as a system service),
-# openssl (test certificates and keys) and python3 (the smart-HTTP server).
+# Installs every program the tests run besides todo: git (the judge, git daemon and
+# http-backend), openssh-server (sshd run by the tests in the foreground, never as a system
+# service), openssh-client (ssh, ssh-keygen, ssh-agent, ssh-add), openssl (test certificates
+# and keys), python3 (the smart-HTTP server), strace (watching system calls), util-linux and
+# mount (unshare and mount for a private tmpfs). Tests/TestKit/Programs.swift names the same
+# packages when a program is missing.
 #
 # As root it installs the missing Debian packages with apt-get; as anyone else it only
 # prints what to install and fails. Safe to run again: it does nothing when all is there.
@@ -21,16 +24,19 @@ need() { # need PACKAGE PATH...: PACKAGE is missing unless every PATH exists
 
 need git /usr/bin/git
 need openssh-server /usr/sbin/sshd
-need openssh-client /usr/bin/ssh /usr/bin/ssh-keygen
+need openssh-client /usr/bin/ssh /usr/bin/ssh-keygen /usr/bin/ssh-agent /usr/bin/ssh-add /usr/bin/ssh-keyscan
 need openssl /usr/bin/openssl
 need python3 /usr/bin/python3
+need strace /usr/bin/strace
+need util-linux /usr/bin/unshare
+need mount /usr/bin/mount
 
 if [ -x /usr/bin/git ] && [ ! -x "$(/usr/bin/git --exec-path)/git-http-backend" ]; then
     missing="$missing git"
 fi
 
 if [ -z "$missing" ]; then
-    echo "scripts/servers/install.sh: all test servers' packages are installed"
+    echo "scripts/servers/install.sh: all the packages the tests need are installed"
     exit 0
 fi
 

@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import Foundation
+
+// Where things are: the package, its fixtures, the `todo` binary under test, and small file
+// helpers every test target uses.
+
+/// The value of environment variable `name`, nil when it is unset or empty.
+public func environment(_ name: String) -> String? {
+    guard let v = getenv(name) else { return nil }
+    let s = String(cString: v)
+    return s.isEmpty ? nil : s
+}
+
+/// The package root, found from this file's place in `Tests/TestKit/`.
+public let packageRoot: String = {
+    var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+    parts.removeLast(3)
+    return parts.joined(separator: "/")
+}()
+
+/// The package's `fixtures` folder.
+public let fixturesRoot = packageRoot + "/fixtures"
+
+/// The path of `relative` (say `merge/add-add` or `tasks/buy-milk-added.json`) in `fixtures/`.
+public func fixture(_ relative: String) -> String { fixturesRoot + "/" + relative }
+
+/// The `todo` executable under test: `$TODO_BIN`, else the `todo` built beside the test bundle
+/// (whatever the scratch path), else one in a scratch directory of the package.
+public let todoExecutable: String = {
+    if let explicit = environment("TODO_BIN") { return explicit }
+    var starts: [String] = []
+    if let exe = resolvedLink("/proc/self/exe") { starts.append(exe) }
+    if let first = CommandLine.arguments.first, first.hasPrefix("/") { starts.append(first) }
+    if let bundle = Bundle.main.executablePath { starts.append(bundle) }
+    // The test bundle lives in `<scratch>/<triple>/debug/` (inside an .xctest bundle on macOS),
+    // next to the products: walk up a few directories looking for `todo`.
+    for start in starts {
+        var dir = directoryName(start)
+        for _ in 0..<5 {
+            if isExecutableFile(dir + "/todo") { return dir + "/todo" }
+            dir = directoryName(dir)
+        }
+    }
+    for scratch in [".build-e2e", ".build"] {
+        for config in ["debug", "release"] {
+            let candidate = "\(packageRoot)/\(scratch)/\(config)/todo"
+            if isExecutableFile(candidate) { return candidate }
+        }
+    }
+    return "todo-binary-not-found"
+}()
+
+public func resolvedLink(_ path: String) -> String? {
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let n = readlink(path, &buffer, buffer.count - 1)
+    guard n > 0 else { return nil }
+    return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+/// `path` with links and `..` resolved; `path` itself when that fails.
+public func resolvedPath(_ path: String) -> String {
+    guard let r = realpath(path, nil) else { return path }
+    defer { free(r) }
+    return String(cString: r)
+}
+
+public func directoryName(_ path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+}
+
+public func isExecutableFile(_ path: String) -> Bool {
+    var st = stat()
+    return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
+}
+
+public func readBytes(_ path: String) -> [UInt8]? {
+    FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+}
+
+public func writeBytes(_ path: String, _ bytes: [UInt8]) throws {
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+}

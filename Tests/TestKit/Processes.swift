@@ -1,0 +1,397 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import Foundation
+import Testing
+
+// The one way tests run programs. Every process starts in a process group of its own with a
+// hermetic environment, standard input from a file (or /dev/null) and standard output and error
+// into files (nothing to drain, so no deadlock whatever it prints, and what it printed is there
+// when it has to be killed). Every wait has a deadline: a process that runs past it, or past the
+// test's own time limit, is killed with its whole group and the test fails with its output.
+
+/// How long one process may run before it is killed and the test fails: generous, for a
+/// loaded CI machine; a test may pass another.
+public let processTimeout: Duration = .seconds(300)
+
+/// The `PATH` every process gets.
+public let minimalPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+/// What every process starts from, nothing of the test runner's: a minimal `PATH`, `HOME`, the C
+/// locale, UTC, and git without the system's configuration; then `extra`, which wins.
+public func hermeticEnvironment(home: String, _ extra: [String: String] = [:]) -> [String: String] {
+    var env = [
+        "PATH": minimalPath, "HOME": home, "LANG": "C", "LC_ALL": "C", "TZ": "UTC", "GIT_CONFIG_NOSYSTEM": "1",
+    ]
+    env.merge(extra) { _, new in new }
+    return env
+}
+
+/// Where a process that is given no `HOME` looks: a directory that does not exist, so that
+/// nothing of the person running the tests is read and nothing is written there.
+public let absentHome = "/nonexistent"
+
+// MARK: - Results
+
+/// How a finished process ended, and what it printed.
+public struct Run: CustomStringConvertible, Sendable {
+    public let command: [String]
+    /// The exit code, or nil when a signal ended the process.
+    public let exitCode: Int32?
+    public let signal: Int32?
+    public let stdoutBytes: [UInt8]
+    public let stderrBytes: [UInt8]
+    /// Why the kit killed the process (its deadline passed, or the test's), nil when it ended
+    /// otherwise.
+    public let killedBecause: String?
+
+    public var stdout: String { String(decoding: stdoutBytes, as: UTF8.self) }
+    public var stderr: String { String(decoding: stderrBytes, as: UTF8.self) }
+    public var succeeded: Bool { exitCode == 0 }
+    /// The exit status as a shell gives it: the exit code, or 128 plus the signal.
+    public var status: Int32 { exitCode ?? 128 + (signal ?? 0) }
+    /// Stdout without its trailing newline, split into lines.
+    public var lines: [String] {
+        let text = stdout.hasSuffix("\n") ? String(stdout.dropLast()) : stdout
+        return text.isEmpty ? [] : text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    public var description: String {
+        let how = exitCode.map { "exit \($0)" } ?? "signal \(signal ?? -1)"
+        let killed = killedBecause.map { " (killed: \($0))" } ?? ""
+        return "$ \(command.joined(separator: " ")) -> \(how)\(killed)\n--- stdout:\n\(stdout)--- stderr:\n\(stderr)"
+    }
+}
+
+/// A process the kit could not start, or had to kill; its description says what it printed.
+public struct SpawnError: Error, CustomStringConvertible {
+    public let description: String
+    public init(description: String) { self.description = description }
+}
+
+/// What a test gives a process on standard input.
+public enum Input: Sendable {
+    /// /dev/null.
+    case null
+    case text(String)
+    case bytes([UInt8])
+    /// The contents of a file.
+    case file(String)
+}
+
+// MARK: - Running
+
+/// Runs `path` with `arguments` to completion: the environment is `hermeticEnvironment` plus
+/// `environment`, in `directory` (else the test's), with `stdin`. A process still running after
+/// `timeout`, or when the test's time limit passes, is killed and the error says what it printed.
+@discardableResult
+public func runProcess(
+    _ path: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil,
+    stdin: Input = .null, timeout: Duration = processTimeout, sourceLocation: SourceLocation = #_sourceLocation
+) throws -> Run {
+    let input = try InputFile(stdin)
+    let out = try ScratchFile()
+    let err = try ScratchFile()
+    let spawned = try start(
+        path, arguments, environment: hermeticEnvironment(home: absentHome, environment), directory: directory,
+        stdinPath: input.path, stdout: out, stderr: err, timeout: timeout, sourceLocation: sourceLocation)
+    return try spawned.wait(within: timeout)
+}
+
+/// Starts `path` with `environment` (over `hermeticEnvironment`); standard output and error go to
+/// the files named, standard input comes from `stdinPath`. `wait()` gives the result; a process
+/// nobody waited for is killed when the last reference to it goes.
+public func spawn(
+    _ path: String, _ arguments: [String], environment: [String: String], stdinPath: String,
+    stdoutPath: String, stderrPath: String, timeout: Duration = processTimeout,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> Spawned {
+    try start(
+        path, arguments, environment: hermeticEnvironment(home: absentHome, environment), directory: nil,
+        stdinPath: stdinPath, stdout: try ScratchFile(path: stdoutPath), stderr: try ScratchFile(path: stderrPath),
+        timeout: timeout, sourceLocation: sourceLocation)
+}
+
+private func start(
+    _ path: String, _ arguments: [String], environment: [String: String], directory: String?, stdinPath: String,
+    stdout: ScratchFile, stderr: ScratchFile, timeout: Duration, sourceLocation: SourceLocation
+) throws -> Spawned {
+    let command = [path] + arguments
+    if let reason = TestScope.stopReason {
+        throw SpawnError(description: "\(command.joined(separator: " ")) was not started: \(reason)")
+    }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, stdinPath, O_RDONLY, 0)
+    posix_spawn_file_actions_adddup2(&actions, stdout.fd, 1)
+    posix_spawn_file_actions_adddup2(&actions, stderr.fd, 2)
+    if let directory {
+        guard let addchdir else { throw SpawnError(description: "this C library cannot start a process in another directory") }
+        _ = addchdir(&actions, directory)
+    }
+    let pid = try launch(path, arguments, environment: environment, actions: &actions)
+    return Spawned(
+        pid: pid, command: command, stdout: stdout, stderr: stderr, timeout: timeout, sourceLocation: sourceLocation)
+}
+
+/// glibc's `posix_spawn_file_actions_addchdir_np` (2.29 and later), which Swift's Glibc module
+/// does not declare.
+private let addchdir: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32)? = {
+    guard let symbol = dlsym(nil, "posix_spawn_file_actions_addchdir_np") else { return nil }
+    return unsafeBitCast(
+        symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32).self)
+}()
+
+/// `posix_spawn` of `path` with `arguments` and exactly `environment`, in a process group of its
+/// own (so that whatever it starts can be killed with it), with default signal handling and no
+/// signal blocked.
+public func launch(
+    _ path: String, _ arguments: [String], environment: [String: String], actions: inout posix_spawn_file_actions_t
+) throws -> pid_t {
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    sigaddset(&defaults, SIGPIPE)
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+    posix_spawnattr_setpgroup(&attributes, 0)
+    let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+    let envp: [UnsafeMutablePointer<CChar>?] = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+        argv.forEach { free($0) }
+        envp.forEach { free($0) }
+    }
+    var pid: pid_t = 0
+    let rc = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+    if rc != 0 {
+        let why = String(cString: strerror(rc))
+        let hint = path == todoExecutable ? "Build it first (swift build) or set TODO_BIN." : missingProgramMessage(
+            String(path.split(separator: "/").last ?? ""), at: path)
+        throw SpawnError(description: "cannot start \(path): \(why). \(hint)")
+    }
+    return pid
+}
+
+// MARK: - A started process
+
+/// A started process. `wait()` reaps it within its deadline; a process dropped without a wait
+/// is killed with its group.
+public final class Spawned: @unchecked Sendable {
+    public let pid: pid_t
+    public let command: [String]
+    public var stdoutPath: String { stdout.path }
+    public var stderrPath: String { stderr.path }
+    private let stdout: ScratchFile
+    private let stderr: ScratchFile
+    private let timeout: Duration
+    private let sourceLocation: SourceLocation
+    private let exit: ExitWatch
+    private let lock = NSLock()
+    private var finished: (Run, String?)?
+
+    fileprivate init(
+        pid: pid_t, command: [String], stdout: ScratchFile, stderr: ScratchFile, timeout: Duration,
+        sourceLocation: SourceLocation
+    ) {
+        self.pid = pid
+        self.command = command
+        self.stdout = stdout
+        self.stderr = stderr
+        self.timeout = timeout
+        self.sourceLocation = sourceLocation
+        exit = ExitWatch(pid: pid)
+    }
+
+    /// Waits for the process (never `waitpid(-1)`: tests run in parallel and own their
+    /// children). Past its deadline it is killed and the test fails with what it printed.
+    public func wait() -> Run {
+        let (run, failure) = finish(within: timeout)
+        if let failure { Issue.record(Comment(rawValue: failure), sourceLocation: sourceLocation) }
+        return run
+    }
+
+    /// Waits at most `timeout`; past it the process is killed and the error says what it printed.
+    public func wait(within timeout: Duration) throws -> Run {
+        let (run, failure) = finish(within: timeout)
+        if let failure { throw SpawnError(description: failure) }
+        return run
+    }
+
+    /// Sends SIGKILL after `microseconds` (the delay only picks where the kill lands) and waits.
+    public func kill(after microseconds: UInt32) -> Run {
+        usleep(microseconds)
+        exit.signal(SIGKILL, group: false)
+        return wait()
+    }
+
+    private func finish(within timeout: Duration) -> (Run, String?) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let finished { return finished }
+        var killedBecause: String?
+        switch exit.wait(until: .now + timeout) {
+        case .exited: break
+        case .timedOut: killedBecause = "still running after \(timeout)"
+        case .stopped(let reason): killedBecause = reason
+        }
+        if killedBecause != nil {
+            exit.signal(SIGKILL, group: true)
+            exit.waitForExit()
+        }
+        // Whatever it left running in its group goes with it.
+        exit.signal(SIGKILL, group: true)
+        let status = exit.reap()
+        let low = status & 0x7F
+        let run = Run(
+            command: command, exitCode: low == 0 ? (status >> 8) & 0xFF : nil, signal: low == 0 ? nil : low,
+            stdoutBytes: stdout.contents(), stderrBytes: stderr.contents(), killedBecause: killedBecause)
+        let failure = killedBecause.map { "\(command.joined(separator: " ")) was killed, \($0); it printed so far:\n\(run)" }
+        finished = (run, failure)
+        return (run, failure)
+    }
+
+    deinit {
+        lock.lock()
+        if finished == nil {
+            exit.signal(SIGKILL, group: true)
+            _ = exit.reap()
+        }
+        lock.unlock()
+    }
+}
+
+/// Knows when a child has exited without reaping it (`waitid` with `WNOWAIT`, on a thread of
+/// its own), so that the child's pid, and its group, stay its own until `reap()`: signals sent
+/// before then can reach nobody else.
+final class ExitWatch: @unchecked Sendable {
+    enum Outcome { case exited, timedOut, stopped(String) }
+
+    private let condition = NSCondition()
+    private var exited = false
+    private var reaped = false
+    private var status: Int32 = 0
+    let pid: pid_t
+
+    init(pid: pid_t) {
+        self.pid = pid
+        Thread.detachNewThread { [self] in
+            var info = siginfo_t()
+            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
+            condition.lock()
+            exited = true
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// Until the child exits, `deadline` passes, or the test must stop (its time limit).
+    func wait(until deadline: ContinuousClock.Instant) -> Outcome {
+        condition.lock()
+        defer { condition.unlock() }
+        while !exited {
+            if let reason = TestScope.stopReason { return .stopped(reason) }
+            let now = ContinuousClock.now
+            if now >= deadline { return .timedOut }
+            let slice = min(deadline - now, .milliseconds(250))
+            _ = condition.wait(until: Date(timeIntervalSinceNow: slice.seconds))
+        }
+        return .exited
+    }
+
+    /// After SIGKILL: the child is gone at once.
+    func waitForExit() {
+        condition.lock()
+        while !exited { condition.wait() }
+        condition.unlock()
+    }
+
+    /// Signals the child, or its whole group, unless it was reaped already.
+    func signal(_ number: Int32, group: Bool) {
+        condition.lock()
+        if !reaped { _ = kill(group ? -pid : pid, number) }
+        condition.unlock()
+    }
+
+    /// Waits for the child and returns its wait status.
+    func reap() -> Int32 {
+        condition.lock()
+        defer { condition.unlock() }
+        if !reaped {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            self.status = status
+            reaped = true
+        }
+        return status
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+// MARK: - Files for standard streams
+
+/// A file a child writes standard output or error to: one the test named, or a temporary one
+/// removed once read.
+final class ScratchFile {
+    let path: String
+    let fd: Int32
+    private let temporary: Bool
+
+    /// A new temporary file.
+    init() throws {
+        var template = Array((NSTemporaryDirectory() + "/todo-test-io.XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw SpawnError(description: "mkstemp: \(String(cString: strerror(errno)))") }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        self.fd = fd
+        path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        temporary = true
+    }
+
+    init(path: String) throws {
+        fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SpawnError(description: "\(path): \(String(cString: strerror(errno)))") }
+        self.path = path
+        temporary = false
+    }
+
+    func contents() -> [UInt8] { readBytes(path) ?? [] }
+
+    deinit {
+        close(fd)
+        if temporary { unlink(path) }
+    }
+}
+
+/// Standard input as a file: /dev/null, the test's file, or a temporary file with the bytes.
+struct InputFile {
+    let path: String
+    private let scratch: ScratchFile?
+
+    init(_ input: Input) throws {
+        var bytes: [UInt8]
+        switch input {
+        case .null:
+            (path, scratch) = ("/dev/null", nil)
+            return
+        case .file(let file):
+            (path, scratch) = (file, nil)
+            return
+        case .text(let text): bytes = Array(text.utf8)
+        case .bytes(let given): bytes = given
+        }
+        let file = try ScratchFile()
+        try writeBytes(file.path, bytes)
+        (path, scratch) = (file.path, file)
+    }
+}

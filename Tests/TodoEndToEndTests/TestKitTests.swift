@@ -1,0 +1,72 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import Foundation
+import Testing
+
+/// The test kit keeps its promises: a process sees only the environment it is given, its output
+/// is whole however much it prints, a hung one is killed with everything it started, a wait on a
+/// server line ends, and every program the tests run is installed.
+@Suite(.timeLimit(.minutes(20)), .kit) struct TestKitTests {
+    @Test func aProcessGetsOnlyTheHermeticEnvironmentAndWhatTheTestGives() throws {
+        let r = try runProcess("/usr/bin/env", [], environment: ["TODO_EXTRA": "1"])
+        #expect(r.exitCode == 0, "\(r)")
+        let names = Set(r.lines.map { String($0.prefix { $0 != "=" }) })
+        #expect(names == ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "GIT_CONFIG_NOSYSTEM", "TODO_EXTRA"], "\(r)")
+        #expect(r.lines.contains("PATH=\(minimalPath)") && r.lines.contains("HOME=\(absentHome)"), "\(r)")
+    }
+
+    @Test func bothStreamsAreWholeHoweverMuchIsPrintedAndStandardInputArrives() throws {
+        let big = try runProcess("/bin/sh", ["-c", "head -c 3000000 /dev/zero; head -c 2000000 /dev/zero >&2"])
+        #expect(big.exitCode == 0 && big.stdoutBytes.count == 3_000_000 && big.stderrBytes.count == 2_000_000)
+        let echoed = try runProcess("/bin/cat", [], stdin: .text("milk\nbread\n"))
+        #expect(echoed.stdout == "milk\nbread\n", "\(echoed)")
+        let nothing = try runProcess("/bin/cat", [])
+        #expect(nothing.exitCode == 0 && nothing.stdoutBytes.isEmpty, "standard input is empty: \(nothing)")
+        let elsewhere = try runProcess("/bin/pwd", [], directory: "/usr")
+        #expect(elsewhere.stdout == "/usr\n", "\(elsewhere)")
+    }
+
+    /// The shell prints the pid of a child it started in the background, then waits for ever.
+    @Test func aProcessPastItsDeadlineIsKilledWithItsWholeGroupAndTheTestSeesItsOutput() throws {
+        let error = #expect(throws: SpawnError.self) {
+            try runProcess("/bin/sh", ["-c", "sleep 600 & echo $!; echo waiting >&2; wait"], timeout: .seconds(10))
+        }
+        let text = error?.description ?? ""
+        #expect(text.contains("was killed, still running after 10.0 seconds"), "\(text)")
+        #expect(text.contains("--- stderr:\nwaiting\n"), "what it printed so far is shown: \(text)")
+        let lines = text.split(separator: "\n")
+        let child = try #require(lines.firstIndex(of: "--- stdout:").flatMap { pid_t(lines[$0 + 1]) }, "\(text)")
+        // Gone, or at most a zombie waiting for init to reap it.
+        let state = (try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8))?.split(separator: " ")
+        #expect(state == nil || state?[2] == "Z", "the background sleep \(child) is still running: \(state ?? [])")
+    }
+
+    /// A server that never says it is ready: the wait ends, the test fails (here expectedly),
+    /// and the server is not tried again on another port.
+    @Test func aServerThatNeverSaysItIsReadyIsNotWaitedForForEver() throws {
+        var thrown: (any Error)?
+        withKnownIssue("the wait records the missing line as a failure") {
+            do {
+                _ = try ServerProcess.start(
+                    "mute", "/bin/sh", ["-c", "echo starting; exec sleep 600"], environment: [:], ready: "listening",
+                    timeout: .seconds(3))
+            } catch {
+                thrown = error
+            }
+        }
+        let error = try #require(thrown as? SpawnError, "\(String(describing: thrown))")
+        #expect(error.description.contains("mute was not ready in time:\nstarting"), "\(error)")
+    }
+
+    /// CI installs them all with scripts/servers/install.sh; this names whatever it missed.
+    @Test func everyProgramTheTestsRunIsInstalled() throws {
+        for (program, package) in debianPackages.sorted(by: { $0.key < $1.key }) {
+            let found = program.hasPrefix("git-") ? gitExecPath.map { isExecutableFile($0 + "/" + program) } ?? false : findProgram(program) != nil
+            #expect(found, "\(missingProgramMessage(program))")
+            #expect(missingProgramMessage(program).contains("the Debian package \(package) installs it"))
+        }
+    }
+}
