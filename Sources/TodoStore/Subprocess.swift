@@ -40,8 +40,17 @@ func runProgram(_ argv: [String], input: String, environment extra: [String: Str
         cArgs.forEach { free($0) }
         cEnv.forEach { free($0) }
     }
+    // `todo` ignores SIGPIPE; the helper gets the default disposition a program expects.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    sigaddset(&defaults, SIGPIPE)
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
     var pid = pid_t()
-    let rc = posix_spawnp(&pid, argv[0], &actions, nil, cArgs, cEnv)
+    let rc = posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, cEnv)
     close(inPipe[0])
     close(outPipe[1])
     if rc != 0 {
@@ -51,7 +60,8 @@ func runProgram(_ argv: [String], input: String, environment extra: [String: Str
     }
     let bytes = Array(input.utf8)
     var offset = 0
-    // Ignore SIGPIPE for this write: a helper that exits early must not kill us.
+    // Ignore SIGPIPE for this write: a helper that exits early must not kill us (the `todo`
+    // executable ignores it anyway; this is for library callers that do not).
     let old = signal(SIGPIPE, SIG_IGN)
     while offset < bytes.count {
         let n = bytes.withUnsafeBytes { write(inPipe[1], $0.baseAddress! + offset, $0.count - offset) }
