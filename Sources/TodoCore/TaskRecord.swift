@@ -16,7 +16,7 @@ public enum TaskRecord {
         if task.assignee != nil { flags |= 16 }
         out.append(flags)
         out.append(UInt8(task.priority.rank))
-        appendInt(UInt32(bitPattern: Int32(task.due?.date.daysSinceEpoch ?? 0)), 4, to: &out)
+        appendInt(UInt32(bitPattern: Int32(clamping: task.due?.date.daysSinceEpoch ?? 0)), 4, to: &out)
         appendInt(UInt32(task.due?.minutes ?? 0), 2, to: &out)
         appendInt(UInt32(task.conflicts.count), 4, to: &out)
         for s in [task.title, task.notes, task.assignee ?? "", task.createdAt, task.createdBy] { appendString(s, to: &out) }
