@@ -26,7 +26,8 @@ public enum TaskRecord {
             let keys = task.extra.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             appendString(JSONWriter.compact(.object(keys.compactMap { k in task.extra[k].map { (k, $0) } })), to: &out)
         }
-        let tags = task.tags
+        // The count is 16 bits: a file with more tags (only a hand edit makes one) lists the first.
+        let tags = task.tags.prefix(Int(UInt16.max))
         appendInt(UInt32(tags.count), 2, to: &out)
         for t in tags { appendString(t, to: &out) }
     }

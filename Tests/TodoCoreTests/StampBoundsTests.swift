@@ -2,8 +2,8 @@ import Testing
 
 @testable import TodoCore
 
-/// Stamps and times at and past the ends of their ranges: refused when read, saturated when
-/// computed, never a trap.
+/// Stamps, times and sizes at and past the ends of their ranges: refused when read, saturated
+/// when computed, never a trap.
 @Suite struct StampBoundsTests {
     @Test(arguments: [
         "946684800000.0.a1", "253402300799999.4294967295.ffffffffffffffffffffffffffffffff", "1763818282123.0.a1",
@@ -76,5 +76,18 @@ import Testing
         let again = try TaskCodec.decode(bytes)
         #expect(again.tags == ["added-by-hand", "shop"])
         #expect(TaskCodec.encode(again) == bytes)
+    }
+
+    /// The list cache counts tags in 16 bits; a task with more still makes a record that reads.
+    @Test func moreTagsThanTheListCacheCountsStillMakeAReadableRecord() throws {
+        var task = Task(id: try #require(TaskID("3f2a9c0e5b7d41f8a6c2e9b04d1f7a35")), title: "Tags", createdAt: "", createdBy: "")
+        let stamp = FieldStamp(Stamp(wall: Stamp.minWall, counter: 0, replica: "a1"), by: "")
+        for n in 0..<70_000 { task.setTag("t\(n)", present: true, stamp: stamp) }
+        var record: [UInt8] = []
+        TaskRecord.append(task, to: &record)
+        var offset = 0
+        let read = try #require(TaskRecord.read(record, at: &offset))
+        #expect(offset == record.count)
+        #expect(read.tags.count == Int(UInt16.max))
     }
 }
