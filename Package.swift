@@ -62,5 +62,7 @@ let package = Package(
         .testTarget(name: "TodoCoreTests", dependencies: ["TodoCore", "TestKit"]),
         .testTarget(name: "TodoStoreTests", dependencies: ["TodoStore", "TodoCore", "TestKit"]),
         .testTarget(name: "TodoEndToEndTests", dependencies: ["TodoCore", "TestKit"]),
+        // The commands' rendering (internal to TodoCLI) on hostile data.
+        .testTarget(name: "TodoCLITests", dependencies: ["TodoCLI", "TodoStore", "TodoCore", "TestKit"]),
     ]
 )

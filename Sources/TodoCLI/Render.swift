@@ -36,7 +36,7 @@ struct Render {
     }
 
     static func localTime(_ millis: Int64, offsetMinutes: Int32) -> String {
-        let iso = isoMillis(millis + Int64(offsetMinutes) * 60_000)
+        let iso = isoMillis(Millis.local(millis, offsetMinutes: offsetMinutes))
         return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(5))
     }
 

@@ -23,7 +23,10 @@ extension Due {
             minutes = h * 60 + m
             datePart = text[..<sep]
         }
-        guard let date = parseDay(datePart, today: today) else { throw DateInputError(input: input) }
+        // Only four-digit years can be stored (`due` is `YYYY-MM-DD`).
+        guard let date = parseDay(datePart, today: today), (1...9999).contains(date.year) else {
+            throw DateInputError(input: input)
+        }
         return Due(date: date, minutes: minutes)
     }
 

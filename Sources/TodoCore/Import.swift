@@ -173,12 +173,3 @@ public enum TaskImport {
         return Due(date: CivilDate(daysSinceEpoch: days), minutes: minute == 0 ? nil : minute)
     }
 }
-
-/// `YYYY-MM-DDTHH:MM:SS.mmmZ` for milliseconds since the epoch (UTC).
-public func isoMillis(_ ms: Int64) -> String {
-    let secs = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
-    let days = Int(secs >= 0 ? secs / 86_400 : (secs - 86_399) / 86_400)
-    let rest = Int(secs - Int64(days) * 86_400)
-    let date = CivilDate(daysSinceEpoch: days)
-    return "\(date)T\(pad(rest / 3600, 2)):\(pad(rest / 60 % 60, 2)):\(pad(rest % 60, 2)).\(pad(Int(ms - secs * 1000), 3))Z"
-}

@@ -26,12 +26,35 @@ public struct Stamp: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// `<wall>.<counter>.<replica>`, e.g. `1763818282123.0.a1b2c3d4e5f60718`.
     public var description: String { "\(wall).\(counter).\(replica)" }
 
+    /// The earliest wall time a stamp in a file may carry: 2000-01-01T00:00:00.000Z.
+    public static let minWall: Int64 = 946_684_800_000
+    /// The latest: 9999-12-31T23:59:59.999Z. Every date and time derived from a stamp is then
+    /// a four-digit year, and no arithmetic on a wall time (a zone offset, one more
+    /// millisecond) can overflow.
+    public static let maxWall: Int64 = 253_402_300_799_999
+    /// The largest counter (it is an unsigned 32-bit number).
+    public static let maxCounter = UInt32.max
+
+    /// Parses `<wall>.<counter>.<replica>`: decimal digits without a sign or leading zeros, the
+    /// wall time within `minWall...maxWall`. Anything else is no stamp (the file is malformed).
     public init?(_ text: Substring) {
         let parts = text.split(separator: ".", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, let wall = Int64(parts[0]), wall >= 0, let counter = UInt32(parts[1]),
-            Self.isReplicaID(parts[2])
+        guard parts.count == 3, let wall = Self.decimal(parts[0], maxDigits: 15), (Self.minWall...Self.maxWall).contains(wall),
+            let counter = Self.decimal(parts[1], maxDigits: 10), counter <= Int64(Self.maxCounter), Self.isReplicaID(parts[2])
         else { return nil }
-        self.init(wall: wall, counter: counter, replica: String(parts[2]))
+        self.init(wall: wall, counter: UInt32(counter), replica: String(parts[2]))
+    }
+
+    /// Plain decimal digits, no sign, no leading zero (but "0"), at most `maxDigits` of them.
+    static func decimal(_ s: Substring, maxDigits: Int) -> Int64? {
+        let u = s.utf8
+        guard let first = u.first, u.count <= maxDigits, first != 0x30 || u.count == 1 else { return nil }
+        var v: Int64 = 0
+        for b in u {
+            guard b >= 0x30, b <= 0x39 else { return nil }
+            v = v * 10 + Int64(b - 0x30)
+        }
+        return v
     }
 
     /// Replica ids are 1 to 32 lowercase hex digits.
@@ -40,11 +63,16 @@ public struct Stamp: Comparable, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The next stamp for `replica`: greater than `after` (everything this replica has seen) and
-    /// at least the wall clock `now`.
+    /// at least the wall clock `now`, within `minWall...maxWall`. A clock outside that range
+    /// counts as its nearest end. Only when `after` is the very last stamp (`maxWall`,
+    /// `maxCounter`), which no honest clock writes, is the result that stamp again.
     public static func next(now: Int64, after: Stamp?, replica: String) -> Stamp {
+        let now = min(max(now, minWall), maxWall)
         guard let after, after.wall >= now else { return Stamp(wall: now, counter: 0, replica: replica) }
-        if after.counter == UInt32.max { return Stamp(wall: after.wall + 1, counter: 0, replica: replica) }
-        return Stamp(wall: after.wall, counter: after.counter + 1, replica: replica)
+        let wall = min(after.wall, maxWall)
+        if after.counter < maxCounter { return Stamp(wall: wall, counter: after.counter + 1, replica: replica) }
+        if wall < maxWall { return Stamp(wall: wall + 1, counter: 0, replica: replica) }
+        return Stamp(wall: maxWall, counter: maxCounter, replica: replica)
     }
 }
 

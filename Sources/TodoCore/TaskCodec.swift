@@ -20,8 +20,11 @@ public enum TaskCodec {
             if let s = task.stamps[key] { stampMembers.append((key, .string(s.description))) }
         }
         members.append(("stamps", .object(stampMembers)))
+        // A tag without a stamp (listed in `tags` by hand) has the zero stamp, which is no stamp
+        // a file can carry: the `tags` list alone says it again.
+        let stampedTags = task.tagStates.filter { $0.value.stamp.stamp != .zero }
         members.append(
-            ("tagStamps", .object(sortedKeys(task.tagStates.keys).map { ($0, .string(task.tagStates[$0]!.encoded)) })))
+            ("tagStamps", .object(sortedKeys(stampedTags.keys).compactMap { tag in stampedTags[tag].map { (tag, .string($0.encoded)) } })))
         if !task.conflicts.isEmpty { members.append(("conflicts", .array(task.conflicts))) }
         return .object(members)
     }

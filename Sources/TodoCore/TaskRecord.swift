@@ -16,7 +16,7 @@ public enum TaskRecord {
         if task.assignee != nil { flags |= 16 }
         out.append(flags)
         out.append(UInt8(task.priority.rank))
-        appendInt(UInt32(bitPattern: Int32(task.due?.date.daysSinceEpoch ?? 0)), 4, to: &out)
+        appendInt(UInt32(bitPattern: Int32(clamping: task.due?.date.daysSinceEpoch ?? 0)), 4, to: &out)
         appendInt(UInt32(task.due?.minutes ?? 0), 2, to: &out)
         appendInt(UInt32(task.conflicts.count), 4, to: &out)
         for s in [task.title, task.notes, task.assignee ?? "", task.createdAt, task.createdBy] { appendString(s, to: &out) }
@@ -26,7 +26,8 @@ public enum TaskRecord {
             let keys = task.extra.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             appendString(JSONWriter.compact(.object(keys.compactMap { k in task.extra[k].map { (k, $0) } })), to: &out)
         }
-        let tags = task.tags
+        // The count is 16 bits: a file with more tags (only a hand edit makes one) lists the first.
+        let tags = task.tags.prefix(Int(UInt16.max))
         appendInt(UInt32(tags.count), 2, to: &out)
         for t in tags { appendString(t, to: &out) }
     }

@@ -48,12 +48,12 @@ import Testing
     }
 
     @Test func nextIsAfterEverythingSeenEvenWhenTheClockIsBehind() {
-        let seen = Stamp(wall: 1_000_000, counter: 3, replica: "aa")
-        let slow = Stamp.next(now: 10, after: seen, replica: "bb")
+        let seen = Stamp(wall: 1_763_818_282_123, counter: 3, replica: "aa")
+        let slow = Stamp.next(now: 1_763_818_000_000, after: seen, replica: "bb")
         #expect(slow > seen)
         #expect(slow.wall == seen.wall && slow.counter == 4)
-        let fast = Stamp.next(now: 2_000_000, after: seen, replica: "bb")
-        #expect(fast == Stamp(wall: 2_000_000, counter: 0, replica: "bb"))
+        let fast = Stamp.next(now: 1_763_818_300_000, after: seen, replica: "bb")
+        #expect(fast == Stamp(wall: 1_763_818_300_000, counter: 0, replica: "bb"))
     }
 
     @Test func roundTripsItsTextForm() {

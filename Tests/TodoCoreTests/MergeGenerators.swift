@@ -22,8 +22,8 @@ struct TaskVersionGenerator {
     static let tags = ["shop", "urgent", "weekly", "x y"]
     /// Stored entries, including two with one id and one without an id.
     static let storedEntries: [JSONValue] = {
-        let v1 = ConflictEntry.Version(value: .string("Buy milk"), stamp: Stamp(wall: 5, counter: 0, replica: "a1"), member: "Ana")
-        let v2 = ConflictEntry.Version(value: .string("Buy tea"), stamp: Stamp(wall: 6, counter: 0, replica: "b2"), member: "Ben")
+        let v1 = ConflictEntry.Version(value: .string("Buy milk"), stamp: Stamp(wall: 1_763_800_000_005, counter: 0, replica: "a1"), member: "Ana")
+        let v2 = ConflictEntry.Version(value: .string("Buy tea"), stamp: Stamp(wall: 1_763_800_000_006, counter: 0, replica: "b2"), member: "Ben")
         let e1 = ConflictEntry(kind: .field, task: id, title: "Buy tea", field: "title", kept: v2, lost: v1)
         let e2 = ConflictEntry(kind: .tag, task: id, title: "Buy tea", field: "tag:shop", kept: v1, lost: v2)
         // Same id, another title: only a hand edit makes this.
@@ -39,7 +39,7 @@ struct TaskVersionGenerator {
 
     mutating func stamp() -> FieldStamp {
         FieldStamp(
-            Stamp(wall: 1000 + Int64(rng.int(4)), counter: UInt32(rng.int(2)), replica: rng.pick(["a1", "b2"])),
+            Stamp(wall: 1_763_800_001_000 + Int64(rng.int(4)), counter: UInt32(rng.int(2)), replica: rng.pick(["a1", "b2"])),
             by: rng.pick(["Ana", "Ben"]))
     }
 

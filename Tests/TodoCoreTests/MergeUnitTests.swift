@@ -6,11 +6,14 @@ import Testing
     static let id = TaskVersionGenerator.id
     static let path = "tasks/3f/3f2a9c0e5b7d41e8a6c2d9f0b1e4c7a5.json"
 
+    /// A wall time in the range a file may carry; the tests' small times count from it.
+    static let t0: Int64 = 1_763_800_000_000
+
     static func stamp(_ wall: Int64, _ member: String = "Ana", counter: UInt32 = 0) -> FieldStamp {
         FieldStamp(Stamp(wall: wall, counter: counter, replica: member == "Ana" ? "a1" : "b2"), by: member)
     }
 
-    static func task(at wall: Int64 = 1000) -> Task {
+    static func task(at wall: Int64 = t0 + 1000) -> Task {
         var t = Task(id: id, title: "Buy milk", createdAt: "2026-11-22T10:00:00.000Z", createdBy: "Ana")
         for field in Task.stampedFields { t.stamps[field] = stamp(wall) }
         return t
@@ -24,7 +27,7 @@ import Testing
     @Test func entryRoundTripsThroughJSON() throws {
         let entry = ConflictEntry(
             kind: .deletedEdit, task: Self.id, title: "Buy milk", field: "tag:shop",
-            kept: .init(value: .bool(true), stamp: Self.stamp(5)), lost: .init(value: .bool(true), stamp: nil))
+            kept: .init(value: .bool(true), stamp: Self.stamp(Self.t0 + 5)), lost: .init(value: .bool(true), stamp: nil))
         let json = entry.json
         guard case .object(let members) = json else { throw Failure("not an object") }
         #expect(members.map(\.0) == ConflictEntry.keyOrder)
@@ -34,8 +37,8 @@ import Testing
     }
 
     @Test func entryIDIgnoresTheTitleOnly() {
-        let kept = ConflictEntry.Version(value: .string("a"), stamp: Self.stamp(2))
-        let lost = ConflictEntry.Version(value: .string("b"), stamp: Self.stamp(1, "Ben"))
+        let kept = ConflictEntry.Version(value: .string("a"), stamp: Self.stamp(Self.t0 + 2))
+        let lost = ConflictEntry.Version(value: .string("b"), stamp: Self.stamp(Self.t0 + 1, "Ben"))
         let e = ConflictEntry(kind: .field, task: Self.id, title: "One", field: "title", kept: kept, lost: lost)
         #expect(e.id == ConflictEntry(kind: .field, task: Self.id, title: "Two", field: "title", kept: kept, lost: lost).id)
         #expect(e.id != ConflictEntry(kind: .field, task: Self.id, title: "One", field: "notes", kept: kept, lost: lost).id)
@@ -68,8 +71,8 @@ import Testing
         let base = Self.task()
         var a = base
         var b = base
-        try a.write("title", .string("Zebra"), stamp: Self.stamp(2000))
-        try b.write("title", .string("Apple"), stamp: Self.stamp(2000))
+        try a.write("title", .string("Zebra"), stamp: Self.stamp(Self.t0 + 2000))
+        try b.write("title", .string("Apple"), stamp: Self.stamp(Self.t0 + 2000))
         for outcome in [Self.merge(base, a, b), Self.merge(base, b, a)] {
             guard case .merged(let bytes, let entries, _) = outcome else { throw Failure("merge failed") }
             #expect(try TaskCodec.decode(bytes).title == "Apple")
@@ -81,13 +84,13 @@ import Testing
         let base = Self.task()
         var a = base
         var b = base
-        try a.write("deleted", .bool(true), stamp: Self.stamp(2000))
-        try b.write("notes", .string("2 litres"), stamp: Self.stamp(3000, "Ben"))
+        try a.write("deleted", .bool(true), stamp: Self.stamp(Self.t0 + 2000))
+        try b.write("notes", .string("2 litres"), stamp: Self.stamp(Self.t0 + 3000, "Ben"))
         guard case .merged(let bytes, let entries, _) = Self.merge(base, a, b) else { throw Failure("merge failed") }
         var merged = try TaskCodec.decode(bytes)
         #expect(merged.deleted && merged.notes == "2 litres")
         #expect(entries.map(\.kind) == [.deletedEdit] && entries.map(\.lost.value) == [.string("2 litres")])
-        try merged.write("deleted", .bool(false), stamp: Self.stamp(4000))
+        try merged.write("deleted", .bool(false), stamp: Self.stamp(Self.t0 + 4000))
         guard case .merged(let after, let more, _) = Self.merge(try TaskCodec.decode(bytes), merged, a) else {
             throw Failure("merge failed")
         }

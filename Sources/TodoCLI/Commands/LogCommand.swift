@@ -54,7 +54,7 @@ struct LogCommand: ParsableCommand {
     func show(_ v: JSONValue?) -> String { Terminal.safe(v.map(JSONWriter.compact) ?? "none") }
 
     func localTime(_ e: HistoryEntry) -> String {
-        Render.localTime(e.time * 1000, offsetMinutes: e.offsetMinutes)
+        Render.localTime(Millis.fromSeconds(e.time), offsetMinutes: e.offsetMinutes)
     }
 
     func json(_ e: HistoryEntry) -> JSONValue {
@@ -62,7 +62,7 @@ struct LogCommand: ParsableCommand {
             ("commit", .string(e.commit)),
             ("author", .string(e.authorName)),
             ("email", .string(e.authorEmail)),
-            ("time", .string(isoMillis(e.time * 1000))),
+            ("time", .string(isoMillis(Millis.fromSeconds(e.time)))),
             ("message", .string(e.message.hasSuffix("\n") ? String(e.message.dropLast()) : e.message)),
             ("merge", .bool(e.isMerge)),
             (
