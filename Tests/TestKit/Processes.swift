@@ -114,6 +114,39 @@ public func spawn(
         timeout: timeout, sourceLocation: sourceLocation)
 }
 
+/// Starts a process whose standard output is a pipe the test reads, and may close early as
+/// `head -1` does; standard error goes to `stderrPath`. Returns the process and the pipe's
+/// reading end, which the caller closes.
+public func spawnReadingStdout(
+    _ path: String, _ arguments: [String], environment: [String: String], stdinPath: String, stderrPath: String,
+    timeout: Duration = processTimeout, sourceLocation: SourceLocation = #_sourceLocation
+) throws -> (Spawned, Int32) {
+    var fds: [Int32] = [-1, -1]
+    guard pipe(&fds) == 0 else { throw SpawnError(description: "pipe: \(String(cString: strerror(errno)))") }
+    _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+    _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+    let stderr = try ScratchFile(path: stderrPath)
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, stdinPath, O_RDONLY, 0)
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+    posix_spawn_file_actions_adddup2(&actions, stderr.fd, 2)
+    let pid: pid_t
+    do {
+        pid = try launch(path, arguments, environment: hermeticEnvironment(home: absentHome, environment), actions: &actions)
+    } catch {
+        close(fds[0])
+        close(fds[1])
+        throw error
+    }
+    close(fds[1])
+    let spawned = Spawned(
+        pid: pid, command: [path] + arguments, stdout: try ScratchFile(path: "/dev/null"), stderr: stderr, timeout: timeout,
+        sourceLocation: sourceLocation)
+    return (spawned, fds[0])
+}
+
 private func start(
     _ path: String, _ arguments: [String], environment: [String: String], directory: String?, stdinPath: String,
     stdout: ScratchFile, stderr: ScratchFile, timeout: Duration, sourceLocation: SourceLocation

@@ -88,31 +88,10 @@ import Testing
     /// pipe, as `head -1` does. SIGPIPE has its default disposition in the child, as a shell
     /// gives it.
     func readFirstLine(_ sb: Sandbox, _ args: [String]) throws -> (Run, String) {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw SpawnError(description: "pipe: \(String(cString: strerror(errno)))") }
-        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
         let (_, errPath) = sb.nextIO()
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, sb.root + "/io/empty", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
-        let (rc, pid) = posixSpawn(todoBinary, args, environment: sb.todoEnvironment([:]), actions: &actions, attributes: &attributes)
-        close(fds[1])
-        guard rc == 0 else {
-            close(fds[0])
-            throw SpawnError(description: "cannot start \(todoBinary): \(String(cString: strerror(rc)))")
-        }
+        let (spawned, reader) = try spawnReadingStdout(
+            todoBinary, args, environment: sb.todoEnvironment([:]), stdinPath: sb.root + "/io/empty", stderrPath: errPath)
+        let fds = [reader]
         var line: [UInt8] = []
         var byte: UInt8 = 0
         while true {
@@ -122,7 +101,7 @@ import Testing
             line.append(byte)
         }
         close(fds[0])
-        let run = Spawned(pid: pid, command: [todoBinary] + args, stdoutPath: "/dev/null", stderrPath: errPath).wait()
+        let run = spawned.wait()
         return (run, String(decoding: line, as: UTF8.self))
     }
 }
