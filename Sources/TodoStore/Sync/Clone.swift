@@ -43,7 +43,7 @@ extension Household {
                 }
             }
             // Joining is the first exchange with the remote: `todo status` counts it as a sync.
-            household.recordSync(at: started, error: nil)
+            household.recordSync(at: started, error: nil, remote: redactedURL(url))
             return household
         } catch {
             removeTree(path)

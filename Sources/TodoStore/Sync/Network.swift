@@ -107,13 +107,15 @@ final class Network {
                 .untrustedCertificate,
                 "The https certificate of \(refusedHost ?? shown) is not trusted.\nInstall its CA certificate in the system store (update-ca-certificates) or name it in git's http.sslCAInfo setting.",
                 detail: detail, cause: cause)
-        case .notFound where syncedBefore:
-            let place = Household.localPath(url) != nil
-                ? "If it is on a drive or a network share, check that it is mounted"
-                : "Check that the server is up and still serves it"
+        case .notFound where syncedBefore && Household.localPath(url) != nil:
             return SyncError(
                 .remoteMissing,
-                "The household remote \(shown) is missing, though earlier syncs found it there.\n\(place), and check the URL with `todo remote`. Do not create a new repository there: that would split the household.",
+                "The household remote \(shown) is missing, though earlier syncs found it there.\nIf it is on a drive or a network share, check that it is mounted, and check the URL with `todo remote`. Do not create a new repository there: that would split the household.",
+                detail: detail, cause: cause)
+        case .notFound where syncedBefore:
+            return SyncError(
+                .noRepository,
+                "There is no git repository at \(shown), though earlier syncs found one there.\nCheck that the server still serves it and the URL with `todo remote`. Do not create a new repository there: that would split the household.",
                 detail: detail, cause: cause)
         case .notFound:
             return SyncError(

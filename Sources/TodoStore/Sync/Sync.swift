@@ -59,7 +59,7 @@ extension Household {
                 log.append(outcome: "skipped", fields: [:], message: "another sync is running")
                 return report
             }
-            recordSync(at: started, error: nil)
+            recordSync(at: started, error: nil, remote: report.remote)
             // Housekeeping only: a failure here loses nothing and fails nothing. Under the
             // household lock, so that no other command is writing meanwhile.
             _ = try? withLock { try repo.consolidatePacks(above: Self.packLimit) }
@@ -127,7 +127,7 @@ extension Household {
         // is missing now, it is unmounted, unreachable or moved, and a new one would split the
         // household.
         let network = Network(
-            url: url, options: options, deadline: monotonicSeconds() + options.timeout, syncedBefore: previous != nil)
+            url: url, options: options, deadline: monotonicSeconds() + options.timeout, syncedBefore: previous != nil && syncState().lastRemote == redactedURL(url))
         var report = SyncReport()
         report.remote = redactedURL(url)
         for round in 1...options.maxRounds {

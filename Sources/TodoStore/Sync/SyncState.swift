@@ -15,12 +15,14 @@ public struct SyncState: Sendable {
     public var failingSince: Int64?
     /// When a quiet sync last told a person that syncs keep failing.
     public var notifiedAt: Int64?
+    /// The remote (as shown, credentials redacted) the last successful sync exchanged with.
+    public var lastRemote: String?
 }
 
 extension Household {
     var syncStatePath: String { repo.gitDirectory + "todo/sync-state" }
 
-    func recordSync(at time: Int64, error: SyncError?) {
+    func recordSync(at time: Int64, error: SyncError?, remote: String? = nil) {
         var state = syncState()
         state.lastAttempt = time
         if let error {
@@ -33,6 +35,7 @@ extension Household {
             state.lastErrorClass = nil
             state.failingSince = nil
             state.notifiedAt = nil
+            state.lastRemote = remote
         }
         writeSyncState(state)
     }
@@ -45,6 +48,7 @@ extension Household {
         if let v = state.lastError { text += "lastError=\(v)\n" }
         if let v = state.failingSince { text += "failingSince=\(v)\n" }
         if let v = state.notifiedAt { text += "notifiedAt=\(v)\n" }
+        if let v = state.lastRemote { text += "lastRemote=\(v)\n" }
         mkdir(repo.gitDirectory + "todo", 0o755)
         try? writeFile(syncStatePath, text, sync: false)
     }
@@ -87,6 +91,7 @@ extension Household {
             case "lastError": s.lastError = value
             case "failingSince": s.failingSince = Int64(value)
             case "notifiedAt": s.notifiedAt = Int64(value)
+            case "lastRemote": s.lastRemote = value
             default: break
             }
         }
