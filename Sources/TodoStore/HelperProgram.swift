@@ -14,7 +14,8 @@ import Synchronization
 /// cannot outlive the sync's `--timeout`.
 ///
 /// libgit2 asks for credentials from a synchronous callback, so this blocks its thread until
-/// the run ends or the deadline passes.
+/// the run ends or the deadline passes. The run itself needs a thread of Swift concurrency's
+/// shared pool: never call this from one (the commands call it from the main thread).
 func runProgram(
     _ argv: [String], input: String, environment extra: [String: String] = [:], deadline: Double,
     isolated: Bool = true
