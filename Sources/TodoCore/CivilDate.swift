@@ -1,3 +1,7 @@
+// Hand-written on purpose: due dates are calendar dates without a time zone, stored as
+// `YYYY-MM-DD[ HH:MM]` (docs/FORMAT.md); a date library would bring time zones and locales
+// into values that must read the same on every replica, and Foundation's start-up cost.
+
 /// A calendar date without a time zone (proleptic Gregorian).
 public struct CivilDate: Comparable, Hashable, Sendable, CustomStringConvertible {
     public var year: Int

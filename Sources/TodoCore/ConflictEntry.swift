@@ -1,3 +1,7 @@
+// The entry id is FNV-1a 64 of the entry's canonical JSON, hand-written at the end of this file
+// on purpose: ids are stored in task files (docs/FORMAT.md) and must be computed the same way
+// by every version; a hashing library's choice of function or seed is not the format's.
+
 /// One conflict-log entry: what a merge kept and what it set aside, stored in the task file's
 /// `conflicts` array (see docs/MERGE.md).
 ///

@@ -1,3 +1,7 @@
+// Hand-written on purpose: task files are canonical JSON (docs/FORMAT.md), byte for byte the
+// same on every replica, with object keys kept in order and numbers kept as written. A library
+// codec would reorder keys or normalise numbers and change the bytes git stores and merges.
+
 /// A JSON value that keeps object keys in their order and numbers as written, so that fields
 /// this version does not know survive a rewrite unchanged.
 public indirect enum JSONValue: Equatable, Sendable {

@@ -66,25 +66,45 @@ public final class Household {
     public static func create(
         home: String, name: String, identity: Identity, clock: WallClock = .system, driverCommand: String
     ) throws(StoreError) -> Household {
+        do {
+            return try make(home: home, name: name, identity: identity, clock: clock, driverCommand: driverCommand) {
+                try $0.commitMergeSetup()
+            }
+        } catch {
+            throw StoreError.from(error, path: "\(home)/\(name)")
+        }
+    }
+
+    /// Makes a new household's repository and configuration, and lets `fill` give it its
+    /// first commit. Nothing is left behind when either fails.
+    static func make(
+        home: String, name: String, identity: Identity, clock: WallClock, driverCommand: String,
+        _ fill: (Household) throws -> Void
+    ) throws -> Household {
         try validate(name: name)
         let path = "\(home)/\(name)"
-        if access(path, F_OK) == 0 { throw .householdExists(name: name, path: path) }
+        if access(path, F_OK) == 0 { throw StoreError.householdExists(name: name, path: path) }
         try makeDirectories(home)
         GitLibrary.start()
         do {
             let repo = try Repository.create(path: path)
             let household = Household(name: name, path: path, repo: repo, clock: clock)
             try household.configure(identity: identity, driverCommand: driverCommand)
-            try household.update { _ in
-                Household.Update(
-                    tasks: [], files: [(MergeSetup.attributesPath, Array(MergeSetup.attributes.utf8))],
-                    message: "init: household \(name)", value: ())
-            }
+            try fill(household)
             return household
         } catch {
-            // Leave nothing half-made behind.
             removeTree(path)
+            if error is SyncError { throw error }
             throw StoreError.from(error, path: path)
+        }
+    }
+
+    /// The first commit of a new household: the attributes that select todo's merge driver.
+    func commitMergeSetup() throws {
+        try update { _ in
+            Household.Update(
+                tasks: [], files: [(MergeSetup.attributesPath, Array(MergeSetup.attributes.utf8))],
+                message: "init: household \(name)", value: ())
         }
     }
 

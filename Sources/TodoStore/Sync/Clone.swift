@@ -7,7 +7,6 @@ import GitKit
 import TodoCore
 
 extension Household {
-
     /// A new member joins: creates the household from the remote's `main` (or, if the remote is
     /// empty, as a new household whose history the first sync pushes). Nothing is left behind
     /// when it fails.
@@ -15,15 +14,8 @@ extension Household {
         home: String, name: String, url: String, identity: Identity, clock: WallClock = .system, driverCommand: String,
         options: SyncOptions
     ) throws -> Household {
-        try validate(name: name)
-        let path = "\(home)/\(name)"
-        if access(path, F_OK) == 0 { throw StoreError.householdExists(name: name, path: path) }
-        try makeDirectories(home)
-        GitLibrary.start()
-        do {
-            let repo = try Repository.create(path: path)
-            let household = Household(name: name, path: path, repo: repo, clock: clock)
-            try household.configure(identity: identity, driverCommand: driverCommand)
+        try make(home: home, name: name, identity: identity, clock: clock, driverCommand: driverCommand) { household in
+            let repo = household.repo
             try household.setRemote(url)
             let started = clock.nowMillis()
             try chooseCertificates(repo, options)
@@ -36,19 +28,10 @@ extension Household {
                 try repo.updateReference(branch, to: tip, expected: nil, message: "clone")
                 try repo.checkoutAll(tree: try repo.commit(tip).tree)
             } else {
-                try household.update { _ in
-                    Household.Update(
-                        tasks: [], files: [(MergeSetup.attributesPath, Array(MergeSetup.attributes.utf8))],
-                        message: "init: household \(name)", value: ())
-                }
+                try household.commitMergeSetup()
             }
             // Joining is the first exchange with the remote: `todo status` counts it as a sync.
             household.recordSync(at: started, error: nil, remote: redactedURL(url))
-            return household
-        } catch {
-            removeTree(path)
-            if let e = error as? SyncError { throw e }
-            throw StoreError.from(error, path: path)
         }
     }
 }

@@ -55,5 +55,4 @@ extension Household {
         try remote.copy(objects, to: quarantine)
         try quarantine.updateReference(fetchRef, to: tip, expected: nil, force: true, message: "fetch")
     }
-
 }
