@@ -77,11 +77,3 @@ public func isExecutableFile(_ path: String) -> Bool {
     var st = stat()
     return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
 }
-
-public func readBytes(_ path: String) -> [UInt8]? {
-    FileManager.default.contents(atPath: path).map { [UInt8]($0) }
-}
-
-public func writeBytes(_ path: String, _ bytes: [UInt8]) throws {
-    try Data(bytes).write(to: URL(fileURLWithPath: path))
-}

@@ -72,7 +72,7 @@ public struct SpawnError: Error, CustomStringConvertible {
 }
 
 /// What a test gives a process on standard input.
-public enum Input: Sendable {
+public enum StandardInput: Sendable {
     /// /dev/null.
     case null
     case text(String)
@@ -89,7 +89,7 @@ public enum Input: Sendable {
 @discardableResult
 public func runProcess(
     _ path: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil,
-    stdin: Input = .null, timeout: Duration = processTimeout, sourceLocation: SourceLocation = #_sourceLocation
+    stdin: StandardInput = .null, timeout: Duration = processTimeout, sourceLocation: SourceLocation = #_sourceLocation
 ) throws -> Run {
     let input = try InputFile(stdin)
     let out = try ScratchFile()
@@ -196,14 +196,7 @@ public func launch(
     posix_spawnattr_setsigmask(&attributes, &none)
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
     posix_spawnattr_setpgroup(&attributes, 0)
-    let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-    let envp: [UnsafeMutablePointer<CChar>?] = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer {
-        argv.forEach { free($0) }
-        envp.forEach { free($0) }
-    }
-    var pid: pid_t = 0
-    let rc = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+    let (rc, pid) = posixSpawn(path, arguments, environment: environment, actions: &actions, attributes: &attributes)
     if rc != 0 {
         let why = String(cString: strerror(rc))
         let hint = path == todoExecutable ? "Build it first (swift build) or set TODO_BIN." : missingProgramMessage(
@@ -211,6 +204,23 @@ public func launch(
         throw SpawnError(description: "cannot start \(path): \(why). \(hint)")
     }
     return pid
+}
+
+/// `posix_spawn` of `path` with `arguments` and exactly `environment`: its result and the pid.
+/// Prefer `runProcess`, `spawn` or `launch`, which add the process group and the deadlines.
+public func posixSpawn(
+    _ path: String, _ arguments: [String], environment: [String: String], actions: inout posix_spawn_file_actions_t,
+    attributes: UnsafePointer<posix_spawnattr_t>?
+) -> (rc: Int32, pid: pid_t) {
+    let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+    let envp: [UnsafeMutablePointer<CChar>?] = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+        argv.forEach { free($0) }
+        envp.forEach { free($0) }
+    }
+    var pid: pid_t = 0
+    let rc = posix_spawn(&pid, path, &actions, attributes, argv, envp)
+    return (rc, pid)
 }
 
 // MARK: - A started process
@@ -234,13 +244,18 @@ public final class Spawned: @unchecked Sendable {
         pid: pid_t, command: [String], stdout: ScratchFile, stderr: ScratchFile, timeout: Duration,
         sourceLocation: SourceLocation
     ) {
-        self.pid = pid
-        self.command = command
-        self.stdout = stdout
-        self.stderr = stderr
-        self.timeout = timeout
-        self.sourceLocation = sourceLocation
+        (self.pid, self.command) = (pid, command)
+        (self.stdout, self.stderr) = (stdout, stderr)
+        (self.timeout, self.sourceLocation) = (timeout, sourceLocation)
         exit = ExitWatch(pid: pid)
+    }
+
+    /// A child this process started some other way, whose standard output and error go to the
+    /// files named; `wait()` reaps it within the usual deadline.
+    public convenience init(pid: pid_t, command: [String], stdoutPath: String, stderrPath: String) {
+        self.init(
+            pid: pid, command: command, stdout: ScratchFile(existing: stdoutPath), stderr: ScratchFile(existing: stderrPath),
+            timeout: processTimeout, sourceLocation: #_sourceLocation)
     }
 
     /// Waits for the process (never `waitpid(-1)`: tests run in parallel and own their
@@ -398,10 +413,17 @@ final class ScratchFile {
         temporary = false
     }
 
-    func contents() -> [UInt8] { readBytes(path) ?? [] }
+    /// A file the child was given by whoever started it (no descriptor here).
+    init(existing path: String) {
+        self.path = path
+        fd = -1
+        temporary = false
+    }
+
+    func contents() -> [UInt8] { FileManager.default.contents(atPath: path).map { [UInt8]($0) } ?? [] }
 
     deinit {
-        close(fd)
+        if fd >= 0 { close(fd) }
         if temporary { unlink(path) }
     }
 }
@@ -411,7 +433,7 @@ struct InputFile {
     let path: String
     private let scratch: ScratchFile?
 
-    init(_ input: Input) throws {
+    init(_ input: StandardInput) throws {
         var bytes: [UInt8]
         switch input {
         case .null:
@@ -424,7 +446,7 @@ struct InputFile {
         case .bytes(let given): bytes = given
         }
         let file = try ScratchFile()
-        try writeBytes(file.path, bytes)
+        try Data(bytes).write(to: URL(fileURLWithPath: file.path))
         (path, scratch) = (file.path, file)
     }
 }

@@ -12,7 +12,7 @@ public let debianPackages: [String: String] = [
     "sshd": "openssh-server",
     "ssh": "openssh-client", "ssh-keygen": "openssh-client", "ssh-agent": "openssh-client", "ssh-add": "openssh-client",
     "ssh-keyscan": "openssh-client",
-    "python3": "python3", "openssl": "openssl", "strace": "strace",
+    "python3": "python3", "openssl": "openssl", "strace": "strace", "cc": "gcc",
     "sh": "dash", "unshare": "util-linux", "mount": "mount",
 ]
 

@@ -111,6 +111,14 @@ final class Sandbox {
     }
 }
 
+func readBytes(_ path: String) -> [UInt8]? {
+    FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+}
+
+func writeBytes(_ path: String, _ bytes: [UInt8]) throws {
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+}
+
 /// Runs a helper program (git, ssh-keygen, ssh-add, openssl) to completion, in the sandbox's
 /// environment plus `env`.
 func runProgram(_ path: String, _ args: [String], env: [String: String] = [:], in box: Sandbox) throws -> Run {
@@ -174,8 +182,7 @@ extension Sandbox {
 
     /// Checks that the work tree and index match `main` and that git finds the repository sound.
     func expectClean(_ household: String = "home", sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let status = try git("status", "--porcelain", "--untracked-files=all", in: household)
-        #expect(status.exitCode == 0 && status.stdout.isEmpty, "\(status)", sourceLocation: sourceLocation)
+        try expectStatusEmpty(household, sourceLocation: sourceLocation)
         let fsck = try git("fsck", "--strict", "--no-progress", in: household)
         #expect(fsck.exitCode == 0, "\(fsck)", sourceLocation: sourceLocation)
     }

@@ -81,12 +81,7 @@ import Testing
 
     /// Alice's household on a path remote, synced once, with one change not sent yet.
     func syncedOnceWithAChangeToSend() throws -> (GitHost, Member) {
-        let host = try GitHost(.path)
-        try host.createRepository()
-        let alice = try Member("Alice", host: host)
-        try alice.create(remote: host.url())
-        _ = try alice.add("Before the crash")
-        try alice.sync()
+        let (host, alice) = try aliceSyncedWithAPathRemote(first: "Before the crash")
         _ = try alice.add("After the crash")
         return (host, alice)
     }

@@ -206,12 +206,7 @@ import TodoCore
 
     /// Past 32 packs, a sync combines all but the largest into one, and loses nothing.
     @Test func manyPacksAreCombinedBySync() throws {
-        let host = try GitHost(.path)
-        try host.createRepository()
-        let alice = try Member("Alice", host: host)
-        try alice.create(remote: host.url())
-        _ = try alice.add("Before the packs")
-        try alice.sync()
+        let (host, alice) = try aliceSyncedWithAPathRemote(first: "Before the packs")
         // Thirty-four packs of one commit each, made with plain git.
         for i in 0..<34 {
             let commit = try alice.git("-c", "user.name=Alice", "-c", "user.email=alice@example.org", "commit", "-q", "--allow-empty", "-m", "empty \(i)")

@@ -108,6 +108,17 @@ final class Member {
     }
 }
 
+/// Alice's household on a new path remote, with one task, `first`, added and synced.
+func aliceSyncedWithAPathRemote(first: String) throws -> (GitHost, Member) {
+    let host = try GitHost(.path)
+    try host.createRepository()
+    let alice = try Member("Alice", host: host)
+    try alice.create(remote: host.url())
+    _ = try alice.add(first)
+    try alice.sync()
+    return (host, alice)
+}
+
 // MARK: - Checks
 
 /// The state a failed sync must leave alone: the branch, the tracking ref and the task files.

@@ -26,7 +26,7 @@ func run(
     let program = name.contains("/") ? name : try requireProgram(name, sourceLocation: sourceLocation)
     return try runProcess(
         program, Array(args.dropFirst()), environment: gitIdentity.merging(env) { _, new in new }, directory: dir,
-        stdin: input.map(Input.text) ?? .null, sourceLocation: sourceLocation)
+        stdin: input.map(StandardInput.text) ?? .null, sourceLocation: sourceLocation)
 }
 
 /// Runs git and fails the test with its output when it fails.

@@ -2,9 +2,9 @@
 # Installs every program the tests run besides todo: git (the judge, git daemon and
 # http-backend), openssh-server (sshd run by the tests in the foreground, never as a system
 # service), openssh-client (ssh, ssh-keygen, ssh-agent, ssh-add), openssl (test certificates
-# and keys), python3 (the smart-HTTP server), strace (watching system calls), util-linux and
-# mount (unshare and mount for a private tmpfs). Tests/TestKit/Programs.swift names the same
-# packages when a program is missing.
+# and keys), python3 (the smart-HTTP server), strace (watching system calls), gcc (cc, for
+# small probe libraries), util-linux and mount (unshare and mount for a private tmpfs).
+# Tests/TestKit/Programs.swift names the same packages when a program is missing.
 #
 # As root it installs the missing Debian packages with apt-get; as anyone else it only
 # prints what to install and fails. Safe to run again: it does nothing when all is there.
@@ -28,6 +28,7 @@ need openssh-client /usr/bin/ssh /usr/bin/ssh-keygen /usr/bin/ssh-agent /usr/bin
 need openssl /usr/bin/openssl
 need python3 /usr/bin/python3
 need strace /usr/bin/strace
+need gcc /usr/bin/cc
 need util-linux /usr/bin/unshare
 need mount /usr/bin/mount
 
