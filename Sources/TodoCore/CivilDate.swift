@@ -17,10 +17,11 @@ public struct CivilDate: Comparable, Hashable, Sendable, CustomStringConvertible
         self.day = day
     }
 
-    /// The date `days` after 1970-01-01.
+    /// The date `days` after 1970-01-01 (`days` is held within ±2^40, some three billion years,
+    /// so that no count of days can overflow the calculation).
     public init(daysSinceEpoch days: Int) {
         // Howard Hinnant's civil_from_days.
-        let z = days + 719_468
+        let z = min(max(days, -(1 << 40)), 1 << 40) + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
         let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
@@ -48,7 +49,10 @@ public struct CivilDate: Comparable, Hashable, Sendable, CustomStringConvertible
         return d < 0 ? d + 7 : d
     }
 
-    public func adding(days: Int) -> CivilDate { CivilDate(daysSinceEpoch: daysSinceEpoch + days) }
+    public func adding(days: Int) -> CivilDate {
+        let (sum, overflow) = daysSinceEpoch.addingReportingOverflow(days)
+        return CivilDate(daysSinceEpoch: overflow ? (days < 0 ? .min : .max) : sum)
+    }
 
     public static func < (a: CivilDate, b: CivilDate) -> Bool {
         (a.year, a.month, a.day) < (b.year, b.month, b.day)

@@ -56,6 +56,15 @@ import Testing
         #expect(Millis.local(1000, offsetMinutes: -1) == -59_000)
     }
 
+    @Test func dayCountsOfAnySizeMakeADateWithoutATrap() throws {
+        for days in [Int.min, Int.min + 1, -(1 << 41), 1 << 41, Int.max] { _ = CivilDate(daysSinceEpoch: days).description }
+        let last = try #require(CivilDate(year: 9999, month: 12, day: 31))
+        _ = last.adding(days: Int.max).description
+        _ = last.adding(days: Int.min).description
+        #expect(last.adding(days: 1).description == "10000-01-01")
+        #expect(CivilDate(daysSinceEpoch: last.daysSinceEpoch) == last)
+    }
+
     @Test func datesPastYear9999AreNotAccepted() throws {
         let last = try #require(CivilDate(year: 9999, month: 12, day: 31))
         #expect(throws: DateInputError.self) { try Due.parse("tomorrow", today: last) }
