@@ -240,7 +240,7 @@ struct CloneCommand: ParsableCommand {
         do {
             let h = try Household.clone(
                 home: Env.home, name: household.name, url: url.trimmingSpaces, identity: identity, clock: Env.clock,
-                driverCommand: "'\(Env.executablePath)' merge-driver %O %A %B %P",
+                driverCommand: Env.driverCommand,
                 options: .fromEnvironment(timeout: timeout, quiet: false))
             clearProgress()
             let count = (try? h.snapshot().loadAllIDs().count) ?? 0
@@ -264,6 +264,10 @@ struct StatusCommand: ParsableCommand {
         let s = try h.status()
         let snap = try h.snapshot()
         let shorts = try snap.shortIDs(s.unsent.map(\.id))
+        let edited = (try? h.handEdits()) ?? []
+        let unreadable = (try? snap.unreadable()) ?? []
+        HealthWarnings.handEdits(edited)
+        HealthWarnings.unreadable(unreadable)
         if output.json {
             print(JSONWriter.compact(.object([
                 ("household", .string(h.name)), ("path", .string(h.path)),
@@ -274,6 +278,8 @@ struct StatusCommand: ParsableCommand {
                 ("lastError", s.sync.lastError.map { .string($0) } ?? .null),
                 ("lastErrorClass", s.sync.lastErrorClass.map { .string($0) } ?? .null),
                 ("newConflicts", .number("\(s.newConflicts)")),
+                ("handEdits", .array(edited.map { .string($0) })),
+                ("unreadable", .array(unreadable.map { .object([("path", .string($0.path)), ("reason", .string($0.reason))]) })),
             ])))
             return
         }

@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import GitKit
+import TodoCore
+
+// The cheap health checks that `todo list`, `show` and `status` run on every call: task files
+// changed by hand and not committed, and committed task files that cannot be read.
+
+extension Household {
+    /// Task files in the work tree (or index) that differ from the last commit: every file is
+    /// checked, as `git status` would (the cost grows with the household; for `todo status` and
+    /// `todo doctor`).
+    public func handEdits() throws(StoreError) -> [String] {
+        do {
+            return try repo.dirtyPaths(pathspec: ["tasks/", MergeSetup.attributesPath]).sorted()
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
+    /// Task files added, removed or replaced by hand since `todo` (or git) last wrote the
+    /// index, found from the modification times of the task folders: about 260 `lstat` calls at
+    /// any household size. A folder changed after the index was written is compared file by
+    /// file with the commit. An editor that saves by renaming a new file into place (vim,
+    /// emacs, `sed -i`) changes the folder; one that rewrites a file in place does not, and
+    /// only `handEdits()` sees that.
+    public func quickHandEdits(_ snap: Snapshot) throws(StoreError) -> [String] {
+        do {
+            guard let work = repo.workDirectory else { return [] }
+            var st = stat()
+            guard lstat(repo.gitDirectory + "index", &st) == 0 else { return [] }
+            let indexTime = st.st_mtim
+            func changedSinceIndex(_ path: String) -> Bool? {
+                var s = stat()
+                guard lstat(path, &s) == 0 else { return nil }
+                let m = s.st_mtim
+                return m.tv_sec > indexTime.tv_sec || (m.tv_sec == indexTime.tv_sec && m.tv_nsec >= indexTime.tv_nsec)
+            }
+            let folders = try snap.fanout()
+            var suspects: [(String, ObjectID?)] = []
+            if changedSinceIndex(work + "tasks") ?? (snap.tasksTree != nil) {
+                let known = Set(folders.map(\.name))
+                for name in listDirectory(work + "tasks") where !known.contains(name) { suspects.append((name, nil)) }
+            }
+            for f in folders where changedSinceIndex(work + "tasks/" + f.name) ?? true {
+                suspects.append((f.name, f.id))
+            }
+            var edited: [String] = []
+            for (name, tree) in suspects {
+                var s = stat()
+                if lstat(work + "tasks/" + name, &s) == 0 && (s.st_mode & S_IFMT) != S_IFDIR {
+                    edited.append("tasks/" + name)
+                } else {
+                    edited += try repo.folderDiffers("tasks/" + name, from: tree)
+                }
+            }
+            return edited.sorted()
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+}
+
+/// `.git/todo/unreadable`: the committed task files that cannot be read, as of one `tasks`
+/// tree, written with the list cache. `todo show` and `todo status` read it (a few bytes)
+/// instead of the whole cache, and bring it up to date from the files that changed since.
+///
+/// File: the tree id (40 hex), newline, then one line per file: path, tab, reason.
+enum UnreadableRecord {
+    /// Past this many changed files since the record, the list cache is brought up to date
+    /// instead (it writes a new record).
+    static let patchLimit = 256
+
+    static func path(_ repo: Repository) -> String { repo.gitDirectory + "todo/unreadable" }
+
+    static func read(_ repo: Repository) -> (tree: ObjectID, bad: [BadFile])? {
+        guard let text = readFile(path(repo)) else { return nil }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+        guard !lines.isEmpty, let tree = ObjectID(hex: String(lines.removeFirst())) else { return nil }
+        var bad: [BadFile] = []
+        for line in lines {
+            let parts = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2 else { return nil }
+            bad.append(BadFile(path: String(parts[0]), reason: String(parts[1])))
+        }
+        return (tree, bad)
+    }
+
+    /// Written atomically; failures are ignored (it is only a cache).
+    static func write(_ repo: Repository, tree: ObjectID, bad: [BadFile]) {
+        func clean(_ s: String) -> String {
+            String(s.unicodeScalars.map { $0 == "\n" || $0 == "\t" || $0 == "\r" ? " " : Character($0) })
+        }
+        var text = tree.hex + "\n"
+        for b in bad { text += clean(b.path) + "\t" + clean(b.reason) + "\n" }
+        mkdir(repo.gitDirectory + "todo", 0o755)
+        try? writeFile(path(repo), text, sync: false)
+    }
+}
+
+extension Snapshot {
+    /// The committed task files that cannot be read (and entries in `tasks/` that are not task
+    /// files). Cheap: from `.git/todo/unreadable`, corrected by the task files that changed
+    /// since it was written; when there is none, or much changed, from the list cache.
+    public func unreadable() throws(StoreError) -> [BadFile] {
+        guard let tasksTree else { return [] }
+        if let (tree, recorded) = UnreadableRecord.read(repo) {
+            if tree == tasksTree { return recorded }
+            if let patched = try? patchUnreadable(recorded, from: tree) { return patched }
+        }
+        let bad = try loadAllCached().bad
+        UnreadableRecord.write(repo, tree: tasksTree, bad: bad)
+        return bad
+    }
+
+    /// `recorded` (as of the tasks tree `tree`) brought up to this snapshot; nil when the
+    /// difference is large or holds entries that are not task files.
+    private func patchUnreadable(_ recorded: [BadFile], from tree: ObjectID) throws -> [BadFile]? {
+        let diff = try changedFiles(oldTasks: tree, newTasks: tasksTree)
+        guard diff.count <= UnreadableRecord.patchLimit else { return nil }
+        var changed: Set<String> = []
+        var found: [BadFile] = []
+        for (id, _, blob) in diff {
+            guard let id else { return nil }
+            changed.insert(id.path)
+            if let blob, let problem = try readProblem(blob: blob, id: id) { found.append(problem) }
+        }
+        return (recorded.filter { !changed.contains($0.path) } + found).sorted { $0.path < $1.path }
+    }
+
+    /// Why the task file `blob` cannot be read as task `id`; nil when it can.
+    func readProblem(blob: ObjectID, id: TaskID) throws -> BadFile? {
+        do {
+            _ = try decode(blob: blob, id: id)
+            return nil
+        } catch {
+            if case .malformedTask(let p, let reason) = error { return BadFile(path: p, reason: reason) }
+            throw error
+        }
+    }
+}
