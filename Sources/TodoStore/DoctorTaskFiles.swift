@@ -32,23 +32,30 @@ extension Household {
                         advice: "fix it by hand and commit it with git"))
             }
         }
+        var refused: [String] = []
         if fix && !restorable.isEmpty {
-            let commit = try restore(restorable.map(\.1))
-            for (b, v) in restorable {
-                findings.append(
-                    DoctorFinding(
-                        "task-file", .fixed, path: b.path,
-                        "\(b.path) could not be read (\(b.reason)); restored its version of commit \(v.commit.hex.prefix(10)) in commit \(commit.map { String($0.hex.prefix(10)) } ?? "-")"
-                    ))
+            do {
+                let commit = try restore(restorable.map(\.1))
+                for (b, v) in restorable {
+                    findings.append(
+                        DoctorFinding(
+                            "task-file", .fixed, path: b.path,
+                            "\(b.path) could not be read (\(b.reason)); restored its version of commit \(v.commit.hex.prefix(10)) in commit \(commit.map { String($0.hex.prefix(10)) } ?? "-")"
+                        ))
+                }
+                restorable = []
+            } catch StoreError.handEdits(_, let paths) {
+                refused = paths
             }
-        } else {
-            for (b, v) in restorable {
-                findings.append(
-                    DoctorFinding(
-                        "task-file", .problem, path: b.path, "\(b.path) cannot be read (\(b.reason))",
-                        advice: "run `todo doctor --fix` to restore its version of commit \(v.commit.hex.prefix(10)) with a new commit",
-                        fixable: true))
-            }
+        }
+        for (b, v) in restorable {
+            let advice =
+                refused.isEmpty
+                ? "run `todo doctor --fix` to restore its version of commit \(v.commit.hex.prefix(10)) with a new commit"
+                : "commit or discard the hand edits (\(refused.prefix(3).joined(separator: ", "))), then run `todo doctor --fix`"
+            findings.append(
+                DoctorFinding(
+                    "task-file", .problem, path: b.path, "\(b.path) cannot be read (\(b.reason))", advice: advice, fixable: true))
         }
         if let tree = snap.tree, let problem = try Incoming.check(repo, tree: tree, old: nil, prefix: ""),
             !problem.contains("\"tasks/")

@@ -123,6 +123,20 @@ import TodoCore
         #expect(again.exitCode == 0, "\(again)")
     }
 
+    /// An unreadable file that also has uncommitted edits is not written over.
+    @Test func fixLeavesAFileWithHandEditsAlone() throws {
+        let (host, alice, milk, _) = try household()
+        defer { withExtendedLifetime(host) {} }
+        try alice.sb.commitByHand([(milk.path, Array("{ oops\n".utf8))], message: "by hand")
+        let head = try alice.head()
+        try writeBytes(alice.repo + "/" + milk.path, Array("{ still editing\n".utf8))
+        let r = try alice.todo("doctor", "--fix", "--offline")
+        #expect(r.exitCode == 65, "\(r)")
+        #expect(lines(r, "problem", "task-file").contains { $0.contains(milk.path) && $0.contains("hand edits") }, "\(r)")
+        #expect(try alice.head() == head)
+        #expect(readBytes(alice.repo + "/" + milk.path) == Array("{ still editing\n".utf8))
+    }
+
     @Test func aFileThatNeverReadNeedsAPerson() throws {
         let (host, alice, _, _) = try household()
         defer { withExtendedLifetime(host) {} }
