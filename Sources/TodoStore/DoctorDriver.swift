@@ -110,12 +110,16 @@ extension Household {
         }
     }
 
-    /// When the merge driver names a binary that no longer exists (todo was moved or
-    /// reinstalled elsewhere), points it at `replacement()`. One config read and one `access`
-    /// when all is well. True when the setting was rewritten.
+    /// When the merge driver names, by its path, a binary that no longer exists (todo was
+    /// moved or reinstalled elsewhere), points it at `replacement()`. One config read and one
+    /// `access` when all is well. A setting that names `todo` without a path is left alone:
+    /// git looks it up on its own `PATH`, which may differ from ours (cron's is short).
+    /// True when the setting was rewritten.
     @discardableResult
     public func repairStaleMergeDriver(searchPath: String?, replacement: () -> String) -> Bool {
-        guard let current = mergeDriver(), !MergeDriverConfig.isRunnable(current, searchPath: searchPath) else { return false }
+        guard let current = mergeDriver(), MergeDriverConfig.firstWord(current)?.contains("/") == true,
+            !MergeDriverConfig.isRunnable(current, searchPath: searchPath)
+        else { return false }
         let fresh = replacement()
         guard fresh != current else { return false }
         return (try? setMergeDriver(fresh)) != nil

@@ -15,7 +15,9 @@ extension Household {
     /// `todo doctor`).
     public func handEdits() throws(StoreError) -> [String] {
         do {
-            return try repo.dirtyPaths(pathspec: ["tasks/", MergeSetup.attributesPath]).sorted()
+            let found = try repo.dirtyPaths(pathspec: ["tasks/", MergeSetup.attributesPath])
+            if found.isEmpty { return [] }
+            return try confirmed { _ in try repo.dirtyPaths(pathspec: ["tasks/", MergeSetup.attributesPath]) } ?? found.sorted()
         } catch {
             throw StoreError.from(error, path: path)
         }
@@ -29,38 +31,61 @@ extension Household {
     /// only `handEdits()` sees that.
     public func quickHandEdits(_ snap: Snapshot) throws(StoreError) -> [String] {
         do {
-            guard let work = repo.workDirectory else { return [] }
-            var st = stat()
-            guard lstat(repo.gitDirectory + "index", &st) == 0 else { return [] }
-            let indexTime = st.st_mtim
-            func changedSinceIndex(_ path: String) -> Bool? {
-                var s = stat()
-                guard lstat(path, &s) == 0 else { return nil }
-                let m = s.st_mtim
-                return m.tv_sec > indexTime.tv_sec || (m.tv_sec == indexTime.tv_sec && m.tv_nsec >= indexTime.tv_nsec)
-            }
-            let folders = try snap.fanout()
-            var suspects: [(String, ObjectID?)] = []
-            if changedSinceIndex(work + "tasks") ?? (snap.tasksTree != nil) {
-                let known = Set(folders.map(\.name))
-                for name in listDirectory(work + "tasks") where !known.contains(name) { suspects.append((name, nil)) }
-            }
-            for f in folders where changedSinceIndex(work + "tasks/" + f.name) ?? true {
-                suspects.append((f.name, f.id))
-            }
-            var edited: [String] = []
-            for (name, tree) in suspects {
-                var s = stat()
-                if lstat(work + "tasks/" + name, &s) == 0 && (s.st_mode & S_IFMT) != S_IFDIR {
-                    edited.append("tasks/" + name)
-                } else {
-                    edited += try repo.folderDiffers("tasks/" + name, from: tree)
-                }
-            }
-            return edited.sorted()
+            if try foldersDiffering(snap).isEmpty { return [] }
+            return try confirmed { try foldersDiffering($0) } ?? foldersDiffering(snap)
         } catch {
             throw StoreError.from(error, path: path)
         }
+    }
+
+    /// What looked edited, looked at again under the household lock, where no other `todo` is
+    /// halfway through writing the work tree, and without the paths of an interrupted change
+    /// (the next writing command puts those back). Nil when the lock cannot be had at all (a
+    /// household we may not write); empty when another command holds it for long.
+    private func confirmed(_ find: (Snapshot) throws -> [String]) throws -> [String]? {
+        let lock: FileLock?
+        do {
+            lock = try FileLock.acquire(path: repo.gitDirectory + "todo.lock", timeout: 1)
+        } catch {
+            return nil
+        }
+        guard let lock else { return [] }
+        defer { withExtendedLifetime(lock) {} }
+        let pending = Set((readFile(pendingPath) ?? "").split(separator: "\n").map(String.init))
+        return try find(Snapshot(repo: repo)).filter { !pending.contains($0) }.sorted()
+    }
+
+    /// The files of task folders changed since the index was written that differ from `snap`.
+    private func foldersDiffering(_ snap: Snapshot) throws -> [String] {
+        guard let work = repo.workDirectory else { return [] }
+        var st = stat()
+        guard lstat(repo.gitDirectory + "index", &st) == 0 else { return [] }
+        let indexTime = st.st_mtim
+        func changedSinceIndex(_ path: String) -> Bool? {
+            var s = stat()
+            guard lstat(path, &s) == 0 else { return nil }
+            let m = s.st_mtim
+            return m.tv_sec > indexTime.tv_sec || (m.tv_sec == indexTime.tv_sec && m.tv_nsec >= indexTime.tv_nsec)
+        }
+        let folders = try snap.fanout()
+        var suspects: [(String, ObjectID?)] = []
+        if changedSinceIndex(work + "tasks") ?? (snap.tasksTree != nil) {
+            let known = Set(folders.map(\.name))
+            for name in listDirectory(work + "tasks") where !known.contains(name) { suspects.append((name, nil)) }
+        }
+        for f in folders where changedSinceIndex(work + "tasks/" + f.name) ?? true {
+            suspects.append((f.name, f.id))
+        }
+        var edited: [String] = []
+        for (name, tree) in suspects {
+            var s = stat()
+            if lstat(work + "tasks/" + name, &s) == 0 && (s.st_mode & S_IFMT) != S_IFDIR {
+                edited.append("tasks/" + name)
+            } else {
+                edited += try repo.folderDiffers("tasks/" + name, from: tree)
+            }
+        }
+        return edited
     }
 }
 

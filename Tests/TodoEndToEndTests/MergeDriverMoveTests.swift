@@ -82,10 +82,16 @@ import TodoCore
         let other = try run(todoBinary, m, ["list"], path: path)
         #expect(other.exitCode == 0, "\(other)")
         #expect(try driver(m) == "todo merge-driver %O %A %B %P")
-        // `todo` gone from PATH: the next command names itself by its path.
+        // `todo` gone from PATH: git's PATH may differ from ours, so commands leave the setting
+        // alone; `todo doctor` reports it and `--fix` names this binary by its path.
         try FileManager.default.removeItem(atPath: binary)
         let list = try run(todoBinary, m, ["list"], path: path)
         #expect(list.exitCode == 0, "\(list)")
+        #expect(try driver(m) == "todo merge-driver %O %A %B %P")
+        let doctor = try run(todoBinary, m, ["doctor", "--offline"], path: path)
+        #expect(doctor.exitCode == 65 && doctor.stdout.contains("problem: merge-driver: "), "\(doctor)")
+        let fix = try run(todoBinary, m, ["doctor", "--offline", "--fix"], path: path)
+        #expect(fix.exitCode == 0 && fix.stdout.contains("fixed: merge-driver: "), "\(fix)")
         #expect(try driver(m) == "'\(resolvedPath(todoBinary))' merge-driver %O %A %B %P")
     }
 }
