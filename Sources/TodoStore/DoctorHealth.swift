@@ -56,36 +56,68 @@ extension Household {
     }
 
     /// The files of task folders changed since the index was written that differ from `snap`.
+    /// `.git/todo/worktree-checked` names the folders that held edits, which are read again
+    /// every time (a later command that writes the index does not make them clean), and its
+    /// time says when every other folder was last found clean: it is written when many folders
+    /// had to be read (after a copy of the household, say, which leaves every folder newer than
+    /// the index) or when the set of edited folders changed.
     private func foldersDiffering(_ snap: Snapshot) throws -> [String] {
         guard let work = repo.workDirectory else { return [] }
         var st = stat()
         guard lstat(repo.gitDirectory + "index", &st) == 0 else { return [] }
         let indexTime = st.st_mtim
-        func changedSinceIndex(_ path: String) -> Bool? {
+        var started = timespec()
+        clock_gettime(CLOCK_REALTIME, &started)
+        let markerPath = repo.gitDirectory + "todo/worktree-checked"
+        var checkedTime: timespec?
+        var edited: Set<String> = []
+        if lstat(markerPath, &st) == 0 {
+            if Self.later(st.st_mtim, than: indexTime) { checkedTime = st.st_mtim }
+            edited = Set((readFile(markerPath) ?? "").split(separator: "\n").map(String.init))
+        }
+        func changed(_ path: String) -> Bool? {
             var s = stat()
             guard lstat(path, &s) == 0 else { return nil }
-            let m = s.st_mtim
-            return m.tv_sec > indexTime.tv_sec || (m.tv_sec == indexTime.tv_sec && m.tv_nsec >= indexTime.tv_nsec)
+            return !Self.later(indexTime, than: s.st_mtim) && checkedTime.map { Self.later(s.st_mtim, than: $0) } ?? true
         }
         let folders = try snap.fanout()
         var suspects: [(String, ObjectID?)] = []
-        if changedSinceIndex(work + "tasks") ?? (snap.tasksTree != nil) {
-            let known = Set(folders.map(\.name))
+        let known = Set(folders.map(\.name))
+        if changed(work + "tasks") ?? (snap.tasksTree != nil) {
             for name in listDirectory(work + "tasks") where !known.contains(name) { suspects.append((name, nil)) }
+        } else {
+            for name in edited where !known.contains(name) { suspects.append((name, nil)) }
         }
-        for f in folders where changedSinceIndex(work + "tasks/" + f.name) ?? true {
+        for f in folders where edited.contains(f.name) || changed(work + "tasks/" + f.name) ?? true {
             suspects.append((f.name, f.id))
         }
-        var edited: [String] = []
+        var found: [String] = []
         for (name, tree) in suspects {
             var s = stat()
             if lstat(work + "tasks/" + name, &s) == 0 && (s.st_mode & S_IFMT) != S_IFDIR {
-                edited.append("tasks/" + name)
+                found.append("tasks/" + name)
             } else {
-                edited += try repo.folderDiffers("tasks/" + name, from: tree)
+                found += try repo.folderDiffers("tasks/" + name, from: tree)
             }
         }
-        return edited
+        let editedNow = Set(found.compactMap { $0.split(separator: "/").dropFirst().first.map(String.init) })
+        if suspects.count > Self.foldersWorthRecording || editedNow != edited {
+            // Dated a little before this check began, so that a change made while it ran is
+            // looked at again; the file system's clock may lag the one read here by a tick.
+            mkdir(repo.gitDirectory + "todo", 0o755)
+            if (try? writeFile(markerPath, editedNow.sorted().joined(separator: "\n") + "\n", sync: false)) != nil {
+                var times = [timespec(tv_sec: started.tv_sec - 1, tv_nsec: started.tv_nsec), timespec(tv_sec: started.tv_sec - 1, tv_nsec: started.tv_nsec)]
+                utimensat(AT_FDCWD, markerPath, &times, 0)
+            }
+        }
+        return found
+    }
+
+    /// Past this many folders read in one check, the result is recorded.
+    static let foldersWorthRecording = 8
+
+    static func later(_ a: timespec, than b: timespec) -> Bool {
+        a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec > b.tv_nsec)
     }
 }
 

@@ -59,6 +59,37 @@ import TodoCore
         #expect(status["handEdits"]?.strings == [milk.path, stray].sorted())
     }
 
+    /// A later command that writes other files (and the index) does not make a hand edit look
+    /// committed.
+    @Test func aHandEditIsStillReportedAfterAnotherChange() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        let milk = try sb.add("Buy milk")
+        try saveByRename(sb, milk.path, Array("{ half typed\n".utf8))
+        #expect(try sb.todo("list").stderr.contains(milk.path))
+        _ = try sb.add("Take out the bins")
+        let list = try sb.todo("list")
+        #expect(list.stderr.contains(Self.editedWarning) && list.stderr.contains(milk.path), "\(list)")
+        // Discarded with git: the warning goes.
+        #expect(try sb.git("checkout", "--", milk.path).exitCode == 0)
+        let clean = try sb.todo("list")
+        #expect(clean.exitCode == 0 && clean.stderr.isEmpty, "\(clean)")
+    }
+
+    /// A copy of the household (every folder newer than the index) has no hand edits.
+    @Test func aCopiedHouseholdHasNoWarnings() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        for n in 1...20 { _ = try sb.add("Task \(n)") }
+        let copy = sb.root + "/copy"
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: sb.repo(), toPath: copy + "/home")
+        for _ in 1...2 {
+            let r = try sb.todo(["list"], env: ["TODO_HOME": copy])
+            #expect(r.exitCode == 0 && r.stderr.isEmpty && r.lines.count == 20, "\(r)")
+        }
+    }
+
     /// A file rewritten in place (no rename) is seen by `todo status`, which compares every file.
     @Test func anInPlaceEditIsSeenByStatus() throws {
         let sb = try Sandbox()
