@@ -11,8 +11,7 @@ import TodoCore
 
 extension Household {
     /// Task files in the work tree (or index) that differ from the last commit: every file is
-    /// checked, as `git status` would (the cost grows with the household; for `todo status` and
-    /// `todo doctor`).
+    /// checked, as `git status` would (the cost grows with the household; for `todo doctor`).
     public func handEdits() throws(StoreError) -> [String] {
         do {
             let found = try repo.dirtyPaths(pathspec: ["tasks/", MergeSetup.attributesPath])

@@ -90,8 +90,8 @@ import TodoCore
         }
     }
 
-    /// A file rewritten in place (no rename) is seen by `todo status`, which compares every file.
-    @Test func anInPlaceEditIsSeenByStatus() throws {
+    /// A file rewritten in place (no rename) is seen by `todo doctor`, which compares every file.
+    @Test func anInPlaceEditIsSeenByDoctor() throws {
         let sb = try Sandbox()
         try sb.initHousehold()
         let milk = try sb.add("Buy milk")
@@ -99,9 +99,10 @@ import TodoCore
         try #require(fd >= 0)
         _ = "\n".withCString { write(fd, $0, 1) }
         close(fd)
-        let r = try sb.todo("status", "--json")
-        #expect(r.exitCode == 0 && r.stderr.contains(Self.editedWarning), "\(r)")
-        #expect(try json(r.stdout)["handEdits"]?.strings == [milk.path])
+        let r = try sb.todo("doctor", "--offline", "--json")
+        #expect(r.exitCode == 65, "\(r)")
+        let found = try json(r.stdout)["findings"]?.items ?? []
+        #expect(found.contains { $0["check"]?.stringValue == "hand-edit" && $0["path"]?.stringValue == milk.path }, "\(r)")
     }
 
     @Test func unreadableCommittedFilesAreReported() throws {

@@ -264,7 +264,7 @@ struct StatusCommand: ParsableCommand {
         let s = try h.status()
         let snap = try h.snapshot()
         let shorts = try snap.shortIDs(s.unsent.map(\.id))
-        let edited = (try? h.handEdits()) ?? []
+        let edited = (try? h.quickHandEdits(snap)) ?? []
         let unreadable = (try? snap.unreadable()) ?? []
         HealthWarnings.handEdits(edited)
         HealthWarnings.unreadable(unreadable)
