@@ -21,10 +21,9 @@ struct DoctorCommand: ParsableCommand {
             a person.
 
             Example:
-              $ todo doctor
-              ok: locks: no stale locks
-              problem: task-file: tasks/3f/3f2a....json cannot be read (not JSON). Run `todo doctor --fix` ...
-              $ todo doctor --fix
+              todo doctor            (one line per check: ok: locks: no stale locks. ...)
+              todo doctor --fix      (restores an unreadable file with a new commit)
+              todo doctor --offline --json
             """)
 
     @OptionGroup var household: HouseholdOptions
