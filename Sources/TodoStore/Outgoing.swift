@@ -36,9 +36,11 @@ enum Outgoing {
         guard let r = try check(repo, head: head, remote: remote) else { return }
         let by = r.commit.map { " (commit \($0.id.hex.prefix(10)) by \($0.author.name) <\($0.author.email)>)" } ?? ""
         if r.path.isEmpty {
+            // Receivers check every commit, so a later commit that removes the path does not
+            // make this one acceptable; it has never been sent, so only local history changes.
             throw SyncError(
                 .data,
-                "Nothing was sent: this household has \(r.problem)\(by), which other members' todo refuses.\nRemove it with a new commit (git rm, then git commit); run `todo doctor` for details.")
+                "Nothing was sent: this household has \(r.problem)\(by), and other members' todo refuses every commit that adds it, even if a later one removes it.\nThat commit has not been sent: leave it out of the commits not yet sent (git rebase -i refs/remotes/origin/main, in the household repository); nothing anyone else has is rewritten.")
         }
         throw SyncError(
             .data,
