@@ -11,10 +11,18 @@ extension Repository {
     /// ids differ are read, so the cost follows the size of the change. `haves` this
     /// repository does not know are ignored (the other side's history was rewritten: more is
     /// sent, never less).
+    ///
+    /// Commits are taken parents first, so that a tree already collected (and then skipped when
+    /// it appears again) was collected against a parent whose objects are all sent or held:
+    /// taken newest first, a tree that a later commit brings back (a revert) would be collected
+    /// only against its own parent, and the older commit with the same tree would skip what
+    /// it added.
     public func objectsMissing(reaching tips: [ObjectID], from haves: [ObjectID]) throws -> [ObjectID] {
         var walker: OpaquePointer?
         try check(git_revwalk_new(&walker, handle), call: "git_revwalk_new")
         defer { git_revwalk_free(walker) }
+        try check(
+            git_revwalk_sorting(walker, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_REVERSE.rawValue), call: "git_revwalk_sorting")
         for tip in tips {
             var raw = tip.raw
             try check(git_revwalk_push(walker, &raw), call: "git_revwalk_push")
@@ -23,7 +31,8 @@ extension Repository {
             var raw = have.raw
             try check(git_revwalk_hide(walker, &raw), call: "git_revwalk_hide")
         }
-        var out: [ObjectID] = []
+        // One group per commit (the commit, then what it adds), returned newest first.
+        var groups: [[ObjectID]] = []
         var seen = Set<ObjectID>()
         var oid = git_oid()
         while true {
@@ -31,15 +40,16 @@ extension Repository {
             if rc == GIT_ITEROVER.rawValue { break }
             try check(rc, call: "git_revwalk_next")
             let commit = ObjectID(oid)
-            out.append(commit)
+            var out = [commit]
             let info = try self.commit(commit)
             let parentTree = try info.parents.first.map { try self.commit($0).tree }
             if info.tree != parentTree, seen.insert(info.tree).inserted {
                 out.append(info.tree)
                 try collectTreeDifference(info.tree, against: parentTree, into: &out, seen: &seen)
             }
+            groups.append(out)
         }
-        return out
+        return groups.reversed().flatMap { $0 }
     }
 
     /// Whether the object database holds `id`.

@@ -14,9 +14,12 @@ struct HouseholdOptions: ParsableArguments {
 
     var name: String { household ?? Env.get("TODO_HOUSEHOLD") ?? "home" }
 
-    /// Opens the selected household.
+    /// Opens the selected household, pointing a merge driver whose binary has gone (todo was
+    /// moved or reinstalled) at this one.
     func open() throws -> Household {
-        try Household.open(home: Env.home, name: name, clock: Env.clock)
+        let h = try Household.open(home: Env.home, name: name, clock: Env.clock)
+        h.repairStaleMergeDriver(searchPath: Env.get("PATH")) { Env.driverCommand }
+        return h
     }
 }
 

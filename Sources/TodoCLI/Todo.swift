@@ -19,7 +19,7 @@ struct Todo: ParsableCommand {
             InitCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self,
             DoneCommand.self, ReopenCommand.self, RemoveCommand.self, RestoreCommand.self, LogCommand.self,
             ImportCommand.self, HouseholdsCommand.self, ConflictsCommand.self, SyncCommand.self, CloneCommand.self, RemoteCommand.self, StatusCommand.self,
-            MergeDriverCommand.self,
+            DoctorCommand.self, MergeDriverCommand.self,
         ]
     )
 }

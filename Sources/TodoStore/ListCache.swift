@@ -70,6 +70,7 @@ struct ListCache {
         }
         mkdir(repo.gitDirectory + "todo", 0o755)
         try? writeFile(Self.path(repo), out, sync: false)
+        UnreadableRecord.write(repo, tree: tree, bad: bad)
     }
 }
 

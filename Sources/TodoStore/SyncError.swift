@@ -28,7 +28,7 @@ public struct SyncError: Error, Sendable {
         // configuration
         case noRemote, unknownHostKey, untrustedCertificate, noRepository, badURL, pushRefused
         // data
-        case remoteData, unrelatedHistories, mergeFailed
+        case remoteData, unrelatedHistories, mergeFailed, unsendable
         // local
         case diskFull, householdBusy, handEdits, repository
         /// A failure without a code of its own; its class says what to do.
@@ -41,7 +41,7 @@ public struct SyncError: Error, Sendable {
             case .credentialsRefused: return .authentication
             case .noRemote, .unknownHostKey, .untrustedCertificate, .noRepository, .badURL, .pushRefused:
                 return .configuration
-            case .remoteData, .unrelatedHistories, .mergeFailed: return .data
+            case .remoteData, .unrelatedHistories, .mergeFailed, .unsendable: return .data
             case .diskFull, .householdBusy, .handEdits, .repository: return .local
             case .unspecified: return nil
             }

@@ -9,17 +9,28 @@ enum Incoming {
     /// so only what changed is read. Throws a data error naming the path, the commit and its
     /// author.
     static func validate(_ repo: Repository, tip: ObjectID, have: [ObjectID]) throws {
+        if let (info, problem) = try firstProblem(repo, tip: tip, have: have) {
+            let who = "\(info.author.name) <\(info.author.email)>"
+            throw SyncError(
+                .remoteData,
+                "The remote has \(problem) in commit \(info.id.hex.prefix(10)) by \(who).\nNothing was merged; ask that member to remove it, or check the remote.")
+        }
+    }
+
+    /// The first commit reachable from `tip` and from none of `have` that adds something the
+    /// format does not allow, and that thing, described; nil when all is well.
+    static func firstProblem(_ repo: Repository, tip: ObjectID, have: [ObjectID]) throws -> (CommitInfo, String)? {
+        var found: (CommitInfo, String)?
         try repo.walk(from: tip, hiding: have, sorted: false) { oid in
             let info = try repo.commit(oid)
             let parentTree = try info.parents.first.map { try repo.commit($0).tree }
             if let problem = try check(repo, tree: info.tree, old: parentTree, prefix: "") {
-                let who = "\(info.author.name) <\(info.author.email)>"
-                throw SyncError(
-                    .remoteData,
-                    "The remote has \(problem) in commit \(oid.hex.prefix(10)) by \(who).\nNothing was merged; ask that member to remove it, or check the remote.")
+                found = (info, problem)
+                return false
             }
             return true
         }
+        return found
     }
 
     /// The first disallowed entry under `prefix`, described; nil when all is well.

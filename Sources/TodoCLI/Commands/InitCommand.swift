@@ -23,7 +23,7 @@ struct InitCommand: ParsableCommand {
         let identity = Identity.resolve(name: name?.trimmingSpaces, email: email)
         let h = try Household.create(
             home: Env.home, name: household.name, identity: identity, clock: Env.clock,
-            driverCommand: "'\(Env.executablePath)' merge-driver %O %A %B %P")
+            driverCommand: Env.driverCommand)
         if let remote { try h.setRemote(remote.trimmingSpaces) }
         print("Created household \"\(h.name)\" in \(Terminal.safe(h.path)) for \(Terminal.safe(identity.name)) <\(Terminal.safe(identity.email))>.")
     }

@@ -34,6 +34,7 @@ struct ListCommand: ParsableCommand {
         for b in bad {
             printError("todo: warning: \(Terminal.safe(b.path)) cannot be read (\(Terminal.safe(b.reason))); it is left out.")
         }
+        HealthWarnings.handEdits((try? h.quickHandEdits(snap)) ?? [])
         let render = Render(today: Env.today(h.clock), minuteOfDay: Env.minuteOfDay(h.clock))
         var who = assignee?.lowercased()
         var whoEmail: String?
@@ -91,6 +92,8 @@ struct ShowCommand: ParsableCommand {
         let snap = try h.snapshot()
         let taskID = try snap.resolve(id)
         guard let task = try snap.task(taskID) else { throw StoreError.taskNotFound(id) }
+        HealthWarnings.handEdits((try? h.quickHandEdits(snap)) ?? [])
+        HealthWarnings.unreadable((try? snap.unreadable()) ?? [])
         if output.json {
             print(JSONWriter.compact(TaskCodec.publicObject(task)))
             return

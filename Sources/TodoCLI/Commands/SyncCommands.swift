@@ -226,7 +226,7 @@ struct CloneCommand: ParsableCommand {
         do {
             let h = try Household.clone(
                 home: Env.home, name: household.name, url: url.trimmingSpaces, identity: identity, clock: Env.clock,
-                driverCommand: "'\(Env.executablePath)' merge-driver %O %A %B %P",
+                driverCommand: Env.driverCommand,
                 options: .fromEnvironment(timeout: timeout, quiet: false))
             clearProgress()
             let count = (try? h.snapshot().loadAllIDs().count) ?? 0
@@ -249,6 +249,11 @@ struct StatusCommand: ParsableCommand {
         let h = try household.open()
         let s = try h.status()
         let shorts = s.unsentShortIDs
+        let snap = try h.snapshot()
+        let edited = (try? h.quickHandEdits(snap)) ?? []
+        let unreadable = (try? snap.unreadable()) ?? []
+        HealthWarnings.handEdits(edited)
+        HealthWarnings.unreadable(unreadable)
         if output.json {
             print(JSONWriter.compact(.object([
                 ("household", .string(h.name)), ("path", .string(h.path)),
@@ -259,6 +264,8 @@ struct StatusCommand: ParsableCommand {
                 ("lastError", s.sync.lastError.map { .string($0) } ?? .null),
                 ("lastErrorClass", s.sync.lastErrorClass.map { .string($0) } ?? .null),
                 ("newConflicts", .number("\(s.newConflicts)")),
+                ("handEdits", .array(edited.map { .string($0) })),
+                ("unreadable", .array(unreadable.map { .object([("path", .string($0.path)), ("reason", .string($0.reason))]) })),
             ])))
             return
         }

@@ -37,6 +37,16 @@ extension Household {
         return true
     }
 
+    /// Fetches the remote's `main` into `quarantine` as `fetchRef`, over the network or, for a
+    /// path remote, by copying what `have` lacks.
+    func fetchMain(_ url: String, into quarantine: Quarantine, have: [ObjectID], callbacks: RemoteCallbacks) throws {
+        if let remotePath = Self.localPath(url) {
+            try Self.fetch(fromPath: remotePath, into: quarantine.repo, have: have)
+        } else {
+            try quarantine.repo.fetch(url: url, refspecs: ["+refs/heads/main:\(Self.fetchRef)"], callbacks: callbacks)
+        }
+    }
+
     /// Fetches the `main` of the repository at `remotePath` into `quarantine` as `fetchRef`:
     /// what `have` lacks, as one pack. A remote without `main` leaves `fetchRef` unset.
     static func fetch(fromPath remotePath: String, into quarantine: Repository, have: [ObjectID]) throws {

@@ -137,13 +137,7 @@ extension Household {
             let have = [try repo.resolve(reference: Self.branch), try repo.resolve(reference: Self.trackingRef)].compactMap { $0 }
             let quarantine = try Quarantine.prepare(for: repo, have: have)
             defer { quarantine.discard() }
-            try network.run("fetch") { cb in
-                if let remotePath = Self.localPath(url) {
-                    try Self.fetch(fromPath: remotePath, into: quarantine.repo, have: have)
-                } else {
-                    try quarantine.repo.fetch(url: url, refspecs: ["+refs/heads/main:\(Self.fetchRef)"], callbacks: cb)
-                }
-            }
+            try network.run("fetch") { cb in try fetchMain(url, into: quarantine, have: have, callbacks: cb) }
             let remoteTip = try quarantine.repo.resolve(reference: Self.fetchRef)
             if remoteTip == nil { report.remoteWasEmpty = true }
             // 2. Check what came in, then merge it.
@@ -166,6 +160,7 @@ extension Household {
             if head == remoteTip {
                 return report
             }
+            try Outgoing.validate(repo, head: head, remote: remoteTip)
             let pushed = try push(head, over: remoteTip, url: url, network: network)
             if pushed {
                 report.sent += try sentCount(from: remoteTip, to: head)

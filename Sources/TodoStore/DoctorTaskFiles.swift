@@ -1,0 +1,108 @@
+import GitKit
+import TodoCore
+
+/// A task file's last readable version in history.
+struct ReadableVersion {
+    let path: String
+    let bytes: [UInt8]
+    /// The commit that holds that version.
+    let commit: ObjectID
+}
+
+extension Household {
+    /// Unreadable or misplaced task files and paths the format does not allow; with `fix`, one
+    /// commit restores every unreadable file that history has a readable version of.
+    func checkTaskFiles(_ snap: Snapshot, bad: [BadFile], fix: Bool) throws -> [DoctorFinding] {
+        var findings: [DoctorFinding] = []
+        var restorable: [(BadFile, ReadableVersion)] = []
+        for b in bad {
+            guard let id = Self.taskID(path: b.path), let head = snap.commit else {
+                findings.append(
+                    DoctorFinding(
+                        "task-file", .problem, path: b.path, "\(b.path) is not a task file (\(b.reason))",
+                        advice: "move or remove it with git (git rm \(b.path), then git commit)"))
+                continue
+            }
+            if let version = try lastReadable(id, path: b.path, head: head) {
+                restorable.append((b, version))
+            } else {
+                findings.append(
+                    DoctorFinding(
+                        "task-file", .problem, path: b.path, "\(b.path) cannot be read (\(b.reason)) and never could be",
+                        advice: "fix it by hand and commit it with git"))
+            }
+        }
+        var refused: [String] = []
+        if fix && !restorable.isEmpty {
+            do {
+                let commit = try restore(restorable.map(\.1))
+                for (b, v) in restorable {
+                    findings.append(
+                        DoctorFinding(
+                            "task-file", .fixed, path: b.path,
+                            "\(b.path) could not be read (\(b.reason)); restored its version of commit \(v.commit.hex.prefix(10)) in commit \(commit.map { String($0.hex.prefix(10)) } ?? "-")"
+                        ))
+                }
+                restorable = []
+            } catch StoreError.handEdits(_, let paths) {
+                refused = paths
+            }
+        }
+        for (b, v) in restorable {
+            let advice =
+                refused.isEmpty
+                ? "run `todo doctor --fix` to restore its version of commit \(v.commit.hex.prefix(10)) with a new commit"
+                : "commit or discard the hand edits (\(refused.prefix(3).joined(separator: ", "))), then run `todo doctor --fix`"
+            findings.append(
+                DoctorFinding(
+                    "task-file", .problem, path: b.path, "\(b.path) cannot be read (\(b.reason))", advice: advice, fixable: true))
+        }
+        if let tree = snap.tree, let problem = try Incoming.check(repo, tree: tree, old: nil, prefix: ""),
+            !problem.contains("\"tasks/")
+        {
+            findings.append(
+                DoctorFinding("task-file", .problem, "the household has \(problem)", advice: "remove it with a new commit (git rm, then git commit)"))
+        }
+        if findings.isEmpty { findings.append(DoctorFinding("task-file", .ok, "every task file can be read")) }
+        return findings
+    }
+
+    /// The task id a path `tasks/<aa>/<id>.json` names; nil for any other path.
+    static func taskID(path: String) -> TaskID? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "tasks" else { return nil }
+        return Snapshot.taskID(fileName: String(parts[2]), dir: String(parts[1]))
+    }
+
+    /// The newest version of `path` in the history of `head` that reads as task `id`.
+    func lastReadable(_ id: TaskID, path: String, head: ObjectID) throws -> ReadableVersion? {
+        var judged: [ObjectID: Bool] = [:]
+        var found: ReadableVersion?
+        try repo.walk(from: head) { oid in
+            let info = try repo.commit(oid)
+            guard let entry = try repo.treeEntry(info.tree, path: path), entry.kind == .blob else { return true }
+            if let known = judged[entry.id] {
+                if !known { return true }
+            }
+            let bytes = try repo.readBlob(entry.id, limit: TaskCodec.maxFileSize + 1)
+            let readable = (try? TaskCodec.decode(bytes, expectedID: id)) != nil
+            judged[entry.id] = readable
+            if readable { found = ReadableVersion(path: path, bytes: bytes, commit: oid) }
+            return !readable
+        }
+        return found
+    }
+
+    /// One commit that writes each version back, logging where each came from.
+    func restore(_ versions: [ReadableVersion]) throws -> ObjectID? {
+        let lines = versions.map { "\($0.path): restored from commit \($0.commit.hex)" }
+        try update { _ in
+            Household.Update(
+                tasks: [], files: versions.map { ($0.path, $0.bytes) },
+                message: "doctor: restore \(versions.count) unreadable task file\(versions.count == 1 ? "" : "s")\n\n"
+                    + lines.joined(separator: "\n"),
+                value: ())
+        }
+        return try repo.resolve(reference: Self.branch)
+    }
+}

@@ -1,0 +1,136 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import Foundation
+import Testing
+import TodoCore
+
+/// `todo list`, `show` and `status` say, in one line on stderr, when task files were changed by
+/// hand and not committed, or when a committed task file cannot be read; `status --json` lists
+/// both.
+@Suite(.timeLimit(.minutes(5))) struct HandEditWarningTests {
+    static let editedWarning = "changed by hand and not committed"
+
+    /// Saves `bytes` over `path` as most editors do: a new file renamed into place.
+    func saveByRename(_ sb: Sandbox, _ path: String, _ bytes: [UInt8]) throws {
+        let full = sb.repo() + "/" + path
+        try writeBytes(full + ".swp", bytes)
+        try #require(rename(full + ".swp", full) == 0)
+    }
+
+    func warnings(_ r: Run) -> [String] { r.stderr.split(separator: "\n").map(String.init) }
+
+    @Test func aCleanHouseholdHasNoWarnings() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        let milk = try sb.add("Buy milk")
+        for args in [["list"], ["show", milk.short], ["status"]] {
+            let r = try sb.todo(args)
+            #expect(r.exitCode == 0 && r.stderr.isEmpty, "\(r)")
+        }
+        let status = try json(try sb.todo("status", "--json").stdout)
+        #expect(status["handEdits"] == .array([]) && status["unreadable"] == .array([]))
+    }
+
+    @Test func handEditsAreReported() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        let milk = try sb.add("Buy milk")
+        let bins = try sb.add("Take out the bins")
+        var text = try String(contentsOfFile: sb.repo() + "/" + milk.path, encoding: .utf8)
+        text = text.replacingOccurrences(of: "Buy milk", with: "Buy oat milk")
+        try saveByRename(sb, milk.path, Array(text.utf8))
+        let stray = "tasks/\(bins.id.prefix(2))/notes.txt"
+        try writeBytes(sb.repo() + "/" + stray, Array("remember\n".utf8))
+
+        for args in [["list"], ["show", bins.short], ["status"]] {
+            let r = try sb.todo(args)
+            #expect(r.exitCode == 0, "\(r)")
+            let lines = warnings(r).filter { $0.contains(Self.editedWarning) }
+            #expect(lines.count == 1 && warnings(r).count == 1, "\(r)")
+            #expect(lines.first?.contains(milk.path) == true && lines.first?.contains(stray) == true, "\(r)")
+        }
+        let list = try sb.todo("list")
+        #expect(list.stdout.contains("Buy milk"), "the committed task is listed: \(list)")
+
+        let status = try json(try sb.todo("status", "--json").stdout)
+        #expect(status["handEdits"]?.strings == [milk.path, stray].sorted())
+    }
+
+    /// A later command that writes other files (and the index) does not make a hand edit look
+    /// committed.
+    @Test func aHandEditIsStillReportedAfterAnotherChange() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        let milk = try sb.add("Buy milk")
+        try saveByRename(sb, milk.path, Array("{ half typed\n".utf8))
+        #expect(try sb.todo("list").stderr.contains(milk.path))
+        _ = try sb.add("Take out the bins")
+        let list = try sb.todo("list")
+        #expect(list.stderr.contains(Self.editedWarning) && list.stderr.contains(milk.path), "\(list)")
+        // Discarded with git: the warning goes.
+        #expect(try sb.git("checkout", "--", milk.path).exitCode == 0)
+        let clean = try sb.todo("list")
+        #expect(clean.exitCode == 0 && clean.stderr.isEmpty, "\(clean)")
+    }
+
+    /// A copy of the household (every folder newer than the index) has no hand edits.
+    @Test func aCopiedHouseholdHasNoWarnings() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        for n in 1...20 { _ = try sb.add("Task \(n)") }
+        let copy = sb.root + "/copy"
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: sb.repo(), toPath: copy + "/home")
+        for _ in 1...2 {
+            let r = try sb.todo(["list"], env: ["TODO_HOME": copy])
+            #expect(r.exitCode == 0 && r.stderr.isEmpty && r.lines.count == 20, "\(r)")
+        }
+    }
+
+    /// A file rewritten in place (no rename) is seen by `todo doctor`, which compares every file.
+    @Test func anInPlaceEditIsSeenByDoctor() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        let milk = try sb.add("Buy milk")
+        let fd = open(sb.repo() + "/" + milk.path, O_WRONLY | O_APPEND)
+        try #require(fd >= 0)
+        _ = "\n".withCString { write(fd, $0, 1) }
+        close(fd)
+        let r = try sb.todo("doctor", "--offline", "--json")
+        #expect(r.exitCode == 65, "\(r)")
+        let found = try json(r.stdout)["findings"]?.items ?? []
+        #expect(found.contains { $0["check"]?.stringValue == "hand-edit" && $0["path"]?.stringValue == milk.path }, "\(r)")
+    }
+
+    @Test func unreadableCommittedFilesAreReported() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        let milk = try sb.add("Buy milk")
+        let bins = try sb.add("Take out the bins")
+        try sb.commitByHand([(milk.path, Array("{ not json\n".utf8))], message: "oops")
+
+        let show = try sb.todo("show", bins.short)
+        #expect(show.exitCode == 0, "\(show)")
+        #expect(warnings(show).count == 1 && show.stderr.contains("cannot be read") && show.stderr.contains(milk.path), "\(show)")
+        let status = try sb.todo("status")
+        #expect(warnings(status).count == 1 && status.stderr.contains(milk.path), "\(status)")
+        let list = try sb.todo("list")
+        #expect(list.stderr.contains(milk.path) && !list.stdout.contains("Buy milk"), "\(list)")
+
+        let report = try json(try sb.todo("status", "--json").stdout)
+        let unreadable = report["unreadable"]?.items ?? []
+        #expect(unreadable.count == 1 && unreadable.first?["path"]?.stringValue == milk.path, "\(report)")
+        #expect(unreadable.first?["reason"]?.stringValue?.isEmpty == false)
+
+        // Fixed by a new commit: the warnings go.
+        let fix = try sb.todo("doctor", "--fix", "--offline")
+        #expect(fix.exitCode == 0, "\(fix)")
+        for args in [["list"], ["show", bins.short], ["status"]] {
+            let r = try sb.todo(args)
+            #expect(r.exitCode == 0 && r.stderr.isEmpty, "\(r)")
+        }
+    }
+}
