@@ -5,8 +5,9 @@ import Darwin
 #endif
 
 /// Runs a helper program (git's credential helpers) with `input` on its standard input and
-/// returns its standard output; nil if it could not be run or failed.
-func runProgram(_ argv: [String], input: String, environment extra: [String: String] = [:]) -> String? {
+/// returns its standard output; nil if it could not be run or failed. `quiet`: its standard
+/// error goes to /dev/null instead of ours.
+func runProgram(_ argv: [String], input: String, environment extra: [String: String] = [:], quiet: Bool = false) -> String? {
     var inPipe: [Int32] = [0, 0]
     var outPipe: [Int32] = [0, 0]
     guard pipe(&inPipe) == 0 else { return nil }
@@ -20,6 +21,7 @@ func runProgram(_ argv: [String], input: String, environment extra: [String: Str
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
     posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+    if quiet { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
     posix_spawn_file_actions_addclose(&actions, inPipe[1])
     posix_spawn_file_actions_addclose(&actions, outPipe[0])
     var env: [String] = []

@@ -148,6 +148,7 @@ extension Household {
         unlink(repo.gitDirectory + Self.trackingRef + ".lock")
         try Self.chooseCertificates(repo, options)
         let network = Network(url: url, options: options, deadline: monotonicSeconds() + options.timeout)
+        network.sshCommand = try repo.configString("core.sshCommand")
         var report = SyncReport()
         let previous = try repo.resolve(reference: Self.trackingRef)
         for round in 1...options.maxRounds {
@@ -408,6 +409,8 @@ final class Network {
     let options: SyncOptions
     let deadline: Double
     let credentials: CredentialSource
+    /// The household's `core.sshCommand` (fetches run in a scratch repository without it).
+    var sshCommand: String?
     /// Set by the watchdog when the deadline passes.
     nonisolated(unsafe) static var timedOut = false
 
@@ -431,6 +434,8 @@ final class Network {
                 credentials.next(url: url, userFromURL: user, allowed: allowed)
             }
             callbacks.shouldCancel = { Network.timedOut || monotonicSeconds() > self.deadline }
+            callbacks.allowPrompts = options.interactive
+            callbacks.sshCommand = sshCommand
             if let progress = options.progress {
                 callbacks.transferProgress = { p in
                     guard p.totalObjects > 0 else { return }
@@ -452,7 +457,9 @@ final class Network {
                 // Someone pushed first: the caller fetches and merges, which no retry can replace.
                 if e.isNonFastForward { throw e }
                 let shape = FailureShape.of(e, timedOut: watchdog.fired || monotonicSeconds() > deadline)
-                let error = classify(shape, e, what: what, refusedHost: callbacks.certificateRefused)
+                let error =
+                    callbacks.sshExit.flatMap { sshError($0, e, what: what) }
+                    ?? classify(shape, e, what: what, refusedHost: callbacks.certificateRefused)
                 if shape == .auth { credentials.report(success: false) }
                 let remaining = deadline - monotonicSeconds()
                 guard error.kind == .transient, shape != .timeout, attempt < options.attempts, remaining > delay else {
