@@ -491,10 +491,11 @@ final class Network {
                 "The household remote \(shown) did not accept your credentials.\nFor ssh, load your key into ssh-agent or put it in ~/.ssh/id_ed25519 or ~/.ssh/id_rsa; for https, store the password with a git credential helper.",
                 detail: detail)
         case .hostKey:
-            let host = refusedHost ?? "the server"
+            // Only a transport of libgit2's that checks host keys itself gets here: ssh runs
+            // OpenSSH, whose refusals SSHFailure.swift explains.
             return SyncError(
                 .configuration,
-                "The ssh host key of \(host) is not in ~/.ssh/known_hosts, so the remote cannot be trusted yet.\nIf it is yours, trust it with: ssh-keyscan \(Self.keyscanArgs(url)) >> ~/.ssh/known_hosts",
+                "The ssh host key of \(refusedHost ?? "the server") could not be verified, so the remote cannot be trusted yet.\nConnect once at a terminal with `ssh HOST` and compare the fingerprint it shows with the server's own.",
                 detail: detail)
         case .certificate:
             return SyncError(
@@ -510,17 +511,6 @@ final class Network {
         case .rejected, .other:
             return SyncError(.transient, "The sync with \(shown) failed (\(e.message)).", detail: detail)
         }
-    }
-
-    /// `-p PORT HOST` for the ssh-keyscan hint.
-    static func keyscanArgs(_ url: String) -> String {
-        var rest = Substring(url)
-        if rest.hasPrefix("ssh://") { rest = rest.dropFirst(6) }
-        if let at = rest.firstIndex(of: "@") { rest = rest[rest.index(after: at)...] }
-        let hostPort = rest.prefix { $0 != "/" && $0 != ":" || ($0 == ":" && url.hasPrefix("ssh://")) }
-        let host = hostPort.split(separator: ":").first.map(String.init) ?? "HOST"
-        let port = url.hasPrefix("ssh://") ? hostPort.split(separator: ":").dropFirst().first.map(String.init) : nil
-        return port.map { "-p \($0) \(host)" } ?? host
     }
 }
 
