@@ -107,7 +107,7 @@ final class SSHChild {
 
     /// The exit status once reaped; nil while running or when a signal ended it.
     var exitStatus: Int32? {
-        guard let s = waitStatus, s & 0x7f == 0 else { return nil }
+        guard let s = waitStatus, s >= 0, s & 0x7f == 0 else { return nil }
         return (s >> 8) & 0xff
     }
 
@@ -204,8 +204,8 @@ final class SSHChild {
             }
             if r < 0 && errno == EINTR { continue }
             if r < 0 {
-                // Not our child any more (reaped elsewhere): nothing to wait for.
-                waitStatus = 0x7f00
+                // Not our child any more (reaped elsewhere): nothing to wait for, status unknown.
+                waitStatus = -1
                 return true
             }
             return false

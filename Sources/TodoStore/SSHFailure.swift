@@ -132,7 +132,7 @@ extension Network {
             return SyncError(
                 .authentication,
                 """
-                The household remote \(shown) did not accept your credentials (\(said)).
+                The household remote \(shown) did not accept your credentials (\(said.hasSuffix(".") ? String(said.dropLast()) : said)).
                 Check that your public key is in the server's authorized_keys for \(exit.address.user ?? "your user"), and that ssh finds the key: load it into ssh-agent (ssh-add), or name it with IdentityFile in ~/.ssh/config.
                 """,
                 detail: detail)

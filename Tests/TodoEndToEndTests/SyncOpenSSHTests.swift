@@ -142,6 +142,55 @@ import Testing
         #expect(r.exitCode == 77, "\(r)")
     }
 
+    /// At a terminal ssh asks for the passphrase there (once per connection: the fetch and the
+    /// push, as `git pull` and `git push` each ask), and the sync goes through.
+    @Test func anEncryptedKeyAtATerminal() throws {
+        let host = try GitHost(.ssh)
+        try host.createRepository()
+        let alice = try Member("Alice", host: host)
+        _ = try encryptedKey(for: host, in: alice)
+        try alice.create(remote: host.url())
+        _ = try alice.add("Typed for")
+        // A terminal of its own for `todo sync`: answer each passphrase prompt, give up after 60 s.
+        let driver = """
+            import os, pty, select, sys, time
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execv(sys.argv[1], sys.argv[1:])
+            seen, answered, deadline = b"", 0, time.time() + 60
+            while time.time() < deadline:
+                ready, _, _ = select.select([fd], [], [], 1)
+                if not ready:
+                    continue
+                try:
+                    data = os.read(fd, 4096)
+                except OSError:
+                    break
+                if not data:
+                    break
+                seen += data
+                # ssh turns echo off (flushing what was typed before) and then shows the prompt.
+                while seen.count(b"Enter passphrase") > answered:
+                    os.write(fd, os.environ["PASSPHRASE"].encode() + b"\\n")
+                    answered += 1
+            else:
+                os.kill(pid, 9)
+            _, status = os.waitpid(pid, 0)
+            sys.stdout.write(seen.decode(errors="replace"))
+            sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 99)
+            """
+        var env = alice.sb.todoEnvironment(alice.env)
+        env["PASSPHRASE"] = Self.passphrase
+        let (out, err) = alice.sb.nextIO()
+        let r = try spawn(
+            try requireProgram("python3"), ["-c", driver, todoBinary, "sync"], environment: env, stdinPath: alice.sb.root + "/io/empty",
+            stdoutPath: out, stderrPath: err
+        ).wait()
+        #expect(r.exitCode == 0, "\(r)")
+        #expect(r.stdout.contains("Enter passphrase for key") && r.stdout.contains("received 0, sent 1."), "\(r)")
+        #expect(try host.git("household.git", "log", "-1", "--format=%s", "refs/heads/main").stdout.contains("Typed for"))
+    }
+
     /// Another key answers for the host: 78, "changed", a warning of an attack, how to check,
     /// and nothing fetched or sent.
     @Test func aChangedHostKey() throws {
