@@ -486,9 +486,10 @@ final class Network {
         case .busy:
             return SyncError(.transient, "The household remote is busy (\(e.message)).", detail: detail)
         case .auth:
+            // https: ssh's refusals are explained in SSHFailure.swift.
             return SyncError(
                 .authentication,
-                "The household remote \(shown) did not accept your credentials.\nFor ssh, load your key into ssh-agent or put it in ~/.ssh/id_ed25519 or ~/.ssh/id_rsa; for https, store the password with a git credential helper.",
+                "The household remote \(shown) did not accept your credentials.\nStore the password with a git credential helper.",
                 detail: detail)
         case .hostKey:
             // Only a transport of libgit2's that checks host keys itself gets here: ssh runs

@@ -738,7 +738,7 @@ class SshServer:
         sshd = "/usr/sbin/sshd"
         if not os.path.exists(sshd):
             raise Failed("no /usr/sbin/sshd (run scripts/servers/install.sh)")
-        self.dir = bench.path("ssh")
+        self.dir = tempfile.mkdtemp(prefix="ssh-", dir=bench.root)  # one per scenario
         self.home = os.path.join(self.dir, "home")  # HOME of the todo processes
         dotssh = os.path.join(self.home, ".ssh")
         os.makedirs(dotssh, mode=0o700)
