@@ -172,6 +172,8 @@ private final class SSHSubtransport {
         do {
             argv = command.argv(try command.arguments(service: program, address: address, batch: batch))
         } catch {
+            // A setting that cannot work (a port for a program that takes none).
+            record(status: nil, stderr: "", notStarted: error.message, stopped: false)
             return fail(GIT_ERROR_SSH, error.message)
         }
         let cancel = callbacks?.shouldCancel ?? { false }

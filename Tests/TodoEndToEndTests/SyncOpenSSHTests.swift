@@ -251,6 +251,17 @@ import Testing
         }
     }
 
+    /// A program that is not OpenSSH gets no port, as in git: a URL with one is a set-up error.
+    @Test func aPortForAProgramThatTakesNone() throws {
+        let alice = try Member("Alice", host: nil)
+        try alice.change("init", "--name", "Alice", "--email", alice.email)
+        _ = try alice.add("Not sent")
+        alice.env["GIT_SSH"] = "/usr/bin/plink"
+        try alice.change("remote", "set", "ssh://nas:2222/srv/household.git")
+        let r = try alice.todo("sync")
+        #expect(r.exitCode == 78 && r.stderr.contains("does not support setting port 2222"), "\(r)")
+    }
+
     // MARK: Helpers
 
     /// Makes an ed25519 key with a passphrase as the member's `~/.ssh/id_ed25519`, authorised on
