@@ -6,7 +6,9 @@
 #                for figures worth quoting)
 #   BENCH_OUT    where the table is written (default ./bench-results.md); it is also printed
 #   BENCH_SIZES  household sizes for the everyday commands (default 100,1000,10000)
-# Further arguments go to scripts/bench/bench.py (--only store|sync, --no-ssh, --keep).
+#   BENCH_BASELINE  another todo binary (say, a release build of main) whose ssh sync is
+#                measured beside this one's, as the "before" rows
+# Further arguments go to scripts/bench/bench.py (--only store|sync|ssh, --no-ssh, --keep).
 # Needs python3, git, and for the ssh figures sshd and ssh-keygen (scripts/servers/install.sh).
 set -euo pipefail
 
@@ -25,4 +27,5 @@ exec python3 scripts/bench/bench.py \
     --runs "${BENCH_RUNS:-7}" \
     --sizes "${BENCH_SIZES:-100,1000,10000}" \
     --out "${BENCH_OUT:-bench-results.md}" \
+    ${BENCH_BASELINE:+--baseline-todo "$BENCH_BASELINE"} \
     "$@"

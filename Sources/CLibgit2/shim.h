@@ -4,6 +4,7 @@
 #include <git2/sys/merge.h>
 #include <git2/sys/mempack.h>
 #include <git2/sys/repository.h>
+#include <git2/sys/transport.h>
 #include <sys/file.h>
 
 /* git_libgit2_opts is variadic, which Swift cannot call: one wrapper per option used. */
@@ -14,4 +15,16 @@ static inline int todo_git_enable_fsync(int on) {
 static inline int todo_git_set_certificate_file(const char *file) {
     return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, (const char *)0);
 }
+
+/* A subtransport and its stream with room for the Swift object behind them: libgit2 hands the
+   callbacks the C struct only, and the Swift side finds its object in `context`. */
+typedef struct {
+    git_smart_subtransport parent;
+    void *context;
+} todo_subtransport;
+
+typedef struct {
+    git_smart_subtransport_stream parent;
+    void *context;
+} todo_subtransport_stream;
 #endif

@@ -35,18 +35,28 @@ public final class RemoteCallbacks {
     public var acceptInvalidCertificate: (_ host: String) -> Bool = { _ in false }
     public var transferProgress: (TransferProgress) -> Void = { _ in }
     public var pushProgress: (_ current: Int, _ total: Int, _ bytes: Int) -> Void = { _, _, _ in }
-    /// Returns true to abort the transfer at the next callback.
+    /// Returns true to abort the transfer at the next callback (and, over ssh, to end the ssh
+    /// process at once).
     public var shouldCancel: () -> Bool = { false }
+    /// Whether ssh may ask questions on the terminal (passphrases, unknown host keys); when
+    /// false it runs in batch mode and a question fails the transfer (see `SSHTransport`).
+    public var allowPrompts = false
+    /// git's `core.sshCommand` as the caller's repository sets it; nil: read it from the
+    /// repository the transfer runs in.
+    public var sshCommand: String?
 
     /// Server-side rejections reported during a push: ref name and the server's reason.
     public private(set) var rejections: [(ref: String, reason: String)] = []
     /// The last credential failure or certificate refusal, for error messages.
     public private(set) var certificateRefused: String?
+    /// How the ssh process of a failed ssh transfer ended.
+    public private(set) var sshExit: SSHExit?
 
     public init() {}
 
     fileprivate func record(rejection ref: String, _ reason: String) { rejections.append((ref, reason)) }
     fileprivate func refused(_ host: String) { certificateRefused = host }
+    func record(ssh: SSHExit) { sshExit = ssh }
 }
 
 /// A remote's advertised reference.
@@ -112,6 +122,7 @@ extension Repository {
 
     private func withRemote<T>(_ url: String, _ body: (OpaquePointer) throws -> T) throws -> T {
         if url.lowercased().hasPrefix("http") { try GitLibrary.loadCertificates() }
+        try SSHTransport.register()
         var remote: OpaquePointer?
         try check(git_remote_create_anonymous(&remote, handle, url), call: "git_remote_create_anonymous")
         defer { git_remote_free(remote) }

@@ -213,6 +213,7 @@ extension Household {
             defer { withExtendedLifetime(syncLock) {} }
             try Self.chooseCertificates(repo, options)
             let network = Network(url: url, options: options, deadline: monotonicSeconds() + options.timeout)
+            network.sshCommand = try repo.configString("core.sshCommand")
             let have = [try repo.resolve(reference: Self.branch), try repo.resolve(reference: Self.trackingRef)].compactMap { $0 }
             let quarantine = try Quarantine.prepare(for: repo, have: have)
             defer { quarantine.discard() }

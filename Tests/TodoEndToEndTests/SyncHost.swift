@@ -96,16 +96,39 @@ final class GitHost {
             try FileManager.default.createDirectory(atPath: dot, withIntermediateDirectories: true)
             chmod(dot, 0o700)
             try writeBytes(dot + "/known_hosts", Array(try knownHostsLine().utf8))
+            try writeSSHConfig(in: sb)
             if transport == .ssh {
                 try installUserKey(in: sb)
-                return [:]
+                return sshEnvironment(sb)
             }
-            return ["SSH_AUTH_SOCK": agentSocket ?? ""]
+            return sshEnvironment(sb).merging(["SSH_AUTH_SOCK": agentSocket ?? ""]) { _, new in new }
         case .http:
             try writeBytes(sb.home + "/.gitconfig", Array("[credential]\n\thelper = store\n".utf8))
             try storeCredentials(in: sb, password: httpPassword)
             return [:]
         }
+    }
+
+    /// ssh reads `~/.ssh` of the account's home in the password database, never `$HOME`, so a
+    /// sandbox's own `~/.ssh/config` reaches it through `GIT_SSH_COMMAND`, as a person would
+    /// point git at another configuration.
+    func sshEnvironment(_ sb: Sandbox) -> [String: String] {
+        ["GIT_SSH_COMMAND": "ssh -F '\(sb.home)/.ssh/config'"]
+    }
+
+    /// The sandbox's `~/.ssh/config`: `hosts` (Host blocks, which come first and so win), then
+    /// what a home directory's defaults would be: its known_hosts and its id_ed25519.
+    func writeSSHConfig(in sb: Sandbox, hosts: String = "") throws {
+        let dot = sb.home + "/.ssh"
+        let text = hosts + """
+
+            Host *
+                UserKnownHostsFile \(dot)/known_hosts
+                GlobalKnownHostsFile /dev/null
+                IdentityFile \(dot)/id_ed25519
+
+            """
+        try writeBytes(dot + "/config", Array(text.utf8))
     }
 
     func installUserKey(in sb: Sandbox, from key: String? = nil) throws {

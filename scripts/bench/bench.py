@@ -127,6 +127,7 @@ def log(message):
 class Bench:
     def __init__(self, args):
         self.todo = args.todo
+        self.baseline = os.path.abspath(args.baseline_todo) if args.baseline_todo else None
         self.runs = args.runs
         self.root = tempfile.mkdtemp(prefix="todo-bench.")
         self.rng = random.Random(args.seed)
@@ -654,21 +655,24 @@ def sync_rows(bench, label, size, changed, todo, git, mismatches, target_each, b
         bench.row(f"`todo sync`, {label}, {what}: {names[k]}{note}", size, todo[k], git_cell, target)
 
 
-def sync_section(bench, sizes, ssh):
+def sync_section(bench, sizes, ssh, only_ssh=False):
     """Each scenario gets a household of its own, fresh from `todo import`, so that what one
     scenario leaves behind (history, loose objects) does not weigh on the next."""
     big = max(sizes)
     server = None
 
-    def scenario(label, size, changed, per_commit, transport="path", noop=False, **rows):
+    def scenario(label, size, changed, per_commit, transport="path", noop=False, baseline=False,
+                 control=False, **rows):
         started = time.time()
         log(f"sync: {label}, {size:,} tasks, {changed:,} changed tasks each")
+        # The "before" rows run the baseline binary for everything in their household.
+        measured, bench.todo = bench.todo, (bench.baseline if baseline else bench.todo)
         family = Family(bench, f"sync{len(bench.rows)}", size)
         try:
             if transport == "ssh":
                 family.use("ssh", urls=(server.url(family.remote), server.url(family.git_remote)),
-                           git_env=dict(bench.base_env, GIT_SSH_COMMAND=server.git_ssh_command()),
-                           todo_env=server.client_env())
+                           git_env=dict(bench.base_env, GIT_SSH_COMMAND=server.git_ssh_command(control)),
+                           todo_env=server.client_env(control))
             if noop:
                 before = measure_noop(bench, family)
             r = measure_family(bench, family, changed, per_commit)
@@ -680,15 +684,24 @@ def sync_section(bench, sizes, ssh):
                               "of history (git: `pull` + `push`)", size, todo, git)
         finally:
             family.remove()
+            bench.todo = measured
         log(f"  {time.time() - started:.0f} s")
 
     for label, args, rows in (
         ("path remote", (big, 50, 1), dict(noop=True, target_each="≤ 150")),
         ("ssh on loopback", (big, 50, 1), dict(transport="ssh", target_each="≤ 400")),
+        ("ssh on loopback, before: libssh2 (the baseline binary)", (big, 50, 1),
+         dict(transport="ssh", baseline=True, target_each="")),
+        ("ssh on loopback, ControlMaster auto + ControlPersist 60", (big, 50, 1),
+         dict(transport="ssh", control=True, target_each="≤ 400")),
         ("path remote", (big, 1000, 1000),
          dict(target_each="≤ 1,000", bob_target="≤ 1,000 (merge ≤ 1 s)")),
         ("path remote, merge", (2000, 1000, 1000), dict(target_each="", only_bob=True)),
     ):
+        if rows.get("baseline") and not bench.baseline:
+            continue
+        if only_ssh and rows.get("transport") != "ssh":
+            continue
         if rows.get("transport") == "ssh":
             if not ssh:
                 continue
@@ -725,7 +738,7 @@ class SshServer:
         sshd = "/usr/sbin/sshd"
         if not os.path.exists(sshd):
             raise Failed("no /usr/sbin/sshd (run scripts/servers/install.sh)")
-        self.dir = bench.path("ssh")
+        self.dir = tempfile.mkdtemp(prefix="ssh-", dir=bench.root)  # one per scenario
         self.home = os.path.join(self.dir, "home")  # HOME of the todo processes
         dotssh = os.path.join(self.home, ".ssh")
         os.makedirs(dotssh, mode=0o700)
@@ -780,19 +793,30 @@ SetEnv SHLVL=1
                 if time.time() > deadline:
                     raise Failed("sshd did not start listening within 10 s")
                 time.sleep(0.05)
+        # The client's configuration, for git and todo alike (ssh reads ~/.ssh of the account
+        # in the password database, not $HOME); the second one shares one connection.
+        self.client_config = os.path.join(self.dir, "ssh_config")
+        self.control_config = os.path.join(self.dir, "ssh_config_control")
+        common = (f"Host *\n    User {self.user}\n    IdentityFile {self.user_key}\n"
+                  f"    IdentitiesOnly yes\n    UserKnownHostsFile {self.known_hosts}\n"
+                  "    GlobalKnownHostsFile /dev/null\n    StrictHostKeyChecking yes\n    BatchMode yes\n")
+        with open(self.client_config, "w") as f:
+            f.write(common)
+        with open(self.control_config, "w") as f:
+            f.write(common + f"    ControlMaster auto\n    ControlPath {self.dir}/cm-%C\n"
+                    "    ControlPersist 60\n")
         # Check the whole path once with the ssh client.
-        run(self.git_ssh_command().split() + ["127.0.0.1", "true"])
+        run(self.git_ssh_command().split() + ["-p", str(self.port), "127.0.0.1", "true"])
 
     def url(self, path):
         return f"ssh://{self.user}@127.0.0.1:{self.port}{path}"
 
-    def client_env(self):
-        return {"HOME": self.home}
+    def client_env(self, control=False):
+        # HOME for a baseline binary that reads keys itself (libssh2); OpenSSH takes the command.
+        return {"HOME": self.home, "GIT_SSH_COMMAND": self.git_ssh_command(control)}
 
-    def git_ssh_command(self):
-        return (f"ssh -F /dev/null -p {self.port} -i {self.user_key} -o IdentitiesOnly=yes "
-                f"-o UserKnownHostsFile={self.known_hosts} -o StrictHostKeyChecking=yes "
-                f"-o BatchMode=yes -l {self.user}")
+    def git_ssh_command(self, control=False):
+        return f"ssh -F {self.control_config if control else self.client_config}"
 
     def stop(self):
         self.proc.terminate()
@@ -855,11 +879,13 @@ NOTES = [
     "Bob the git cell is pull + push (pull, push). \"Nothing to send or receive\" is "
     "measured on the fresh household and again after the scenario's runs.",
     "ssh: a loopback sshd started for the benchmark (own host and user keys, own config); "
-    "todo's HOME holds `.ssh/id_ed25519` and `known_hosts`; a sync that fetches and then "
-    "pushes opens two connections. The server's login shell skips `~/.bashrc` (it cost 140 ms a "
-    "connection on the machine this was written on). git's ssh client negotiates OpenSSH's "
-    "default key exchange (sntrup761x25519, about 90 ms more per connection there than the "
-    "curve25519 that libssh2 uses); that is what a user of plain git gets.",
+    "todo and git both run OpenSSH's client with the same configuration file "
+    "(`GIT_SSH_COMMAND=\"ssh -F FILE\"`: key, known_hosts, BatchMode); a sync that fetches and "
+    "then pushes opens two connections. The server's login shell skips `~/.bashrc` (it cost "
+    "140 ms a connection on the machine this was written on). \"before\" is the binary given "
+    "with --baseline-todo (`BENCH_BASELINE`), which spoke ssh through libssh2 with the keys in its "
+    "HOME; \"ControlMaster\" adds `ControlMaster auto`, `ControlPath`, `ControlPersist 60` to "
+    "the configuration, for git too, so that later connections reuse the first one.",
 ]
 
 
@@ -888,8 +914,11 @@ def main():
     parser.add_argument("--sizes", default="100,1000,10000", help="household sizes for the store section")
     parser.add_argument("--out", default="bench-results.md")
     parser.add_argument("--seed", default="todo-bench")
-    parser.add_argument("--only", choices=["store", "sync"], help="run one section")
+    parser.add_argument("--only", choices=["store", "sync", "ssh"],
+                        help="run one section (ssh: only the ssh sync scenarios)")
     parser.add_argument("--no-ssh", action="store_true", help="skip the ssh figures")
+    parser.add_argument("--baseline-todo", help="another todo binary (say, built from main) whose "
+                        "ssh sync figures are measured too, as the \"before\" rows")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = parser.parse_args()
     args.todo = os.path.abspath(args.todo)
@@ -904,8 +933,8 @@ def main():
         if args.only in (None, "store"):
             store_section(bench, sizes)
             log(f"todo-bench: {(time.time() - started) / 60:.1f} min so far")
-        if args.only in (None, "sync"):
-            sync_section(bench, sizes, ssh=not args.no_ssh)
+        if args.only in (None, "sync", "ssh"):
+            sync_section(bench, sizes, ssh=not args.no_ssh, only_ssh=args.only == "ssh")
         write_table(bench, args.out, time.time() - started)
     finally:
         if args.keep:

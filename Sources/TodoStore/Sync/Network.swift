@@ -13,6 +13,8 @@ final class Network {
     let options: SyncOptions
     let deadline: Double
     let credentials: CredentialSource
+    /// The household's `core.sshCommand` (fetches run in a scratch repository without it).
+    var sshCommand: String?
     /// Set by the watchdog's thread when the deadline passes; read by libgit2's callbacks.
     static let timedOut = Atomic<Bool>(false)
 
@@ -41,6 +43,8 @@ final class Network {
                 credentials.next(url: url, userFromURL: user, allowed: allowed)
             }
             callbacks.shouldCancel = { Network.timedOut.load(ordering: .acquiring) || monotonicSeconds() > self.deadline }
+            callbacks.allowPrompts = options.interactive
+            callbacks.sshCommand = sshCommand
             if let progress = options.progress {
                 callbacks.transferProgress = { p in
                     guard p.totalObjects > 0 else { return }
@@ -62,7 +66,9 @@ final class Network {
                 // Someone pushed first: the caller fetches and merges, which no retry can replace.
                 if e.isNonFastForward { throw e }
                 let shape = FailureShape.of(e, timedOut: watchdog.fired || monotonicSeconds() > deadline)
-                let error = classify(shape, e, what: what, refusedHost: callbacks.certificateRefused)
+                let error =
+                    callbacks.sshExit.flatMap { sshError($0, e, what: what) }
+                    ?? classify(shape, e, what: what, refusedHost: callbacks.certificateRefused)
                 if shape == .auth { credentials.report(success: false) }
                 let remaining = deadline - monotonicSeconds()
                 guard error.kind == .transient, shape != .timeout, attempt < options.attempts, remaining > delay else {
@@ -92,15 +98,17 @@ final class Network {
         case .busy:
             return SyncError(.remoteBusy, "The household remote is busy (\(e.message)).", detail: detail, cause: cause)
         case .auth:
+            // https: ssh's refusals are explained in SSHFailure.swift.
             return SyncError(
                 .credentialsRefused,
-                "The household remote \(shown) did not accept your credentials.\nFor ssh, load your key into ssh-agent or put it in ~/.ssh/id_ed25519 or ~/.ssh/id_rsa; for https, store the password with a git credential helper.",
+                "The household remote \(shown) did not accept your credentials.\nStore the password with a git credential helper.",
                 detail: detail, cause: cause)
         case .hostKey:
-            let host = refusedHost ?? "the server"
+            // Only a transport of libgit2's that checks host keys itself gets here: ssh runs
+            // OpenSSH, whose refusals SSHFailure.swift explains.
             return SyncError(
                 .unknownHostKey,
-                "The ssh host key of \(host) is not in ~/.ssh/known_hosts, so the remote cannot be trusted yet.\nIf it is yours, trust it with: ssh-keyscan \(Self.keyscanArgs(url)) >> ~/.ssh/known_hosts",
+                "The ssh host key of \(refusedHost ?? "the server") could not be verified, so the remote cannot be trusted yet.\nConnect once at a terminal with `ssh HOST` and compare the fingerprint it shows with the server's own.",
                 detail: detail, cause: cause)
         case .certificate:
             return SyncError(
@@ -126,16 +134,5 @@ final class Network {
         case .other:
             return SyncError(.unreachable, "The sync with \(shown) failed (\(e.message)).", detail: detail, cause: cause)
         }
-    }
-
-    /// `-p PORT HOST` for the ssh-keyscan hint.
-    static func keyscanArgs(_ url: String) -> String {
-        var rest = Substring(url)
-        if rest.hasPrefix("ssh://") { rest = rest.dropFirst(6) }
-        if let at = rest.firstIndex(of: "@") { rest = rest[rest.index(after: at)...] }
-        let hostPort = rest.prefix { $0 != "/" && $0 != ":" || ($0 == ":" && url.hasPrefix("ssh://")) }
-        let host = hostPort.split(separator: ":").first.map(String.init) ?? "HOST"
-        let port = url.hasPrefix("ssh://") ? hostPort.split(separator: ":").dropFirst().first.map(String.init) : nil
-        return port.map { "-p \($0) \(host)" } ?? host
     }
 }

@@ -128,6 +128,7 @@ extension Household {
         // household.
         let network = Network(
             url: url, options: options, deadline: monotonicSeconds() + options.timeout, syncedBefore: previous != nil && syncState().lastRemote == redactedURL(url))
+        network.sshCommand = try repo.configString("core.sshCommand")
         var report = SyncReport()
         report.remote = redactedURL(url)
         for round in 1...options.maxRounds {
