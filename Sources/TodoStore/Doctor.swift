@@ -151,7 +151,7 @@ extension Household {
         if let current {
             if let program = MergeDriverConfig.program(of: current, searchPath: options.searchPath), access(program, X_OK) == 0 {
                 if MergeDriverConfig.canonical(program) != MergeDriverConfig.canonical(options.executable) {
-                    let theirs = runProgram([program, "--version"], input: "")?.split(separator: "\n").first.map(String.init)
+                    let theirs = runProgram([program, "--version"], input: "", deadline: monotonicSeconds() + 10)?.split(separator: "\n").first.map(String.init)
                     if theirs != options.version {
                         problem = "the merge driver runs \(program), which is todo \(theirs ?? "of an unknown version"), not \(options.version)"
                     }
