@@ -1,6 +1,9 @@
 // swift-tools-version:6.2
 import PackageDescription
 
+/// swift-system: `Errno`, and `FileDescriptor` for whole-file reads and writes.
+let systemPackage = Target.Dependency.product(name: "SystemPackage", package: "swift-system")
+
 let package = Package(
     name: "todo",
     // Linux (the platform CI builds and tests on) and macOS 15, the first with the standard
@@ -29,23 +32,15 @@ let package = Package(
         .target(name: "GitKit", dependencies: ["CLibgit2", "CInterposers"]),
         // Pure Swift: task model, clock, canonical encoding, dates, merge. Never prints or exits.
         .target(name: "TodoCore"),
-        // A household repository: reads and writes tasks through GitKit.
+        // A household: every transaction and query, sync, credentials; reads and writes through GitKit.
         .target(
             name: "TodoStore",
-            dependencies: [
-                "GitKit", "TodoCore",
-                .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "Subprocess", package: "swift-subprocess"),
-            ]
+            dependencies: ["GitKit", "TodoCore", systemPackage, .product(name: "Subprocess", package: "swift-subprocess")]
         ),
-        // The commands: parsing, output, exit codes.
+        // The commands: parsing, output, messages and exit codes.
         .target(
             name: "TodoCLI",
-            dependencies: [
-                "TodoStore", "TodoCore",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "SystemPackage", package: "swift-system"),
-            ]
+            dependencies: ["TodoStore", "TodoCore", systemPackage, .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The executable exports the interposers, so that libgit2's calls bind to them.
         .executableTarget(

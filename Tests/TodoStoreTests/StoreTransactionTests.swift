@@ -158,6 +158,11 @@ struct StoreTransactionTests {
             return Household.Update(tasks: [task], message: "log two conflicts", value: ())
         }
 
+        let log = try f.household.conflictLog(of: a.short, since: nil, withShortIDs: true)
+        #expect(Set(log.entries.map(\.entry.id)) == [entry.id, gone.id])
+        #expect(log.shortIDs == [a.task.id: a.short])
+        #expect(f.household.conflictsSeen() == log.entries.first?.time)
+
         let outcome = try f.household.restoreConflict(String(entry.id.prefix(8)))
         let restored = try #require(outcome.tasks.first)
         #expect(restored.fields == ["title"] && restored.task.title == "Lost title")

@@ -32,19 +32,9 @@ struct ConflictsListCommand: ParsableCommand {
 
     func run() throws {
         let h = try household.open()
-        let snap = try h.snapshot()
-        var entries = try snap.conflicts()
-        if let id {
-            let taskID = try snap.resolve(id)
-            entries = entries.filter { $0.task.id == taskID }
-        }
-        if let since {
-            let day = try Input.due(since, today: Env.today(h.clock)).date
-            let offset = Int64(h.clock.offsetMinutes(h.clock.nowMillis())) * 60_000
-            let from = Int64(day.daysSinceEpoch) * 86_400_000 - offset
-            entries = entries.filter { $0.time >= from }
-        }
-        h.markConflictsSeen(upTo: entries.first?.time ?? 0)
+        let day = try since.map { try Input.due($0, today: Env.today(h.clock)).date }
+        let log = try h.conflictLog(of: id, since: day, withShortIDs: !stats && !output.json)
+        let entries = log.entries
         if stats { return printStats(entries, clock: h.clock) }
         var out = Output()
         if output.json {
@@ -66,7 +56,7 @@ struct ConflictsListCommand: ParsableCommand {
             out.flush()
             return
         }
-        let shorts = try snap.shortIDs(Array(Set(entries.map(\.task.id))))
+        let shorts = log.shortIDs
         for c in entries {
             let short = shorts[c.task.id] ?? String(c.task.id.hex.prefix(4))
             out.line(

@@ -19,3 +19,31 @@ extension Household {
         return HouseholdLog(entries: entries, task: id, shortIDs: shorts)
     }
 }
+
+/// What `todo conflicts` shows: entries newest first, and the short ids of their tasks.
+public struct ConflictLogView: Sendable {
+    public let entries: [LoggedConflict]
+    /// The short ids of the entries' tasks (empty unless asked for).
+    public let shortIDs: [TaskID: String]
+}
+
+extension Household {
+    /// The conflict log, newest first: all of it, or the entries of the task whose id starts
+    /// with `prefix`, from the household-local day `since` on. Marks what it returns as seen.
+    public func conflictLog(of prefix: String?, since: CivilDate?, withShortIDs: Bool) throws(StoreError) -> ConflictLogView {
+        let snap = try snapshot()
+        var entries = try snap.conflicts()
+        if let prefix {
+            let id = try snap.resolve(prefix)
+            entries = entries.filter { $0.task.id == id }
+        }
+        if let since {
+            let offset = Int64(clock.offsetMinutes(clock.nowMillis())) * 60_000
+            let from = Int64(since.daysSinceEpoch) * 86_400_000 - offset
+            entries = entries.filter { $0.time >= from }
+        }
+        markConflictsSeen(upTo: entries.first?.time ?? 0)
+        let shorts = withShortIDs && !entries.isEmpty ? try snap.shortIDs(Array(Set(entries.map(\.task.id)))) : [:]
+        return ConflictLogView(entries: entries, shortIDs: shorts)
+    }
+}
