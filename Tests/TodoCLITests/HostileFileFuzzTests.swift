@@ -88,7 +88,10 @@ import TodoCore
         // The merge, both ways round: the same outcome, and a file that reads.
         let one = TaskMerge.merge(base: base, ours: ours, theirs: theirs, path: path)
         let other = TaskMerge.merge(base: base, ours: theirs, theirs: ours, path: path)
-        if one.bytes != other.bytes { return "the merge depends on the order of its sides" }
+        if one.bytes != other.bytes {
+            let shown = [one, other].map { $0.bytes.map { String(decoding: $0.prefix(4000), as: UTF8.self) } ?? "\($0)" }
+            return "the merge depends on the order of its sides:\n\(shown[0])\nagainst\n\(shown[1])"
+        }
         if let merged = one.bytes {
             // The merged file has the id of the side it kept (one side may be another task).
             let task: Task
