@@ -392,6 +392,15 @@ public struct JSONWriter {
 }
 
 extension JSONValue {
+    /// How many containers deep the value goes: 0 for a scalar, 1 for `[]` or `{"a": 1}`.
+    var nesting: Int {
+        switch self {
+        case .array(let items): return 1 + (items.map(\.nesting).max() ?? 0)
+        case .object(let members): return 1 + (members.map(\.1.nesting).max() ?? 0)
+        default: return 0
+        }
+    }
+
     var isContainer: Bool {
         switch self {
         case .array, .object: return true

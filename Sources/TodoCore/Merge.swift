@@ -8,6 +8,11 @@ public enum TaskMerge {
     /// `TaskCodec.maxFileSize`, so that the merged file, which carries the entry, stays readable.
     public static let maxStoredInvalidBytes = 64 * 1024
 
+    /// The deepest value a conflict entry can hold: entries sit four levels down in the file
+    /// (the file's object, `conflicts`, the entry, `kept` or `lost`), and a file nests at most
+    /// `JSONParser.maxDepth` levels.
+    public static let maxEntryValueDepth = JSONParser.maxDepth - 4
+
     /// How far ahead of the caller's clock a stamp may be before `futureStamps` reports it.
     public static let futureTolerance: Int64 = 86_400_000
 
@@ -74,6 +79,10 @@ public enum TaskMerge {
     static func finish(
         _ merged: Task, inputs: [Task], found: [ConflictEntry], warnings: [MergeWarning], path: String
     ) -> MergeOutcome {
+        // A value that reads at the top of a task file can be too deep for an entry.
+        for entry in found where entry.kept.value.nesting > maxEntryValueDepth || entry.lost.value.nesting > maxEntryValueDepth {
+            return .failed(MergeFailure(path: path, reason: .tooDeep(field: entry.field)))
+        }
         var task = merged
         let known = inputs.reduce(into: Set<String>()) { $0.formUnion(ConflictLog.ids($1.conflicts)) }
         var seen = Set<String>()

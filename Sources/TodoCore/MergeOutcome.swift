@@ -63,6 +63,9 @@ public struct MergeFailure: Error, Equatable, Sendable, CustomStringConvertible 
         case differentTasks(ours: TaskID, theirs: TaskID)
         /// The merged file, with its conflict log, would exceed `TaskCodec.maxFileSize`.
         case tooLarge(size: Int)
+        /// A value that a conflict entry for `field` would record is nested so deeply that the
+        /// merged file, where entries sit four levels down, would exceed `JSONParser.maxDepth`.
+        case tooDeep(field: String)
     }
 
     public let path: String
@@ -81,6 +84,8 @@ public struct MergeFailure: Error, Equatable, Sendable, CustomStringConvertible 
             "Cannot merge \(path): the two sides are different tasks (\(ours) and \(theirs))."
         case .tooLarge(let size):
             "Cannot merge \(path): the merged file would be \(size) bytes, over the \(TaskCodec.maxFileSize)-byte limit."
+        case .tooDeep(let field):
+            "Cannot merge \(path): a value of \"\(field)\" is nested too deeply to be kept in the conflict log (over \(TaskMerge.maxEntryValueDepth) levels)."
         }
     }
 }

@@ -15,12 +15,15 @@ import TodoCore
 /// `log` render. Nothing may trap; what reads must write back readable; the merge must not
 /// depend on the order of its sides. The seed is printed first (a trap ends the process);
 /// `TODO_PROPERTY_SEED` replays a run, and `TODO_FUZZ_CASE=N` only its case N.
-@Suite(.timeLimit(.minutes(5))) struct HostileFileFuzzTests {
+@Suite(.timeLimit(.minutes(10))) struct HostileFileFuzzTests {
     static let cases = 20_000
     static let shards = 4
     static let id = "3f2a9c0e5b7d41f8a6c2e9b04d1f7a35"
     static let otherID = "91bc0e5b7d41f8a6c2e9b04d1f7a353f"
     static let path = "tasks/3f/\(id).json"
+    /// How many of a file's values are hostile, in percent: with some twenty values a file, from
+    /// mostly readable files to hardly any.
+    static let hostility = [1, 2, 4, 8, 30]
 
     static let seed = propertySeed
 
@@ -38,14 +41,16 @@ import TodoCore
         print("hostile task files: TODO_PROPERTY_SEED=\(Self.seed), shard \(shard)")
         var failures = 0
         var shown: [Task] = []
+        var counts = Counts()
         let only = getenv("TODO_FUZZ_CASE").flatMap { Int(String(cString: $0)) }
         for i in stride(from: shard, to: Self.cases, by: Self.shards) where only == nil || only == i {
             var rng = SplitMix64(seed: Self.seed &+ UInt64(i) &* 0x9E37_79B9_7F4A_7C15)
             var files = HostileTaskFiles(rng: SplitMix64(seed: rng.next()))
-            let ours = files.file(id: Self.id)
-            let theirs = files.file(id: rng.chance(95) ? Self.id : Self.otherID)
+            // From a stray hostile value to mostly hostile: files that read must be common too.
+            let ours = files.file(id: Self.id, percent: rng.pick(Self.hostility))
+            let theirs = files.file(id: rng.chance(95) ? Self.id : Self.otherID, percent: rng.pick(Self.hostility))
             let base: [UInt8]? = rng.pick([nil, files.validFile(id: Self.id), files.file(id: Self.id, percent: 10)])
-            let problem = Self.violation(base: base, ours: ours, theirs: theirs, rng: &rng, shown: &shown)
+            let problem = Self.violation(base: base, ours: ours, theirs: theirs, rng: &rng, shown: &shown, counts: &counts)
             if shown.count >= 40 {
                 Self.renderList(shown, rng: &rng)
                 shown.removeAll(keepingCapacity: true)
@@ -56,27 +61,46 @@ import TodoCore
             failures += 1
             if failures == 3 { return }
         }
+        // Not a vacuous run: enough files read, and enough merges of two readable sides, to reach
+        // the field merge, the edit and the rendering with what they hold.
+        let perShard = Self.cases / Self.shards
+        #expect(counts.readable >= perShard / 2, "TODO_PROPERTY_SEED=\(Self.seed): only \(counts.readable) readable files")
+        #expect(counts.bothReadable >= perShard / 10, "TODO_PROPERTY_SEED=\(Self.seed): only \(counts.bothReadable) merges of two readable sides")
+        print("hostile task files, shard \(shard): \(counts.readable) readable files, \(counts.bothReadable) merges of two readable sides")
+    }
+
+    struct Counts {
+        var readable = 0
+        var bothReadable = 0
     }
 
     /// One case through decode, merge, edit and rendering; what went wrong, if anything.
-    static func violation(base: [UInt8]?, ours: [UInt8], theirs: [UInt8], rng: inout SplitMix64, shown: inout [Task]) -> String? {
+    static func violation(
+        base: [UInt8]?, ours: [UInt8], theirs: [UInt8], rng: inout SplitMix64, shown: inout [Task], counts: inout Counts
+    ) -> String? {
         var decoded: [Task] = []
         for bytes in [ours, theirs] {
             // What reads is written back by the edit below.
             if let task = try? TaskCodec.decode(bytes, expectedID: TaskID(id)) { decoded.append(task) }
         }
+        counts.readable += decoded.count
+        if decoded.count == 2 { counts.bothReadable += 1 }
         // The merge, both ways round: the same outcome, and a file that reads.
         let one = TaskMerge.merge(base: base, ours: ours, theirs: theirs, path: path)
         let other = TaskMerge.merge(base: base, ours: theirs, theirs: ours, path: path)
-        if one.bytes != other.bytes { return "the merge depends on the order of its sides" }
+        if one.bytes != other.bytes {
+            let shown = [one, other].map { $0.bytes.map { String(decoding: $0.prefix(4000), as: UTF8.self) } ?? "\($0)" }
+            return "the merge depends on the order of its sides:\n\(shown[0])\nagainst\n\(shown[1])"
+        }
         if let merged = one.bytes {
             // The merged file has the id of the side it kept (one side may be another task).
-            guard let task = try? TaskCodec.decode(merged) else { return "the merged file cannot be read" }
+            let task: Task
+            do { task = try TaskCodec.decode(merged) } catch { return "the merged file cannot be read (\(error))" }
             decoded.append(task)
             for now in times { _ = TaskMerge.futureStamps(in: task, now: now) }
         }
-        // An edit of whatever reads, with the clock anywhere.
-        for var task in decoded {
+        // An edit of one of the tasks that read (each is edited in some case), the clock anywhere.
+        if var task = decoded.randomElement(using: &rng) {
             let stamp = FieldStamp(Stamp.next(now: rng.pick(times), after: task.maxStamp, replica: "a1b2"), by: "Ann")
             do {
                 try task.write(rng.pick(["title", "notes", "status", "due", "zone"]), rng.pick([.string("open"), .string("2026-11-23"), .null]), stamp: stamp)
@@ -144,6 +168,9 @@ import TodoCore
         }
     }
 
+    /// Parsed once: parsing is costly in a debug build.
+    static let logCommand = try? LogCommand.parse([])
+
     /// `todo log` for a commit that took `before` to `after`, at any commit time and zone.
     static func renderLog(before: Task, after: Task, rng: inout SplitMix64) {
         let fields = changedFields(before, after)
@@ -152,7 +179,7 @@ import TodoCore
         let entry = HistoryEntry(
             commit: String(repeating: "ab", count: 20), authorName: "Ann", authorEmail: "ann@example.org", time: seconds,
             offsetMinutes: rng.pick(offsets), message: "edit: x", isMerge: false, changes: [change])
-        guard let log = try? LogCommand.parse([]) else { return }
+        guard let log = logCommand else { return }
         _ = log.localTime(entry)
         _ = JSONWriter.compact(log.json(entry))
         for f in fields { _ = log.show(before.value(of: f)) + log.show(after.value(of: f)) }

@@ -99,4 +99,29 @@ import Testing
         #expect(offset == record.count)
         #expect(read.tags.count == Int(UInt16.max))
     }
+
+    /// An unknown field may nest as deep as a file allows; a conflict over it would nest four
+    /// levels deeper in the merged file. The merge refuses rather than write a file nobody reads.
+    @Test(arguments: [60, 61, 63])
+    func aConflictOverADeeplyNestedValueNeverMakesAnUnreadableFile(depth: Int) throws {
+        let id = try #require(TaskID("3f2a9c0e5b7d41f8a6c2e9b04d1f7a35"))
+        func side(_ leaf: String, _ wall: Int64, _ replica: String) throws -> [UInt8] {
+            var t = Task(id: id, title: "Deep", createdAt: "", createdBy: "")
+            let nested = String(repeating: "[", count: depth) + leaf + String(repeating: "]", count: depth)
+            try t.write("zone", try JSONParser.parse(nested), stamp: FieldStamp(Stamp(wall: wall, counter: 0, replica: replica), by: ""))
+            return TaskCodec.encode(t)
+        }
+        let a = try side("1", Stamp.minWall, "a1")
+        let b = try side("2", Stamp.minWall + 1, "b2")
+        for (x, y) in [(a, b), (b, a)] {
+            switch TaskMerge.merge(base: nil, ours: x, theirs: y, path: id.path) {
+            case .merged(let bytes, _, _):
+                #expect(depth <= TaskMerge.maxEntryValueDepth)
+                #expect((try? TaskCodec.decode(bytes)) != nil, "the merged file cannot be read")
+            case .failed(let failure):
+                #expect(depth > TaskMerge.maxEntryValueDepth)
+                #expect(failure.reason == .tooDeep(field: "zone"))
+            }
+        }
+    }
 }
