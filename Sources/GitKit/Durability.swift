@@ -59,15 +59,7 @@ extension Repository {
         let git = gitDirectory
         let refPath = git + name
         let lockPath = refPath + ".lock"
-        let fd = Glibc.open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        if fd < 0 {
-            if errno == EEXIST {
-                throw GitError(
-                    code: GIT_ELOCKED.rawValue, errorClass: Int32(GIT_ERROR_REFERENCE.rawValue),
-                    message: "\(name) is locked by another writer (\(lockPath) exists)", function: "moveBranch")
-            }
-            throw GitError.system(errno: errno, call: "open \(lockPath)")
-        }
+        let fd = try createLockFile(lockPath, errorClass: GIT_ERROR_REFERENCE, what: name)
         var renamed = false
         defer { if !renamed { unlink(lockPath) } }
         do {
@@ -92,6 +84,19 @@ extension Repository {
         if rename(lockPath, refPath) != 0 { throw GitError.system(errno: errno, call: "rename \(lockPath)") }
         renamed = true
         try Durability.sync(String(refPath[..<(refPath.lastIndex(of: "/") ?? refPath.endIndex)]))
+    }
+
+    /// Creates `lock` exclusively, as git and libgit2 lock a file they are about to replace:
+    /// its descriptor, or a GitError with `isLocked` when another writer holds it.
+    func createLockFile(_ lock: String, errorClass: git_error_t, what: String) throws -> Int32 {
+        let fd = Glibc.open(lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if fd >= 0 { return fd }
+        if errno == EEXIST {
+            throw GitError(
+                code: GIT_ELOCKED.rawValue, errorClass: Int32(errorClass.rawValue),
+                message: "\(what) is locked by another writer (\(lock) exists)", function: "open")
+        }
+        throw GitError.system(errno: errno, call: "open \(lock)")
     }
 
     /// One reflog entry as git writes it: old and new ids, the committer, the time, a tab and

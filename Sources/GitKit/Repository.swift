@@ -8,6 +8,8 @@ import CLibgit2
 /// An open git repository. Owns its libgit2 handle and frees it when released.
 public final class Repository {
     let handle: OpaquePointer
+    /// The index as `IndexFile` last read or wrote it (see `loadIndexFile`).
+    var indexFile: IndexFile?
 
     private init(handle: OpaquePointer) { self.handle = handle }
 

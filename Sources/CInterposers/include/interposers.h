@@ -17,4 +17,7 @@ int todo_syncfs(int fd);
 /// it cannot be read, is larger than `limit`, or is not one whole zlib stream.
 unsigned char *todo_inflate_file(const char *path, size_t limit, size_t *size_out);
 
+/// SHA-1 of `length` bytes into `out` through libcrypto if loaded: 0, else -1 (nothing done).
+int todo_fast_sha1(const void *data, size_t length, unsigned char out[20]);
+
 #endif
