@@ -53,6 +53,13 @@ enum Terminal {
 
     /// Columns a string takes on a terminal (wide East Asian characters count two).
     static func width(_ s: String) -> Int {
+        // Most text is ASCII: one column a byte, without decoding scalars.
+        var ascii = true
+        for b in s.utf8 where b >= 0x80 {
+            ascii = false
+            break
+        }
+        if ascii { return s.utf8.count }
         var w = 0
         for u in s.unicodeScalars {
             let v = u.value
