@@ -6,7 +6,8 @@
 #                for figures worth quoting)
 #   BENCH_OUT    where the table is written (default ./bench-results.md); it is also printed
 #   BENCH_SIZES  household sizes for the everyday commands (default 100,1000,10000)
-# Further arguments go to scripts/bench/bench.py (--only store|sync, --no-ssh, --keep).
+# Further arguments go to scripts/bench/bench.py (--only store,flat,slow,sync to run some of
+# the sections, --no-ssh, --keep).
 # Needs python3, git, and for the ssh figures sshd and ssh-keygen (scripts/servers/install.sh).
 set -euo pipefail
 
