@@ -43,14 +43,20 @@ struct IndexFile {
         var st = stat()
         guard fstat(fd, &st) == 0, st.st_size >= 32, st.st_size < 1 << 30 else { return nil }
         let size = Int(st.st_size)
-        var bytes = [UInt8](repeating: 0, count: size)
-        var got = 0
-        while got < size {
-            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, size - got) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return nil }
-            got += n
+        var complete = true
+        // Not zero-filled first: every byte is read over.
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            var got = 0
+            while got < size {
+                let n = read(fd, buffer.baseAddress! + got, size - got)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                got += n
+            }
+            complete = got == size
+            count = complete ? size : 0
         }
+        if !complete { return nil }
         let stamp = Stamp(
             seconds: Int(st.st_mtim.tv_sec), nanoseconds: Int(st.st_mtim.tv_nsec), size: size, inode: UInt64(st.st_ino))
         return IndexFile(bytes: bytes, stamp: stamp)
@@ -191,7 +197,8 @@ struct IndexFile {
         out += bytes[entryStart(copiedUpTo)..<entriesEnd]
         out.replaceSubrange(8..<12, with: Self.bigEndian(UInt32(count)))
         guard let digest = Self.sha1(out, 0..<out.count) else { return nil }
-        return out + digest
+        out.append(contentsOf: digest)
+        return out
     }
 
     private func entryStart(_ entry: Int) -> Int { entry < starts.count ? starts[entry] : entriesEnd }
