@@ -27,7 +27,9 @@ let package = Package(
         ),
         // Calls of libgit2 that the executable takes over: the CA bundle's parse at start-up,
         // put off until a transfer needs it; connect, to turn Nagle's algorithm off.
-        .target(name: "CInterposers"),
+        // Also two helpers GitKit needs from the C library and zlib (syncfs, reading a loose
+        // object back).
+        .target(name: "CInterposers", linkerSettings: [.linkedLibrary("z")]),
         // The one Swift module that talks to libgit2.
         .target(name: "GitKit", dependencies: ["CLibgit2", "CInterposers"]),
         // Pure Swift: task model, clock, canonical encoding, dates, merge. Never prints or exits.

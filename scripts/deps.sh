@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs what building `todo` needs on Debian or Ubuntu: libgit2-dev (found through pkg-config),
-# pkg-config itself and git; with --bench also what `make bench` uses beyond that (python3 and
-# GNU time).
+# pkg-config itself and git; with --bench also what `make bench` uses beyond that (python3, GNU
+# time, Taskwarrior to compare with, and a C compiler for the slow-disk rows' preload library).
 # Swift itself is not an apt package: when `swift` is missing this says where to get it and fails.
 #
 # As root it installs the missing packages with apt-get; as anyone else it prints the exact
@@ -36,6 +36,8 @@ command -v git >/dev/null 2>&1 || add git
 if [ "$bench" = yes ]; then
     command -v python3 >/dev/null 2>&1 || add python3
     [ -x /usr/bin/time ] || add time # GNU time: peak memory of a command
+    command -v task >/dev/null 2>&1 || add taskwarrior # the peer beside git
+    command -v cc >/dev/null 2>&1 || add gcc # builds scripts/bench/syncprobe.c
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

@@ -22,7 +22,19 @@ public final class BulkWriter {
     /// Stores in `target` (a handle on the same repository without the memory) the objects
     /// that `tips` need and `haves` do not give, then clears memory.
     public func flush(into target: Repository, reaching tips: [ObjectID], from haves: [ObjectID]) throws {
-        try repository.copy(try repository.objectsMissing(reaching: tips, from: haves), to: target)
+        try store(try objects(reaching: tips, from: haves, missingFrom: target), into: target)
+    }
+
+    /// The objects that `tips` need and neither `haves` give nor `target` holds: what `store`
+    /// will write, known before anything is written.
+    public func objects(reaching tips: [ObjectID], from haves: [ObjectID], missingFrom target: Repository) throws -> [ObjectID] {
+        try repository.objectsMissing(reaching: tips, from: haves).filter { try !target.contains($0) }
+    }
+
+    /// Writes `objects` (from memory) into `target`, then clears memory: loose with `loose`,
+    /// else loose up to `Repository.looseLimit` and one pack above.
+    public func store(_ objects: [ObjectID], into target: Repository, loose: Bool = false) throws {
+        try repository.copy(objects, to: target, looseLimit: loose ? Int.max : Repository.looseLimit)
         try check(git_mempack_reset(backend), call: "git_mempack_reset")
     }
 }

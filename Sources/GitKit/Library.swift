@@ -6,6 +6,7 @@ public enum GitLibrary {
     nonisolated(unsafe) private static var started = false
     nonisolated(unsafe) private static var certificatesLoaded = false
     nonisolated(unsafe) private static var certificateFile: String?
+    nonisolated(unsafe) private static var fsyncing = false
 
     /// Initialises libgit2 and turns on fsync of the git directory, so that an acknowledged
     /// commit survives power loss. The system's CA bundle, which libgit2 would parse here, is
@@ -16,7 +17,22 @@ public enum GitLibrary {
         todo_defer_certificates(1)
         git_libgit2_init()
         todo_defer_certificates(0)
+        fsyncing = fsync
         _ = todo_git_enable_fsync(fsync ? 1 : 0)
+    }
+
+    /// Whether libgit2 fsyncs what it writes to the git directory.
+    public static var fsyncs: Bool { fsyncing }
+
+    /// Runs `body` with libgit2's fsync of loose objects turned off: for a caller that orders
+    /// and makes durable its writes itself (see `Repository.moveBranch`). libgit2 reads the
+    /// setting at each loose object it writes; a ref database reads it once, when a repository
+    /// handle first touches references, so refs written through an existing handle still fsync.
+    public static func withoutFsync<T>(_ body: () throws -> T) rethrows -> T {
+        if !fsyncing { return try body() }
+        _ = todo_git_enable_fsync(0)
+        defer { _ = todo_git_enable_fsync(1) }
+        return try body()
     }
 
     /// Trust the CA certificates in `file` instead of the system's bundle (git's

@@ -8,6 +8,8 @@ import CLibgit2
 /// An open git repository. Owns its libgit2 handle and frees it when released.
 public final class Repository {
     let handle: OpaquePointer
+    /// The index as `IndexFile` last read or wrote it (see `loadIndexFile`).
+    var indexFile: IndexFile?
 
     private init(handle: OpaquePointer) { self.handle = handle }
 
@@ -23,8 +25,24 @@ public final class Repository {
         return Repository(handle: repo)
     }
 
-    /// Creates a repository at `path` whose unborn HEAD points at `refs/heads/<branch>`.
-    public static func create(path: String, bare: Bool = false, initialBranch: String = "main") throws -> Repository {
+    /// Creates a repository at `path` whose unborn HEAD points at `refs/heads/<branch>`. Without
+    /// `durableReferences`, its references are written without fsync (a scratch repository that
+    /// is thrown away after a crash; objects are still made durable as the library does).
+    public static func create(
+        path: String, bare: Bool = false, initialBranch: String = "main", durableReferences: Bool = true
+    ) throws -> Repository {
+        if durableReferences { return try create(path: path, bare: bare, initialBranch: initialBranch) }
+        return try GitLibrary.withoutFsync {
+            let repo = try create(path: path, bare: bare, initialBranch: initialBranch)
+            // libgit2 reads the fsync setting once, when the handle first opens its references.
+            var refdb: OpaquePointer?
+            try check(git_repository_refdb(&refdb, repo.handle), call: "git_repository_refdb")
+            git_refdb_free(refdb)
+            return repo
+        }
+    }
+
+    private static func create(path: String, bare: Bool, initialBranch: String) throws -> Repository {
         var opts = git_repository_init_options()
         try check(
             git_repository_init_options_init(&opts, UInt32(GIT_REPOSITORY_INIT_OPTIONS_VERSION)),

@@ -109,12 +109,12 @@ extension Repository {
     /// order `objectsMissing` gives (each commit before the trees and blobs it adds, and before
     /// its parent); loose objects are written in reverse, so that a commit or tree is never on
     /// disk before what it refers to, even if this process is killed halfway.
-    public func copy(_ objects: [ObjectID], to destination: Repository) throws {
+    public func copy(_ objects: [ObjectID], to destination: Repository, looseLimit: Int = Repository.looseLimit) throws {
         try withODB { source in
             try destination.withODB { target in
                 let objects = objects.filter { !Self.exists($0, in: target) }
                 if objects.isEmpty { return }
-                if objects.count <= Self.looseLimit {
+                if objects.count <= looseLimit {
                     for id in objects.reversed() {
                         try Self.read(id, from: source) { type, content in
                             var written = git_oid()

@@ -40,11 +40,25 @@ extension Repository {
     /// and, when a file is there, one read and hash: no scan of the rest of the work tree.
     public func pathsDiffering(from tree: ObjectID?, paths: [String]) throws -> [String] {
         guard !paths.isEmpty, let workDirectory else { return [] }
+        if let file = loadIndexFile() {
+            return try pathsDiffering(from: tree, paths: paths, workDirectory: workDirectory) { file.lookup($0) }
+        }
         var index: OpaquePointer?
         try check(git_repository_index(&index, handle), call: "git_repository_index")
         defer { git_index_free(index) }
         // The repository keeps its index in memory: read it again if another process changed it.
         try check(git_index_read(index, 0), call: "git_index_read")
+        return try pathsDiffering(from: tree, paths: paths, workDirectory: workDirectory) { path in
+            for stage in 1...3 where git_index_get_bypath(index, path, Int32(stage)) != nil { return .conflicted }
+            guard let staged = git_index_get_bypath(index, path, 0) else { return .absent }
+            return .file(id: withUnsafeBytes(of: staged.pointee.id.id) { Array($0) }, mode: staged.pointee.mode)
+        }
+    }
+
+    /// `pathsDiffering` with `lookup` telling what the index holds at a path.
+    private func pathsDiffering(
+        from tree: ObjectID?, paths: [String], workDirectory: String, index lookup: (String) -> IndexFile.Lookup
+    ) throws -> [String] {
         var root: OpaquePointer?
         if var oid = tree?.raw { try check(git_tree_lookup(&root, handle, &oid), call: "git_tree_lookup") }
         defer { git_tree_free(root) }
@@ -63,22 +77,32 @@ extension Repository {
                 }
             }
             // The index: stage 0 must match exactly, and no conflict stages may exist.
-            var indexMatches: Bool
-            if let staged = git_index_get_bypath(index, path, 0) {
-                var id = staged.pointee.id
+            let indexMatches: Bool
+            switch lookup(path) {
+            case .absent: indexMatches = expected == nil
+            case .conflicted: indexMatches = false
+            case .file(let id, let mode):
                 indexMatches = expected.map { e in
-                    var eid = e.id
-                    return git_oid_equal(&id, &eid) != 0 && staged.pointee.mode == e.mode
+                    mode == e.mode && withUnsafeBytes(of: e.id.id) { $0.elementsEqual(id) }
                 } ?? false
-            } else {
-                indexMatches = expected == nil
-            }
-            for stage in 1...3 where indexMatches && git_index_get_bypath(index, path, Int32(stage)) != nil {
-                indexMatches = false
             }
             if try !indexMatches || !workFile(workDirectory + path, matches: expected) { differing.append(path) }
         }
         return differing
+    }
+
+    /// The index through `IndexFile`, reusing the copy read before when the file has not
+    /// changed since; nil when `IndexFile` cannot handle it (then libgit2 does the work).
+    func loadIndexFile() -> IndexFile? {
+        let path = gitDirectory + "index"
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        let stamp = IndexFile.Stamp(
+            seconds: Int(st.st_mtim.tv_sec), nanoseconds: Int(st.st_mtim.tv_nsec), size: Int(st.st_size),
+            inode: UInt64(st.st_ino))
+        if let cached = indexFile, cached.stamp == stamp { return cached }
+        indexFile = IndexFile.load(path)
+        return indexFile
     }
 
     /// Whether the work-tree file at `full` is what `expected` describes (absent when nil).
@@ -140,6 +164,21 @@ extension Repository {
     /// id and the file's stat data, so nothing is read or hashed again.
     public func stage(_ files: [(path: String, blob: ObjectID)]) throws {
         guard let workDirectory, !files.isEmpty else { return }
+        if files.count <= Self.directIndexLimit, let file = loadIndexFile() {
+            var entries: [(path: String, entry: [UInt8])] = []
+            for (path, blob) in files {
+                var st = stat()
+                if lstat(workDirectory + path, &st) != 0 {
+                    throw GitError(code: -1, errorClass: 0, message: "\(path): \(String(cString: strerror(errno)))", function: "lstat")
+                }
+                entries.append((path, IndexFile.entry(path: path, id: withUnsafeBytes(of: blob.raw.id) { Array($0) }, stat: st)))
+            }
+            if let bytes = file.replacing(entries) {
+                indexFile = nil
+                try writeIndex(bytes)
+                return
+            }
+        }
         var index: OpaquePointer?
         try check(git_repository_index(&index, handle), call: "git_repository_index")
         defer { git_index_free(index) }
@@ -167,6 +206,34 @@ extension Repository {
             }
         }
         try check(git_index_write(index), call: "git_index_write")
+    }
+
+    /// Up to this many files, `stage` splices entries into the index file itself.
+    static let directIndexLimit = 256
+
+    /// Replaces the index as git does: `index.lock` created exclusively, written, renamed.
+    private func writeIndex(_ bytes: [UInt8]) throws {
+        let path = gitDirectory + "index"
+        let lock = path + ".lock"
+        let fd = try createLockFile(lock, errorClass: GIT_ERROR_INDEX, what: "the index")
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 {
+                let err = errno
+                close(fd)
+                unlink(lock)
+                throw GitError.system(errno: err, call: "write \(lock)")
+            }
+            offset += n
+        }
+        close(fd)
+        if rename(lock, path) != 0 {
+            let err = errno
+            unlink(lock)
+            throw GitError.system(errno: err, call: "rename \(lock)")
+        }
     }
 
     func withObject<T>(_ id: ObjectID, _ body: (OpaquePointer) throws -> T) throws -> T {

@@ -50,12 +50,14 @@ struct Render {
             let id: String
             let index: Int
         }
-        let keys = indices.map { i in
-            let t = tasks[i]
-            return Key(
-                due: t.due.map { $0.date.daysSinceEpoch * 1441 + ($0.minutes ?? 1440) } ?? Int.max,
-                priority: t.priority == .high ? 0 : t.priority == .normal ? 1 : 2,
-                createdAt: t.createdAt, id: t.id.hex, index: i)
+        // Fields read in place: a copy of each Task would retain and release all of its fields.
+        let keys = tasks.withUnsafeBufferPointer { tasks in
+            indices.map { i in
+                Key(
+                    due: tasks[i].due.map { $0.date.daysSinceEpoch * 1441 + ($0.minutes ?? 1440) } ?? Int.max,
+                    priority: tasks[i].priority == .high ? 0 : tasks[i].priority == .normal ? 1 : 2,
+                    createdAt: tasks[i].createdAt, id: tasks[i].id.hex, index: i)
+            }
         }
         return keys.sorted { a, b in
             if a.due != b.due { return a.due < b.due }
@@ -96,7 +98,12 @@ struct Render {
         var lines: [String] = []
         func join(_ cols: [String?]) -> String {
             var line = cols.compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "  ")
-            while line.hasSuffix(" ") { line.removeLast() }
+            var trailing = 0
+            for b in line.utf8.reversed() {
+                if b != 0x20 { break }
+                trailing += 1
+            }
+            if trailing > 0 { line.removeLast(trailing) }
             return line
         }
         if header {

@@ -32,7 +32,7 @@ struct Quarantine {
         // object store; creating the repository keeps what is already there.
         try makeDirectories(objects + "/info")
         try writeFile(objects + "/info/alternates", target + "\n", sync: false)
-        let scratch = try Repository.create(path: path, bare: true)
+        let scratch = try Repository.create(path: path, bare: true, durableReferences: false)
         for (i, id) in have.enumerated() {
             try scratch.updateReference("refs/have/\(i)", to: id, expected: nil, force: true, message: "have")
         }

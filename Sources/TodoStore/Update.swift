@@ -79,31 +79,62 @@ extension Household {
         return try body()
     }
 
-    /// Above this many files, one change is written as a pack.
+    /// Above this many files, one change is written as a pack; up to it, as loose objects.
     static let bulkThreshold = 64
     /// Above this many paths, one status scan of the work tree beats checking path by path.
     static let scanThreshold = 4096
 
     var pendingPath: String { repo.gitDirectory + "todo-pending" }
 
-    /// Records, durably, the paths a change is about to write in the work tree. The record is
-    /// one file written in place and emptied afterwards, never removed: no new file per command.
-    func recordPending(_ paths: [String]) throws {
-        try writeFile(pendingPath, Array((paths.joined(separator: "\n") + "\n").utf8), sync: true, inPlace: true)
+    /// Records, durably, the paths a change is about to write in the work tree, and the loose
+    /// objects it is about to write unsynced (`object <id>` lines after the paths). The record is
+    /// one file written in place and emptied afterwards, never removed: no new file per command,
+    /// and one `fdatasync` (the first time also an fsync of `.git`, which gains its name).
+    func recordPending(_ paths: [String], objects: [ObjectID] = []) throws {
+        let lines = paths + objects.map { Self.objectLinePrefix + $0.hex }
+        let bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
+        var fd = Glibc.open(pendingPath, O_WRONLY | O_TRUNC | O_CLOEXEC)
+        var created = false
+        if fd < 0 && errno == ENOENT {
+            fd = Glibc.open(pendingPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            created = true
+        }
+        if fd < 0 { throw SystemError(errno: errno, what: "open \(pendingPath)") }
+        defer { close(fd) }
+        try writeAll(fd, bytes, path: pendingPath, sync: false, keepOpen: true)
+        if fdatasync(fd) != 0 { throw SystemError(errno: errno, what: "fdatasync \(pendingPath)") }
+        if created { try Durability.sync(repo.gitDirectory) }
     }
+
+    /// How the pending-change record marks an object id; no path todo writes starts so.
+    static let objectLinePrefix = "object "
 
     /// Empties the pending-change record: the change is complete.
     func clearPending() {
         truncate(pendingPath, 0)
     }
 
-    /// Puts back to the committed state the paths an interrupted command was changing.
+    /// Puts back to the committed state the paths an interrupted command was changing, and
+    /// removes the loose objects it left damaged (only a machine that stopped before they were
+    /// made durable can do that; `main` never points at them then).
     func recoverInterruptedChange() throws {
         guard let text = readFile(pendingPath) else { return }
-        let paths = text.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
-        if paths.isEmpty { return }
+        var paths: [String] = []
+        var objects: [ObjectID] = []
+        for line in text.split(separator: "\n").map(String.init) where !line.isEmpty {
+            if line.hasPrefix(Self.objectLinePrefix) {
+                if let id = ObjectID(hex: String(line.dropFirst(Self.objectLinePrefix.count))) { objects.append(id) }
+            } else {
+                paths.append(line)
+            }
+        }
+        if paths.isEmpty && objects.isEmpty { return }
+        if try repo.removeDamagedLooseObjects(objects) > 0 {
+            // Durably gone before the record that names them is.
+            try Durability.syncFileSystem(holding: repo.gitDirectory)
+        }
         for p in paths { unlink("\(path)/\(p)\(temporarySuffix)") }
-        if let head = try repo.resolve(reference: Self.branch) {
+        if !paths.isEmpty, let head = try repo.resolve(reference: Self.branch) {
             // The index first: a process killed between writing a file and staging it leaves a
             // work-tree file that already matches the commit, which checkout alone would skip.
             try repo.resetIndex(to: head, paths: paths)
@@ -128,13 +159,19 @@ extension Household {
         if !dirty.isEmpty { throw StoreError.handEdits(repo: path, paths: dirty.sorted()) }
     }
 
+    /// Makes `change` one commit on `main`. The objects are built in memory first, so that
+    /// the pending-change record can name them before any is on disk; then, for a change of up
+    /// to `bulkThreshold` files, three sync calls in all (docs/FORMAT.md,
+    /// "Concurrency and crashes"): the record's `fdatasync`; the objects written loose and
+    /// unsynced, the new branch value in `main.lock` and the reflogs, one `syncfs`; the rename
+    /// of `main.lock` and one fsync of `refs/heads`. A change of more than `bulkThreshold`
+    /// files goes in as one pack that libgit2 fsyncs before the record is written.
     func commit<Value>(_ change: Update<Value>, on snap: Snapshot) throws {
         var files = change.files
         for task in change.tasks { files.append((task.id.path, TaskCodec.encode(task))) }
         try refuseHandEdits(files.map(\.0), committed: snap.tree)
-        // Many objects go into one pack (one fsync) rather than one loose file each.
-        let bulk = files.count > Self.bulkThreshold ? try BulkWriter(path: path) : nil
-        let writer = bulk?.repository ?? repo
+        let memory = try BulkWriter(path: path)
+        let writer = memory.repository
         // Skip files whose bytes are already committed: a command that changes nothing commits nothing.
         var changes: [TreeChange] = []
         var written: [(path: String, bytes: [UInt8], blob: ObjectID)] = []
@@ -153,15 +190,22 @@ extension Household {
         let me = try identity()
         let now = clock.nowMillis()
         let sig = Signature(name: me.name, email: me.email, time: now / 1000, offsetMinutes: clock.offsetMinutes(now))
+        let parents = snap.commit.map { [$0] } ?? []
         let commit = try writer.createCommit(
-            tree: tree, parents: snap.commit.map { [$0] } ?? [], author: sig, committer: sig,
-            message: change.message + "\n")
-        try bulk?.flush(into: repo, reaching: [commit], from: snap.commit.map { [$0] } ?? [])
-        try recordPending(written.map(\.path))
-        try repo.updateReference(Self.branch, to: commit, expected: snap.commit, message: change.message)
+            tree: tree, parents: parents, author: sig, committer: sig, message: change.message + "\n")
+        let objects = try memory.objects(reaching: [commit], from: parents, missingFrom: repo)
+        let bulk = files.count > Self.bulkThreshold
+        if Durability.batches && !bulk {
+            try recordPending(written.map(\.path), objects: objects)
+            try GitLibrary.withoutFsync { try memory.store(objects, into: repo, loose: true) }
+        } else {
+            try memory.store(objects, into: repo, loose: !bulk)
+            try recordPending(written.map(\.path))
+        }
+        try repo.moveBranch(Self.branch, to: commit, expected: snap.commit, committer: sig, message: change.message)
         try updateWorkTree(written)
         clearPending()
-        if bulk != nil { _ = try? repo.consolidatePacks(above: Self.packLimit) }
+        if bulk { _ = try? repo.consolidatePacks(above: Self.packLimit) }
     }
 
     /// Brings `paths` in the work tree and index to their state in `tree`: files written and
@@ -253,9 +297,9 @@ func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool, inPlace: Bool = fal
     }
 }
 
-/// Writes all of `bytes` to `fd` (fsyncing it with `sync`) and closes it.
-private func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String, sync: Bool) throws {
-    defer { close(fd) }
+/// Writes all of `bytes` to `fd` (fsyncing it with `sync`) and closes it unless `keepOpen`.
+private func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String, sync: Bool, keepOpen: Bool = false) throws {
+    defer { if !keepOpen { close(fd) } }
     var offset = 0
     while offset < bytes.count {
         let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }

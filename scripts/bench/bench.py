@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The benchmarks behind `make bench`: `todo` beside the git CLI doing the same work.
+"""The benchmarks behind `make bench`: `todo` beside the git CLI and Taskwarrior doing the same work.
 
 Every figure is the median of --runs timed runs (each after one untimed warm-up where a warm-up
 makes sense), measured from the parent around one process (or a fixed sequence of processes
@@ -11,7 +11,13 @@ Sections (each one fails on its own without stopping the others):
           edit, done, show, list (cache warm, after one change, cache removed), list's peak
           memory. git: the one-file commit through plumbing (hash-object -w, update-index
           --add --cacheinfo, write-tree, commit-tree, update-ref), `git cat-file -p` of one
-          file, `git ls-tree -r | git cat-file --batch` reading every task file.
+          file, `git ls-tree -r | git cat-file --batch` reading every task file. Taskwarrior,
+          when `task` is installed: the same tasks; import, add, modify, done, info, list.
+  flat    add and done in households of the smallest and largest size, alternated (30 pairs):
+          how the cost of a change grows with the household, measured in one stretch of time.
+  slow    add, done and a sync of 50 tasks at 1,000 tasks with every sync call delayed by
+          2 ms (scripts/bench/syncprobe.c, built here with cc), for todo, git with
+          core.fsync=committed and Taskwarrior; and how many sync calls each makes.
   sync    two members, Alice and Bob, and a bare remote, in a household of their own for each
           scenario (fresh from `todo import`). In each run both change the same number of
           tasks (a tenth of them the same tasks, which Bob changes to a different value, so
@@ -147,7 +153,8 @@ class Bench:
         base["GIT_MERGE_AUTOEDIT"] = "no"
         base["GIT_TERMINAL_PROMPT"] = "0"
         self.base_env = base
-        self.rows = []  # (operation, size, todo, git, target)
+        self.rows = []  # (operation, size, todo, git, taskwarrior, target)
+        self.taskwarrior = shutil.which("task")
 
     def env(self, todo_home, **extra):
         env = dict(self.base_env)
@@ -159,8 +166,8 @@ class Bench:
     def path(self, *parts):
         return os.path.join(self.root, *parts)
 
-    def row(self, operation, size, todo, git, target=""):
-        self.rows.append((operation, size, todo, git, target))
+    def row(self, operation, size, todo, git, target="", tw=None):
+        self.rows.append((operation, size, todo, git, tw, target))
 
     def cleanup(self):
         shutil.rmtree(self.root, ignore_errors=True)
@@ -237,6 +244,51 @@ def new_household(bench, name, tasks, member="Alice", remote=None):
 
 
 # ---------------------------------------------------------------------------------------------
+# Taskwarrior's side: the same tasks in a Taskwarrior 2.6 data directory of its own
+
+
+def task_uuid(task_id):
+    return f"{task_id[:8]}-{task_id[8:12]}-{task_id[12:16]}-{task_id[16:20]}-{task_id[20:]}"
+
+
+class Taskwarrior:
+    """`task` with its own taskrc and data directory, holding `tasks` (imported with
+    `task import`: description, due, tags, priority, notes as an annotation; Taskwarrior has
+    no assignee). Its defaults otherwise, with confirmations, colour, hooks and messages off."""
+
+    def __init__(self, bench, name, tasks, extra_env=None):
+        self.bench = bench
+        self.dir = bench.path(name + "-taskwarrior")
+        os.makedirs(os.path.join(self.dir, "data"), exist_ok=True)
+        rc = os.path.join(self.dir, "taskrc")
+        with open(rc, "w") as f:
+            f.write(f"data.location={self.dir}/data\nconfirmation=off\nverbose=nothing\ncolor=off\n"
+                    "hooks=off\nnews.version=2.6.0\n")
+        self.env = dict(bench.base_env, TASKRC=rc, **(extra_env or {}))
+        self.data = os.path.join(self.dir, "import.json")
+        with open(self.data, "w") as f:
+            json.dump([self.record(t) for t in tasks], f)
+        if tasks:
+            self.run(["import", self.data])
+
+    @staticmethod
+    def record(task):
+        out = {"uuid": task_uuid(task["id"]), "description": task["title"], "status": "pending",
+               "entry": "20261101T120000Z",
+               "priority": {"low": "L", "normal": "M", "high": "H"}[task.get("priority", "normal")]}
+        if task.get("due"):
+            out["due"] = task["due"].replace("-", "") + "T000000Z"
+        if task.get("tags"):
+            out["tags"] = task["tags"]
+        if task.get("notes"):
+            out["annotations"] = [{"entry": "20261101T120000Z", "description": task["notes"]}]
+        return out
+
+    def run(self, args, env=None):
+        return run([self.bench.taskwarrior, "rc.confirmation=off"] + args, env=env or self.env).ms
+
+
+# ---------------------------------------------------------------------------------------------
 # git's side of a one-file commit
 
 
@@ -255,6 +307,14 @@ def git_one_file_commit(repo, path, content, message, env):
                  capture=True).out.strip()
     run(git + ["update-ref", "refs/heads/main", commit], env=env)
     return (time.perf_counter() - start) * 1000
+
+
+def data_tw(bench, tw, tasks):
+    """`tasks` as a Taskwarrior import file beside `tw`'s data: its path."""
+    path = os.path.join(tw.dir, "tasks.json")
+    with open(path, "w") as f:
+        json.dump([Taskwarrior.record(t) for t in tasks], f)
+    return path
 
 
 def retitle(content, title):
@@ -306,10 +366,19 @@ def bench_store(bench, size):
         if i > 0:
             git_import.append((time.perf_counter() - start) * 1000)
         shutil.rmtree(gitdir)
+    tw_import = []
+    if timed and bench.taskwarrior:
+        for i in range(n + 1):
+            tw = Taskwarrior(bench, f"store-{size}-import-{i}", [])
+            ms = tw.run(["import", data_tw(bench, tw, tasks)])
+            if i:
+                tw_import.append(ms)
+            shutil.rmtree(tw.dir)
     if timed:
         shutil.rmtree(files)
-        bench.row("`todo import` of the whole household (git: `git add -A` + `git commit`)", size,
-                  median(todo_import), median(git_import))
+        bench.row("`todo import` of the whole household (git: `git add -A` + `git commit`; "
+                  "Taskwarrior: `task import`)", size,
+                  median(todo_import), median(git_import), tw=median(tw_import))
 
     # The household the other commands run in is the first import; git works in a clone of it.
     todo_home = bench.path(f"store-{size}-import-0")
@@ -327,24 +396,30 @@ def bench_store(bench, size):
 
     sample = open(os.path.join(repo, task_path(ids[0])), "rb").read()
     results = {}
+    tw = Taskwarrior(bench, f"store-{size}", tasks) if bench.taskwarrior else None
+
+    def tw_time(args):
+        return tw.run(args) if tw else None
 
     # add
     log(f"store, {size} tasks: add, edit, done, show")
-    t_add, g_add = [], []
+    t_add, g_add, w_add = [], [], []
     for i in range(n + 1):
         ms = run([bench.todo, "add", f"Bench task {i}", "--due", "+3d", "--tag", "bench",
                   "--assign", "Bob"], env=env, capture=True).ms
         new_id = "%032x" % rng.getrandbits(128)
         content = retitle(sample.replace(ids[0].encode(), new_id.encode()), f"Bench task {i}")
         gms = git_one_file_commit(gitrepo, task_path(new_id), content, f"add: Bench task {i}", genv)
+        wms = tw_time(["add", f"Bench task {i}", "due:+3d", "+bench"])
         if i:
             t_add.append(ms)
             g_add.append(gms)
-    results["add"] = (median(t_add), median(g_add))
+            w_add.append(wms)
+    results["add"] = (median(t_add), median(g_add), median([w for w in w_add if w is not None]))
 
     # edit and done: a different task each run; git rewrites that task's file.
     for op in ("edit", "done"):
-        t_op, g_op = [], []
+        t_op, g_op, w_op = [], [], []
         for i in range(n + 1):
             task_id = take()
             if op == "edit":
@@ -358,30 +433,40 @@ def bench_store(bench, size):
             else:
                 content = old.replace(b'"status": "open"', b'"status": "done"', 1)
             gms = git_one_file_commit(gitrepo, task_path(task_id), content, f"{op}: {task_id[:4]}", genv)
+            if op == "edit":
+                wms = tw_time([task_uuid(task_id), "modify", f"Edited {i}", "priority:H"])
+            else:
+                wms = tw_time([task_uuid(task_id), "done"])
             if i:
                 t_op.append(ms)
                 g_op.append(gms)
-        results[op] = (median(t_op), median(g_op))
+                w_op.append(wms)
+        results[op] = (median(t_op), median(g_op), median([w for w in w_op if w is not None]))
 
     # show: git reads the same file out of HEAD.
-    t_show, g_show = [], []
+    t_show, g_show, w_show = [], [], []
     for i in range(n + 1):
         task_id = rng.choice(ids)
         ms = run([bench.todo, "show", short[task_id]], env=env).ms
         gms = run(["git", "-C", gitrepo, "cat-file", "-p", f"HEAD:{task_path(task_id)}"], env=genv).ms
+        wms = tw_time([task_uuid(task_id), "info"])
         if i:
             t_show.append(ms)
             g_show.append(gms)
-    results["show"] = (median(t_show), median(g_show))
+            w_show.append(wms)
+    results["show"] = (median(t_show), median(g_show), median([w for w in w_show if w is not None]))
 
     # list: git reads every task file (ls-tree -r piped to cat-file --batch). Peak memory is
     # measured in runs of its own, under GNU time.
     log(f"store, {size} tasks: list")
     git_list = (["git", "-C", gitrepo, "ls-tree", "-r", "--object-only", "HEAD", "tasks"],
                 ["git", "-C", gitrepo, "cat-file", "--batch"])
-    g_list, g_rss = [], []
+    g_list, g_rss, w_list = [], [], []
     for i in range(n + 1):
         gms = run_pipe(*git_list, env=genv)
+        wms = tw_time(["list"])
+        if i and wms is not None:
+            w_list.append(wms)
         first = peak_rss_kib(git_list[0], env=genv, stdout=subprocess.PIPE)
         second = peak_rss_kib(git_list[1], env=genv, stdin=first.stdout)
         first.stdout.close()
@@ -409,7 +494,9 @@ def bench_store(bench, size):
                 t_rss.append(rss)
         variants[variant] = (median(t_list), median(t_rss))
     shutil.rmtree(gitrepo)
-    return results, variants, (median(g_list), median(g_rss))
+    if tw:
+        shutil.rmtree(tw.dir)
+    return results, variants, (median(g_list), median(g_rss), median(w_list))
 
 
 def store_section(bench, sizes):
@@ -424,16 +511,12 @@ def store_section(bench, sizes):
         return
     largest = max(per_size)
     smallest = min(per_size)
+    tw_labels = {"add": "`task add`", "edit": "`task modify`", "done": "`task done`", "show": "`task info`"}
     for op, git_label in (("add", "one-file commit, plumbing"), ("edit", "one-file commit, plumbing"),
                           ("done", "one-file commit, plumbing"), ("show", "`git cat-file -p`")):
         for size, (results, _, _) in sorted(per_size.items()):
-            target = ""
-            if op in ("add", "done") and size == largest and largest >= 10000:
-                base = per_size[smallest][0][op][0]
-                target = f"≤ 15 and ≤ 1.5× the {smallest:,}-task time ({1.5 * base:.1f})"
-                ok = results[op][0] <= 15 and results[op][0] <= 1.5 * base
-                target += " — met" if ok else " — MISSED"
-            bench.row(f"`todo {op}` (git: {git_label})", size, results[op][0], results[op][1], target)
+            bench.row(f"`todo {op}` (git: {git_label}; Taskwarrior: {tw_labels[op]})", size,
+                      results[op][0], results[op][1], "", tw=results[op][2])
     labels = {"warm": "`todo list`, cache warm",
               "changed": "`todo list` right after a change",
               "cold": "`todo list`, cache removed"}
@@ -441,9 +524,15 @@ def store_section(bench, sizes):
         for size, (_, variants, git_list) in sorted(per_size.items()):
             target = ""
             if variant != "cold" and size >= 10000:
-                target = "≤ 60" + (" — met" if variants[variant][0] <= 60 else " — MISSED")
-            bench.row(f"{labels[variant]} (git: `ls-tree -r` piped to `cat-file --batch`)", size,
-                      variants[variant][0], git_list[0], target)
+                ok = variants[variant][0] <= 60
+                target = "≤ 60"
+                if git_list[2]:
+                    target += f" and ≤ 0.2× Taskwarrior ({0.2 * git_list[2]:.1f})"
+                    ok = ok and variants[variant][0] <= 0.2 * git_list[2]
+                target += " — met" if ok else " — MISSED"
+            bench.row(f"{labels[variant]} (git: `ls-tree -r` piped to `cat-file --batch`; "
+                      "Taskwarrior: `task list`)", size,
+                      variants[variant][0], git_list[0], target, tw=git_list[2])
     for variant in ("warm", "changed", "cold"):
         for size, (_, variants, git_list) in sorted(per_size.items()):
             rss = variants[variant][1] / 1024
@@ -452,6 +541,194 @@ def store_section(bench, sizes):
                 target = "≤ 60 MB" + (" — met" if rss <= 60 else " — MISSED")
             bench.row(f"peak memory of {labels[variant]} (git: the larger of the two)", size,
                       f"{rss:.1f} MB", f"{git_list[1] / 1024:.1f} MB", target)
+
+
+# ---------------------------------------------------------------------------------------------
+# Section: add and done at two household sizes, alternated in one run
+
+
+def flat_section(bench, sizes, pairs=30):
+    """`todo add` and `todo done` in the smallest and the largest household, one after the
+    other (which goes first alternates), `pairs` times after one untimed pair: both medians come
+    from the same minutes of the machine's life, so their ratio says how the cost grows."""
+    small, large = min(sizes), max(sizes)
+    if small == large:
+        return
+    homes = {}
+    for size in (small, large):
+        log(f"flat: a household of {size:,} tasks")
+        tasks = generate_tasks(size, random.Random(f"flat-{size}"))
+        home, _ = new_household(bench, f"flat-{size}", tasks)
+        homes[size] = (bench.env(home), [t["id"] for t in tasks])
+    for op in ("add", "done"):
+        log(f"flat: {op}, {pairs} pairs")
+        times = {small: [], large: []}
+        for i in range(pairs + 1):
+            order = (small, large) if i % 2 else (large, small)
+            for size in order:
+                env, ids = homes[size]
+                if op == "add":
+                    cmd = [bench.todo, "add", f"Flat task {i}", "--due", "+3d", "--tag", "bench"]
+                else:
+                    cmd = [bench.todo, "done", ids[i]]
+                ms = run(cmd, env=env, capture=True).ms
+                if i:
+                    times[size].append(ms)
+        a, b = median(times[small]), median(times[large])
+        ratio = b / a
+        bench.row(f"`todo {op}`, households of {small:,} and {large:,} tasks alternated, {pairs} pairs: "
+                  f"{large:,} against {small:,}", large, f"{b:.1f} / {a:.1f} = {ratio:.2f}×", None,
+                  "≤ 1.3× — " + ("met" if ratio <= 1.3 else "MISSED"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Section: a slow disk, every sync call delayed
+
+
+SLOW_DELAY_US = 2000
+
+
+def build_probe(bench):
+    """scripts/bench/syncprobe.c built with cc: the preload library that counts sync calls and
+    sleeps in each."""
+    cc = shutil.which("cc")
+    if not cc:
+        raise Failed("the slow-disk rows need a C compiler, cc (Debian package gcc)")
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "syncprobe.c")
+    library = bench.path("syncprobe.so")
+    run([cc, "-shared", "-fPIC", "-O2", "-o", library, source, "-ldl"])
+    return library
+
+
+def sync_calls(cmd_runs):
+    """Runs each (cmd, env) with SYNCPROBE_OUT set; the sync calls all of them made."""
+    total = 0
+    for cmd, env, kwargs in cmd_runs:
+        out = tempfile.NamedTemporaryFile(delete=False)
+        out.close()
+        run(cmd, env=dict(env, SYNCPROBE_OUT=out.name), **kwargs)
+        with open(out.name) as f:
+            for line in f:
+                total += sum(int(field.split("=")[1]) for field in line.split()[1:])
+        os.unlink(out.name)
+    return total
+
+
+def slow_section(bench, size=1000, changed=50):
+    """add, done and a sync of `changed` tasks with each fsync, fdatasync, syncfs,
+    sync_file_range, msync and sync delayed by SLOW_DELAY_US, for todo, git (with
+    core.fsync=committed: objects and refs, what a commit needs to survive a power loss) and
+    Taskwarrior (its defaults)."""
+    n = bench.runs
+    library = build_probe(bench)
+    slow = {"LD_PRELOAD": library, "SYNCPROBE_DELAY_US": str(SLOW_DELAY_US)}
+    rng = random.Random(f"slow-{size}")
+    tasks = generate_tasks(size, rng)
+    ids = [t["id"] for t in tasks]
+    rng.shuffle(ids)
+    log(f"slow disk: households of {size:,} tasks")
+    remote = bench.path("slow-remote.git")
+    run(["git", "init", "-q", "--bare", remote], env=bench.base_env)
+    home, repo = new_household(bench, "slow", tasks, remote=remote)
+    env = bench.env(home)
+    run([bench.todo, "sync"], env=env)
+    todo_env = dict(env, **slow)
+    git_remote = bench.path("slow-git-remote.git")
+    gitrepo = bench.path("slow-git")
+    run(["git", "clone", "-q", "--bare", remote, git_remote], env=bench.base_env)
+    run(["git", "clone", "-q", git_remote, gitrepo], env=bench.base_env)
+    for r in (git_remote, gitrepo):
+        run(["git", "-C", r, "config", "core.fsync", "committed"], env=bench.base_env)
+    genv = dict(bench.base_env, **slow)
+    tw = Taskwarrior(bench, "slow", tasks) if bench.taskwarrior else None
+    tw_env = dict(tw.env, **slow) if tw else None
+    sample = open(os.path.join(repo, task_path(tasks[0]["id"])), "rb").read()
+
+    def git_commit(task_id, content, message, environment):
+        return git_one_file_commit(gitrepo, task_path(task_id), content, message, environment)
+
+    results = {}
+    counts = {}
+    log("slow disk: add, done")
+    for op in ("add", "done"):
+        t, g, w = [], [], []
+        for i in range(n + 2):
+            counting = i == n + 1  # one more run, counting the calls instead of timing them
+            if op == "add":
+                new_id = "%032x" % rng.getrandbits(128)
+                cmd = [bench.todo, "add", f"Slow task {i}", "--due", "+3d", "--tag", "bench"]
+                content = retitle(sample.replace(tasks[0]["id"].encode(), new_id.encode()), f"Slow task {i}")
+                gid, tw_args = new_id, ["add", f"Slow task {i}", "due:+3d", "+bench"]
+            else:
+                gid = ids.pop()
+                cmd = [bench.todo, "done", gid]
+                old = open(os.path.join(gitrepo, task_path(gid)), "rb").read()
+                content = old.replace(b'"status": "open"', b'"status": "done"', 1)
+                tw_args = [task_uuid(gid), "done"]
+            if counting:
+                counts[op] = (
+                    sync_calls([(cmd, todo_env, {"capture": True})]),
+                    git_calls(gitrepo, task_path(gid), content, f"{op}: {gid[:4]}", genv),
+                    sync_calls([([bench.taskwarrior, "rc.confirmation=off"] + tw_args, tw_env, {})]) if tw else None)
+                continue
+            ms = run(cmd, env=todo_env, capture=True).ms
+            gms = git_commit(gid, content, f"{op}: {gid[:4]}", genv)
+            wms = tw.run(tw_args, env=tw_env) if tw else None
+            if i:
+                t.append(ms)
+                g.append(gms)
+                w.append(wms)
+        results[op] = (median(t), median(g), median([x for x in w if x is not None]))
+
+    log(f"slow disk: sync of {changed} changed tasks")
+    t, g = [], []
+    for i in range(n + 2):
+        for k in range(changed):
+            run([bench.todo, "done", ids.pop()], env=env, capture=True)
+        run(["git", "-C", gitrepo, "fetch", "-q", repo, "main"], env=bench.base_env)
+        run(["git", "-C", gitrepo, "reset", "-q", "--hard", "FETCH_HEAD"], env=bench.base_env)
+        push = ["git", "-C", gitrepo, "push", "-q", git_remote, "HEAD:main"]
+        if i == n + 1:
+            counts["sync"] = (sync_calls([([bench.todo, "sync"], todo_env, {})]),
+                              sync_calls([(push, genv, {})]), None)
+            continue
+        ms = run([bench.todo, "sync"], env=todo_env).ms
+        gms = run(push, env=genv).ms
+        if i:
+            t.append(ms)
+            g.append(gms)
+    results["sync"] = (median(t), median(g), None)
+
+    label = f"slow disk, +{SLOW_DELAY_US / 1000:g} ms per sync call"
+    names = {"add": "`todo add` (git: one-file commit, plumbing; Taskwarrior: `task add`)",
+             "done": "`todo done` (git: one-file commit, plumbing; Taskwarrior: `task done`)",
+             "sync": f"`todo sync`, path remote, {changed} changed tasks sent (git: `push`)"}
+    for op in ("add", "done", "sync"):
+        todo_ms, git_ms, tw_ms = results[op]
+        target = ""
+        if op == "add":
+            ok = todo_ms <= 0.8 * git_ms and (tw_ms is None or todo_ms <= tw_ms)
+            target = f"≤ 0.8× git ({0.8 * git_ms:.1f})" + (f" and ≤ Taskwarrior ({tw_ms:.1f})" if tw_ms else "")
+            target += " — met" if ok else " — MISSED"
+        bench.row(f"{label}: {names[op]}", size, todo_ms, git_ms, target, tw=tw_ms)
+        c = counts[op]
+        bench.row(f"{label}: sync calls of one {names[op].split(' (')[0]}", size, str(c[0]), str(c[1]), "",
+                  tw=None if c[2] is None else str(c[2]))
+    if tw:
+        shutil.rmtree(tw.dir)
+
+
+def git_calls(gitrepo, path, content, message, env):
+    """The sync calls of git's one-file commit (the same plumbing, each process counted)."""
+    out = tempfile.NamedTemporaryFile(delete=False)
+    out.close()
+    git_one_file_commit(gitrepo, path, content, message, dict(env, SYNCPROBE_OUT=out.name))
+    total = 0
+    with open(out.name) as f:
+        for line in f:
+            total += sum(int(field.split("=")[1]) for field in line.split()[1:])
+    os.unlink(out.name)
+    return total
 
 
 # ---------------------------------------------------------------------------------------------
@@ -862,10 +1139,24 @@ def machine_line(bench):
 
 NOTES = [
     "Sizes are tasks in the household. Every figure includes starting the process(es), for "
-    "todo and for git alike. todo fsyncs its writes; git runs with its default `core.fsync`.",
+    "todo, git and Taskwarrior alike. todo makes every change durable; git runs with its default "
+    "`core.fsync` (no fsync of loose objects or refs) except on the slow-disk rows; Taskwarrior "
+    "(2.6, its defaults, confirmations and colour off) holds the same tasks, imported with "
+    "`task import` (it has no assignee field).",
+    "Alternated rows: `todo add` (then `todo done`) in a household of the smallest and of the "
+    "largest size, one after the other, after one untimed pair; the cell is the two medians and "
+    "their ratio, from the same minutes of the machine's life.",
+    "Slow disk: every fsync, fdatasync, syncfs, sync_file_range, msync and sync sleeps "
+    f"{SLOW_DELAY_US / 1000:g} ms first (scripts/bench/syncprobe.c, preloaded into todo, git and "
+    "Taskwarrior alike; a laptop SSD's flush costs 0.5-3 ms, an SD card's 5-20). git runs with "
+    "`core.fsync=committed`: loose objects, packs and refs synced, what a commit needs to survive "
+    "a power loss, as todo's do (git syncs no directories, todo does). The sync-call rows count "
+    "the calls of one operation (for git, all five plumbing processes; for the sync, todo's "
+    "`sync` against `git push` to a bare repository, its receive-pack included). Taskwarrior has "
+    "no sync without a Taskserver, so no figure there.",
     "git's one-file commit is the plumbing a script would use: `hash-object -w`, "
     "`update-index --add --cacheinfo`, `write-tree`, `commit-tree`, `update-ref`.",
-    "`todo list` prints every open task; \"after a change\" is a list right after a `todo done` "
+    "`todo list` and `task list` print every open task; \"after a change\" is a list right after a `todo done` "
     "(the list cache is patched), \"cache removed\" rebuilds it from the repository. Peak "
     "memory is GNU time's maximum resident set size.",
     "Sync: each scenario starts from a household of its own, fresh from `todo import` (two "
@@ -894,11 +1185,11 @@ def write_table(bench, out, seconds):
         f"`make bench`, {time.strftime('%Y-%m-%d')}, {machine_line(bench)}: medians of "
         f"{bench.runs} runs (after one untimed warm-up); {seconds / 60:.1f} minutes in all.",
         "",
-        "| operation | size | todo median ms | git median ms | target (ms) |",
-        "|---|---:|---:|---:|---|",
+        "| operation | size | todo median ms | git median ms | Taskwarrior median ms | target (ms) |",
+        "|---|---:|---:|---:|---:|---|",
     ]
-    for operation, size, todo, git, target in bench.rows:
-        lines.append(f"| {operation} | {size:,} | {cell(todo)} | {cell(git)} | {target} |")
+    for operation, size, todo, git, tw, target in bench.rows:
+        lines.append(f"| {operation} | {size:,} | {cell(todo)} | {cell(git)} | {cell(tw)} | {target} |")
     lines.append("")
     lines += [f"- {note}" for note in NOTES]
     text = "\n".join(lines) + "\n"
@@ -914,8 +1205,9 @@ def main():
     parser.add_argument("--sizes", default="100,1000,10000", help="household sizes for the store section")
     parser.add_argument("--out", default="bench-results.md")
     parser.add_argument("--seed", default="todo-bench")
-    parser.add_argument("--only", choices=["store", "sync", "ssh"],
-                        help="run one section (ssh: only the ssh sync scenarios)")
+    parser.add_argument("--only", default="store,flat,slow,sync",
+                        help="sections to run, comma-separated: store, flat, slow, sync, ssh "
+                        "(ssh: only the ssh sync scenarios; default all but that)")
     parser.add_argument("--no-ssh", action="store_true", help="skip the ssh figures")
     parser.add_argument("--baseline-todo", help="another todo binary (say, built from main) whose "
                         "ssh sync figures are measured too, as the \"before\" rows")
@@ -925,16 +1217,28 @@ def main():
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     sizes = sorted(int(s.replace(",", "").replace("_", "")) for s in args.sizes.split(","))
+    sections = args.only.split(",")
+    for section in sections:
+        if section not in ("store", "flat", "slow", "sync"):
+            parser.error(f"unknown section {section!r} (store, flat, slow, sync)")
 
     bench = Bench(args)
     log(f"todo-bench: working in {bench.root}, {args.runs} runs per figure")
     started = time.time()
     try:
-        if args.only in (None, "store"):
-            store_section(bench, sizes)
+        for name, section in (("store", lambda: store_section(bench, sizes)),
+                              ("flat", lambda: flat_section(bench, sizes)),
+                              ("slow", lambda: slow_section(bench)),
+                              ("sync", lambda: sync_section(bench, sizes, ssh=not args.no_ssh)),
+                              ("ssh", lambda: sync_section(bench, sizes, ssh=True, only_ssh=True))):
+            if name not in sections:
+                continue
+            try:
+                section()
+            except Exception as e:  # one section failing leaves the others
+                log(traceback.format_exc())
+                bench.row(f"{name}: FAILED ({failure(e)})", 0, None, None)
             log(f"todo-bench: {(time.time() - started) / 60:.1f} min so far")
-        if args.only in (None, "sync", "ssh"):
-            sync_section(bench, sizes, ssh=not args.no_ssh, only_ssh=args.only == "ssh")
         write_table(bench, args.out, time.time() - started)
     finally:
         if args.keep:

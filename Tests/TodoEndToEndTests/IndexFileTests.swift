@@ -1,0 +1,89 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import Foundation
+import Testing
+
+/// The index that `todo` rewrites itself for changes of a few files (GitKit's `IndexFile`),
+/// judged by the git CLI: it must hold exactly what `HEAD` holds, with git's own extensions and
+/// versions either kept working or left to libgit2.
+@Suite(.timeLimit(.minutes(3))) struct IndexFileTests {
+    /// The index, as git lists it, is the tree of HEAD: same paths, modes and ids.
+    static func expectIndexIsHead(_ sb: Sandbox, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let staged = try sb.git("ls-files", "--stage")
+        let tree = try sb.git("ls-tree", "-r", "HEAD")
+        #expect(staged.exitCode == 0 && tree.exitCode == 0, sourceLocation: sourceLocation)
+        let fromIndex = staged.lines.map { line -> String in
+            let parts = line.split(separator: "\t", maxSplits: 1)
+            let fields = parts[0].split(separator: " ")
+            return "\(fields[0]) \(fields[1])\t\(parts[1])"
+        }
+        let fromTree = tree.lines.map { line -> String in
+            let parts = line.split(separator: "\t", maxSplits: 1)
+            let fields = parts[0].split(separator: " ")
+            return "\(fields[0]) \(fields[2])\t\(parts[1])"
+        }
+        #expect(fromIndex == fromTree, sourceLocation: sourceLocation)
+        try sb.expectClean(sourceLocation: sourceLocation)
+    }
+
+    @Test func changesKeepTheIndexEqualToHead() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        var tasks: [TaskRef] = []
+        for i in 0..<12 { tasks.append(try sb.add("Task \(i)")) }
+        for args in [
+            ["done", tasks[3].short], ["edit", tasks[0].short, "--title", "First"], ["rm", tasks[11].short],
+            ["done", tasks[5].short, tasks[6].short, tasks[7].short], ["add", "Last one"],
+        ] {
+            let r = try sb.todo(args)
+            try #require(r.exitCode == 0, "\(r)")
+            try Self.expectIndexIsHead(sb)
+        }
+        let count = try sb.git("ls-files")
+        #expect(count.lines.count == 14)  // .gitattributes and 13 tasks
+    }
+
+    /// git's own commit writes a cache tree (the TREE extension); a change drops it, and git
+    /// reads the result.
+    @Test func anIndexWithGitsCacheTreeIsRewrittenCorrectly() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        let first = try sb.add("Before")
+        try sb.commitByHand([("notes/readme.txt", Array("by hand\n".utf8))], message: "a file by hand")
+        let index = try #require(readBytes(sb.repo() + "/.git/index"))
+        #expect(index.count > 32 && String(decoding: index, as: UTF8.self).contains("TREE"), "git wrote no cache tree")
+        #expect(try sb.todo("done", first.short).exitCode == 0)
+        _ = try sb.add("After")
+        try Self.expectIndexIsHead(sb)
+    }
+
+    /// Index version 4 (path compression), which `IndexFile` leaves to libgit2.
+    @Test func aVersionFourIndexStillWorks() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        let a = try sb.add("One")
+        #expect(try sb.git("update-index", "--index-version", "4").exitCode == 0)
+        #expect(try sb.todo("done", a.short).exitCode == 0)
+        _ = try sb.add("Two")
+        try Self.expectIndexIsHead(sb)
+    }
+
+    /// A change staged by hand (in the index only) is a hand edit: refused, exit 65.
+    @Test func aStagedHandEditIsRefused() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        let a = try sb.add("Staged")
+        let full = sb.repo() + "/" + a.path
+        var bytes = try #require(readBytes(full))
+        bytes = Array(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "Staged", with: "Changed").utf8)
+        try writeBytes(full, bytes)
+        #expect(try sb.git("add", a.path).exitCode == 0)
+        try writeBytes(full, try #require(try sb.committedBytes(a.path)))  // the work tree back as committed
+        let done = try sb.todo("done", a.short)
+        #expect(done.exitCode == 65, "\(done)")
+        #expect(try sb.committedBytes(a.path).count > 0)
+    }
+}
