@@ -30,7 +30,9 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         let h = try household.open()
         let snap = try h.snapshot()
-        let (tasks, bad) = try snap.loadAll()
+        let (stored, bad) = try snap.loadAll()
+        // Chores show once, at their current occurrence and turn; checklists with progress.
+        let tasks = stored.map(ChoreText.listView)
         for b in bad {
             printError("todo: warning: \(Terminal.safe(b.path)) cannot be read (\(Terminal.safe(b.reason))); it is left out.")
         }
@@ -65,7 +67,7 @@ struct ListCommand: ParsableCommand {
         if output.json {
             out.line("[")
             for (n, i) in order.enumerated() {
-                out.line(JSONWriter.compact(TaskCodec.publicObject(tasks[i])) + (n < order.count - 1 ? "," : ""))
+                out.line(JSONWriter.compact(ChoreText.json(stored[i])) + (n < order.count - 1 ? "," : ""))
             }
             out.line("]")
         } else if order.isEmpty {
@@ -92,7 +94,7 @@ struct ShowCommand: ParsableCommand {
         let taskID = try snap.resolve(id)
         guard let task = try snap.task(taskID) else { throw StoreError.taskNotFound(id) }
         if output.json {
-            print(JSONWriter.compact(TaskCodec.publicObject(task)))
+            print(JSONWriter.compact(ChoreText.json(task)))
             return
         }
         let short = try snap.shortIDs([taskID])[taskID] ?? id
@@ -116,6 +118,9 @@ struct ShowCommand: ParsableCommand {
             for l in lines.dropFirst() { out.line(String(repeating: " ", count: 10) + Terminal.safe(String(l))) }
         }
         field("Created", "\(Terminal.safe(task.createdAt)) by \(Terminal.safe(task.createdBy))")
+        for (name, value) in ChoreText.showLines(task, today: render.today) {
+            if name.isEmpty { out.line(String(repeating: " ", count: 10) + value) } else { field(name, value) }
+        }
         if !task.conflicts.isEmpty { field("Conflicts", "\(task.conflicts.count) (todo conflicts \(short))") }
         field("ID", task.id.hex)
         out.flush()

@@ -14,6 +14,7 @@ extension Household {
                 notes: new.notes, assignee: new.assignee, due: new.due, priority: new.priority)
             for field in Task.stampedFields { task.stamps[field] = stamp }
             for tag in new.tags { task.setTag(tag, present: true, stamp: stamp) }
+            Self.addChoreFields(new, to: &task, stamp: stamp)
             let short = try snap.shortIDs([id], adding: [id])[id] ?? String(id.hex.prefix(4))
             return Update(
                 tasks: [task], message: CommitText.added(task, short: short),
