@@ -140,7 +140,13 @@ public enum ChoreFields {
         var out: [FieldStamp] = []
         for map in maps {
             guard case .object(let entries)? = task.extra[map] else { continue }
-            for (_, entry) in entries { if let s = entryStamp(entry) { out.append(s) } }
+            for (_, entry) in entries {
+                if let s = entryStamp(entry) { out.append(s) }
+                // An item's `added` may be a little past its command's stamp (one per item added).
+                if map == "items", case .array(let e) = entry, e.count == 4, let s = e[2].stringValue.flatMap(FieldStamp.init) {
+                    out.append(s)
+                }
+            }
         }
         return out
     }

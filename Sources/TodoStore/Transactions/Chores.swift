@@ -61,19 +61,30 @@ extension Household {
             task.setRecurrence(r, stamp: stamp)
             if !new.rotation.isEmpty { task.setRotation(new.rotation, stamp: stamp) }
         }
-        for text in new.items { addItem(text, to: &task, stamp: stamp) }
+        for (n, text) in new.items.enumerated() { addItem(text, to: &task, stamp: stamp, position: n) }
+    }
+
+    /// The `added` stamp of the item at `position` among those one command adds: the counter
+    /// goes up by one per item, so they keep the order given.
+    static func addedStamp(_ stamp: FieldStamp, position: Int) -> FieldStamp {
+        let (counter, overflow) = stamp.stamp.counter.addingReportingOverflow(UInt32(clamping: position))
+        if overflow || position < 0 { return stamp }
+        var s = stamp
+        s.stamp.counter = counter
+        return s
     }
 
     /// Adds (or re-adds) an item; false when it is already there and not removed.
     @discardableResult
-    static func addItem(_ text: String, to task: inout Task, stamp: FieldStamp) -> Bool {
+    static func addItem(_ text: String, to task: inout Task, stamp: FieldStamp, position: Int = 0) -> Bool {
         let clean = Checklist.normalised(text)
         let key = Checklist.key(clean)
         if let old = task.checklist.first(where: { $0.key == key }) {
             if old.state != .removed { return false }
             task.setItem(ChecklistItem(key: key, state: .open, text: clean, added: old.added, stamp: stamp))
         } else {
-            task.setItem(ChecklistItem(key: key, state: .open, text: clean, added: stamp, stamp: stamp))
+            task.setItem(
+                ChecklistItem(key: key, state: .open, text: clean, added: addedStamp(stamp, position: position), stamp: stamp))
         }
         return true
     }
@@ -117,7 +128,9 @@ extension Household {
         let checks = try edit.checkItems.map { name throws(StoreError) in try findItem(name, in: task) }
         let unchecks = try edit.uncheckItems.map { name throws(StoreError) in try findItem(name, in: task) }
         let removals = try edit.removeItems.map { name throws(StoreError) in try findItem(name, in: task) }
-        for text in edit.addItems where addItem(text, to: &task, stamp: stamp) { fields.append("+" + Checklist.normalised(text)) }
+        for (n, text) in edit.addItems.enumerated() where addItem(text, to: &task, stamp: stamp, position: n) {
+            fields.append("+" + Checklist.normalised(text))
+        }
         for (items, state, mark) in [(checks, ItemState.checked, "x "), (unchecks, .open, "o "), (removals, .removed, "-")] {
             for var item in items {
                 guard let now = task.checklist.first(where: { $0.key == item.key }), now.state != state else { continue }
