@@ -11,6 +11,18 @@ public struct ImportedTask: Sendable, Equatable {
     public var createdAt: String?
     public var createdBy: String?
     public var deleted = false
+    /// A chore's rule and start (from a Taskwarrior recurring task).
+    public var recurrence: Recurrence?
+    /// Occurrences done or skipped (from a recurring task's instances).
+    public var occurrences: [ImportedOccurrence] = []
+    /// A task the household already has is updated as a new edit (Taskwarrior exports),
+    /// rather than skipped.
+    public var updatesExisting = false
+}
+
+public struct ImportedOccurrence: Sendable, Equatable {
+    public var date: CivilDate
+    public var state: OccurrenceState
 }
 
 /// Why an import file was refused; `index` is the 0-based position of the task at fault.

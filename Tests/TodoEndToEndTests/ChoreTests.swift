@@ -226,4 +226,46 @@ import TodoCore
         #expect(t.occurrenceEntries.keys.sorted() == ["2025-11-03", "2025-11-06"])
         #expect(try TaskCodec.decode(try bob.sb.committedBytes(groceries.path)).visibleItems.map { $0.text.lowercased() } == ["milk", "bread"])
     }
+
+    /// A Taskwarrior recurring template becomes one chore; its instances are folded in, and
+    /// what has no field is reported per attribute. Re-importing updates as a new edit.
+    @Test func taskwarriorRecurrenceBecomesOneChore() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        let path = fixturesDirectory + "/taskwarrior-recurring.json"
+        let r = try run(sb, "import", path)
+        #expect(r.lines == [
+            "Imported 3 tasks.",
+            "1 task had `recur`: became a chore",
+            "1 task had `scheduled`: kept in notes",
+            "1 task had `depends`: kept in notes",
+            "1 task had `estimate`: kept in notes",
+            "1 instance of recurring tasks: a completion of its chore",
+            "1 instance of recurring tasks: a skipped occurrence of its chore",
+            "1 instance of recurring tasks: folded into its chore",
+        ])
+        let trash = TaskRef(id: "a1000000000040008000000000000001", short: "a1000000000040008000000000000001")
+        let t = try task(sb, trash)
+        #expect(t.recurrence?.rule.description == "week" && t.recurrence?.from.description == "2025-11-04")
+        #expect(t.occurrenceEntries.mapValues(\.state) == ["2025-11-04": .done, "2025-11-11": .skipped])
+        #expect(t.currentOccurrence?.description == "2025-11-18")
+        let titles = try json(try run(sb, "list", "--all", "--json").stdout).items.compactMap { $0["title"]?.stringValue }
+        #expect(titles.filter { $0 == "Take out the trash" }.count == 1, "\(titles)")
+        let fence = try task(sb, TaskRef(id: "a1000000000040008000000000000005", short: ""))
+        #expect(fence.notes == "scheduled: 2025-11-22 09:00\ndepends: a1000000-0000-4000-8000-000000000006\nestimate: 3h")
+
+        // Re-import of an export where one task changed: that task is updated, as a new edit.
+        let before = try sb.commits()
+        let text = String(decoding: readBytes(path) ?? [], as: UTF8.self).replacingOccurrences(of: "Buy paint", with: "Buy white paint")
+        let again = try sb.todo(["import", "-"], stdin: text)
+        #expect(again.exitCode == 0 && again.lines.first == "Imported 0 tasks, updated 1 (2 already present, unchanged).", "\(again)")
+        #expect(try sb.commits().count == before.count + 1)
+        let paint = try task(sb, TaskRef(id: "a1000000000040008000000000000006", short: ""))
+        #expect(paint.title == "Buy white paint" && paint.tags == ["project:home"])
+        #expect(paint.stamps["title"].map { FieldStamp.precedes(paint.stamps["priority"]!, $0) } == true)
+        // The same again changes nothing and commits nothing.
+        _ = try sb.todo(["import", "-"], stdin: text)
+        #expect(try sb.commits().count == before.count + 1)
+        try sb.expectClean()
+    }
 }

@@ -143,3 +143,45 @@ extension Household {
         return fields
     }
 }
+
+extension Household {
+    /// A new imported task's rule and occurrences.
+    static func importChore(_ item: ImportedTask, into task: inout Task, stamp: FieldStamp) {
+        if let r = item.recurrence { task.setRecurrence(r, stamp: stamp) }
+        for o in item.occurrences { task.setOccurrence(o.date, o.state, stamp: stamp) }
+    }
+
+    /// Brings a task imported before up to date with the file, as one edit with `stamp`:
+    /// fields, tags, rule and occurrences that differ. Returns whether anything changed.
+    static func reimport(_ item: ImportedTask, into task: inout Task, stamp: FieldStamp) -> Bool {
+        var changed = false
+        let values: [(String, JSONValue)] = [
+            ("title", .string(item.title)), ("status", .string(item.status.rawValue)), ("notes", .string(item.notes)),
+            ("assignee", item.assignee.map { .string($0) } ?? .null), ("due", item.due.map { .string($0.description) } ?? .null),
+            ("priority", .string(item.priority.rawValue)), ("deleted", .bool(item.deleted)),
+        ]
+        for (field, value) in values where task.value(of: field) != value {
+            try? task.write(field, value, stamp: stamp)
+            changed = true
+        }
+        let wanted = Set(item.tags)
+        for (tag, state) in task.tagStates where state.present && !wanted.contains(tag) {
+            task.setTag(tag, present: false, stamp: stamp)
+            changed = true
+        }
+        for tag in wanted where task.tagStates[tag]?.present != true {
+            task.setTag(tag, present: true, stamp: stamp)
+            changed = true
+        }
+        if item.recurrence != task.recurrence, item.recurrence != nil || task.isChore {
+            task.setRecurrence(item.recurrence, stamp: stamp)
+            changed = true
+        }
+        let entries = task.occurrenceEntries
+        for o in item.occurrences where entries[o.date.description]?.state != o.state {
+            task.setOccurrence(o.date, o.state, stamp: stamp)
+            changed = true
+        }
+        return changed
+    }
+}

@@ -21,8 +21,12 @@ public struct ChangeOutcome: Sendable {
 /// What `import` did.
 public struct ImportOutcome: Sendable {
     public let imported: Int
-    /// Tasks whose ids the household already had.
+    /// Tasks whose ids the household already had, left as they were.
     public let skipped: Int
+    /// Tasks whose ids the household already had, changed to match the file (Taskwarrior).
+    public var updated = 0
+    /// What had no field: per attribute, how many tasks, and what became of it.
+    public var notes: [ImportNote] = []
     public let commit: String?
 }
 
