@@ -15,9 +15,18 @@ public struct ImportedTask: Sendable, Equatable {
     public var recurrence: Recurrence?
     /// Occurrences done or skipped (from a recurring task's instances).
     public var occurrences: [ImportedOccurrence] = []
+    /// A chore's members in turn.
+    public var rotation: [String] = []
+    /// Checklist items with their state (from `todo list --json`).
+    public var items: [ImportedItem] = []
     /// A task the household already has is updated as a new edit (Taskwarrior exports),
     /// rather than skipped.
     public var updatesExisting = false
+}
+
+public struct ImportedItem: Sendable, Equatable {
+    public var text: String
+    public var state: ItemState
 }
 
 public struct ImportedOccurrence: Sendable, Equatable {
@@ -127,6 +136,7 @@ public enum TaskImport {
             guard case .bool(let b) = d else { throw ImportError(index: nil, message: "\"deleted\" must be true or false") }
             t.deleted = b
         }
+        try choreFields(v, into: &t)
         return t
     }
 

@@ -268,4 +268,24 @@ import TodoCore
         #expect(try sb.commits().count == before.count + 1)
         try sb.expectClean()
     }
+
+    /// `todo list --json` of chores and checklists imports back with their rule, rotation,
+    /// completions and items.
+    @Test func listJSONImportsBackWithChoresAndItems() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        let trash = try sb.add("Take out the trash", "--every", "tue", "--rotate", "Alice,Bob", "--from", "2025-11-04")
+        _ = try run(sb, "done", trash.short)
+        let g = try sb.add("Groceries", "--item", "milk", "--item", "eggs")
+        _ = try run(sb, "edit", g.short, "--check", "eggs")
+        let exported = try run(sb, "list", "--json").stdout
+        try sb.initHousehold("other")
+        let r = try sb.todo(["import", "-H", "other", "-"], stdin: exported)
+        #expect(r.exitCode == 0 && r.stdout == "Imported 2 tasks.\n", "\(r)")
+        let t = try TaskCodec.decode(try sb.committedBytes(trash.path, household: "other"))
+        #expect(t.recurrence == (try task(sb, trash)).recurrence && t.rotation == ["Alice", "Bob"])
+        #expect(t.currentOccurrence?.description == "2025-11-11")
+        let items = try TaskCodec.decode(try sb.committedBytes(g.path, household: "other")).visibleItems
+        #expect(items.map(\.text) == ["milk", "eggs"] && items.map(\.state) == [.open, .checked])
+    }
 }
