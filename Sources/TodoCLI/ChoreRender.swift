@@ -20,8 +20,8 @@ enum ChoreText {
     /// as assignee, and a repeat mark; a checklist with its progress.
     static func listView(_ task: Task) -> Task {
         var t = task
-        if task.isChore {
-            if let current = task.currentOccurrence {
+        if let r = task.recurrence {
+            if let current = task.upcomingOccurrences(1, of: r).first {
                 t.due = Due(date: current, minutes: task.due?.minutes)
                 t.assignee = task.assignee(on: current)
             } else {

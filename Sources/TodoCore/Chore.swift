@@ -255,7 +255,13 @@ extension Task {
 
     /// The first `count` occurrences neither done nor skipped, from the current one on.
     public func upcomingOccurrences(_ count: Int) -> [CivilDate] {
-        guard let r = recurrence, count > 0 else { return [] }
+        guard let r = recurrence else { return [] }
+        return upcomingOccurrences(count, of: r)
+    }
+
+    /// `upcomingOccurrences` for the task's rule, already read.
+    public func upcomingOccurrences(_ count: Int, of r: Recurrence) -> [CivilDate] {
+        guard count > 0 else { return [] }
         let entries = occurrenceEntries
         var out: [CivilDate] = []
         var d = r.first(onOrAfter: r.from)

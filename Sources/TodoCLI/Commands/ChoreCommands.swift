@@ -27,7 +27,7 @@ func renderOccurrenceChanges(_ outcome: ChangeOutcome, label: String, already: S
 
 struct DoneCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "done", abstract: "Mark tasks done, or complete a chore's current occurrence.",
+        commandName: "done", abstract: "Mark tasks done (a chore: its current occurrence).",
         discussion: """
             On a chore, completes the current occurrence (the earliest one not yet done or skipped) \
             and shows the next. With --all, every open occurrence up to today is completed.
@@ -71,7 +71,8 @@ struct SkipCommand: ParsableCommand {
 
 struct ReopenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "reopen", abstract: "Mark done tasks open again; on a chore, reopen the last occurrence done or skipped.")
+        commandName: "reopen", abstract: "Reopen done tasks (a chore: its last occurrence).",
+        discussion: "On a chore, the latest occurrence done or skipped is open again.")
     @OptionGroup var household: HouseholdOptions
     @Argument(help: "Task ids (any unique prefix).") var ids: [String] = []
 
@@ -85,7 +86,7 @@ struct ReopenCommand: ParsableCommand {
 
 struct ChoresCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "chores", abstract: "Each chore: its rule, next due, whose turn, and who did how many.",
+        commandName: "chores", abstract: "Chores: rule, next due, turn, who did how many.",
         discussion: """
             Completions are counted per member who recorded them: in the last 4 weeks (occurrences \
             dated in the 28 days up to today) and in all.

@@ -32,7 +32,8 @@ struct ListCommand: ParsableCommand {
         let snap = try h.snapshot()
         let (stored, bad) = try snap.loadAll()
         // Chores show once, at their current occurrence and turn; checklists with progress.
-        let tasks = stored.map(ChoreText.listView)
+        var tasks = stored
+        for i in tasks.indices where !tasks[i].extra.isEmpty { tasks[i] = ChoreText.listView(tasks[i]) }
         for b in bad {
             printError("todo: warning: \(Terminal.safe(b.path)) cannot be read (\(Terminal.safe(b.reason))); it is left out.")
         }
