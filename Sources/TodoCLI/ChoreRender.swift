@@ -29,8 +29,7 @@ enum ChoreText {
             }
             t.title += " ↻"
         }
-        let items = task.visibleItems
-        if !items.isEmpty { t.title += " [\(items.filter { $0.state == .checked }.count)/\(items.count)]" }
+        if let p = task.checklistProgress { t.title += " [\(p.checked)/\(p.total)]" }
         return t
     }
 
@@ -43,14 +42,9 @@ enum ChoreText {
             members.append(("current", current.map { .string($0.description) } ?? .null))
             members.append(("turn", current.flatMap { task.assignee(on: $0) }.map { .string($0) } ?? .null))
         }
-        let items = task.visibleItems
-        if !items.isEmpty {
+        if let p = task.checklistProgress {
             members.append((
-                "progress",
-                .object([
-                    ("checked", .number(String(items.filter { $0.state == .checked }.count))),
-                    ("total", .number(String(items.count))),
-                ])
+                "progress", .object([("checked", .number(String(p.checked))), ("total", .number(String(p.total)))])
             ))
         }
         return .object(members)

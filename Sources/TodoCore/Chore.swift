@@ -246,6 +246,20 @@ extension Task {
         return out.sorted(by: ChecklistItem.precedes)
     }
 
+    /// Checked and total items not removed (nil without items): what `list` shows, read
+    /// without parsing stamps or ordering.
+    public var checklistProgress: (checked: Int, total: Int)? {
+        guard case .object(let entries)? = extra["items"] else { return nil }
+        var checked = 0
+        var total = 0
+        for (_, e) in entries {
+            guard case .array(let a) = e, case .string(let state)? = a.first, state != "removed" else { continue }
+            total += 1
+            if state == "checked" { checked += 1 }
+        }
+        return total == 0 ? nil : (checked, total)
+    }
+
     /// The items not removed, in order: what `show` numbers from 1.
     public var visibleItems: [ChecklistItem] { checklist.filter { $0.state != .removed } }
 
