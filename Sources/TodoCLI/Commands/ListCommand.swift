@@ -30,10 +30,14 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         let h = try household.open()
         let snap = try h.snapshot()
-        let (stored, bad) = try snap.loadAll()
+        var (tasks, bad) = try snap.loadAll()
         // Chores show once, at their current occurrence and turn; checklists with progress.
-        var tasks = stored
-        for i in tasks.indices where !tasks[i].extra.isEmpty { tasks[i] = ChoreText.listView(tasks[i]) }
+        // Changed in place (the array is not copied); the stored form is kept for --json.
+        var stored: [Int: Task] = [:]
+        for i in tasks.indices where !tasks[i].extra.isEmpty {
+            stored[i] = tasks[i]
+            tasks[i] = ChoreText.listView(tasks[i])
+        }
         for b in bad {
             printError("todo: warning: \(Terminal.safe(b.path)) cannot be read (\(Terminal.safe(b.reason))); it is left out.")
         }
@@ -68,7 +72,7 @@ struct ListCommand: ParsableCommand {
         if output.json {
             out.line("[")
             for (n, i) in order.enumerated() {
-                out.line(JSONWriter.compact(ChoreText.json(stored[i])) + (n < order.count - 1 ? "," : ""))
+                out.line(JSONWriter.compact(ChoreText.json(stored[i] ?? tasks[i])) + (n < order.count - 1 ? "," : ""))
             }
             out.line("]")
         } else if order.isEmpty {
