@@ -42,6 +42,14 @@ extension CLIError {
             self.init("Nothing was lost in this entry: the task file was kept.", exit: .data)
         case .badImport(let file, let reason):
             self.init("Cannot import \(Terminal.safe(file)): \(Terminal.safe(reason)). Nothing was imported.", exit: .data)
+        case .itemNotFound(let task, let item):
+            self.init(
+                "Task \(Terminal.safe(task)) has no item \"\(Terminal.safe(item))\".\nRun `todo show \(Terminal.safe(task))` to see its items and their numbers.",
+                exit: .notFound)
+        case .notAChore(let task):
+            self.init(
+                "Task \(Terminal.safe(task)) does not repeat, so it has no occurrence to skip.\nMake it a chore with `todo edit \(Terminal.safe(task)) --every RULE`.",
+                exit: .usage)
         case .ambiguousID(let prefix, let candidates):
             self.init(
                 "The id \"\(Terminal.safe(prefix))\" matches several tasks: \(candidates.joined(separator: ", ")).\nType more of the id.",

@@ -64,3 +64,38 @@ extension String {
         return String(s)
     }
 }
+
+extension Input {
+    static let maxItem = 200
+    static let maxItems = 500
+
+    static func rule(_ text: String) throws -> RepeatRule {
+        guard let r = RepeatRule(text) else {
+            throw CLIError(
+                "\"\(Terminal.safe(text))\" is not a repeat rule.\nUse day, 3d, week, 2w, tue, mon,thu, weekday, weekend, month, 2months, 1st or 15th (see todo(1), CHORES).",
+                exit: .usage)
+        }
+        return r
+    }
+
+    /// `--rotate A,B,C`: names separated by commas.
+    static func rotation(_ text: String) throws -> [String] {
+        let names = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
+        guard !names.contains(where: \.isEmpty), names.count <= 50 else {
+            throw CLIError("Give the rotation as names separated by commas, e.g. --rotate Alice,Bob,Carol.", exit: .usage)
+        }
+        return try names.map(assignee)
+    }
+
+    static func item(_ text: String) throws -> String {
+        let t = Checklist.normalised(text)
+        if t.isEmpty { throw CLIError("A checklist item is empty.", exit: .usage) }
+        if t.count > maxItem { throw CLIError("A checklist item is longer than \(maxItem) characters.", exit: .usage) }
+        return t
+    }
+
+    /// `--from DATE`: the day a chore starts (a time, if given, is ignored).
+    static func startDate(_ text: String?, today: CivilDate) throws -> CivilDate {
+        try text.map { try due($0, today: today).date } ?? today
+    }
+}

@@ -11,6 +11,27 @@ public struct ImportedTask: Sendable, Equatable {
     public var createdAt: String?
     public var createdBy: String?
     public var deleted = false
+    /// A chore's rule and start (from a Taskwarrior recurring task).
+    public var recurrence: Recurrence?
+    /// Occurrences done or skipped (from a recurring task's instances).
+    public var occurrences: [ImportedOccurrence] = []
+    /// A chore's members in turn.
+    public var rotation: [String] = []
+    /// Checklist items with their state (from `todo list --json`).
+    public var items: [ImportedItem] = []
+    /// A task the household already has is updated as a new edit (Taskwarrior exports),
+    /// rather than skipped.
+    public var updatesExisting = false
+}
+
+public struct ImportedItem: Sendable, Equatable {
+    public var text: String
+    public var state: ItemState
+}
+
+public struct ImportedOccurrence: Sendable, Equatable {
+    public var date: CivilDate
+    public var state: OccurrenceState
 }
 
 /// Why an import file was refused; `index` is the 0-based position of the task at fault.
@@ -115,6 +136,7 @@ public enum TaskImport {
             guard case .bool(let b) = d else { throw ImportError(index: nil, message: "\"deleted\" must be true or false") }
             t.deleted = b
         }
+        try choreFields(v, into: &t)
         return t
     }
 

@@ -39,6 +39,14 @@ struct FieldMerge {
     }
 
     private mutating func mergeField(_ field: String) {
+        if ChoreFields.maps.contains(field) {
+            // Entries carry their own stamps: merged per key (docs/MERGE.md).
+            result.extra[field] = ChoreFields.merge(a.extra[field], b.extra[field])
+            if let s = [a.stamps[field], b.stamps[field]].compactMap({ $0 }).max(by: FieldStamp.precedes) {
+                result.stamps[field] = s
+            }
+            return
+        }
         let ca = MergeCandidate(a, field)
         let cb = MergeCandidate(b, field)
         let co = base.map { MergeCandidate($0, field) }

@@ -128,6 +128,7 @@ public struct Task: Equatable, Sendable {
         var best: Stamp?
         for s in stamps.values where best == nil || best! < s.stamp { best = s.stamp }
         for t in tagStates.values where best == nil || best! < t.stamp.stamp { best = t.stamp.stamp }
+        for s in ChoreFields.stamps(in: self) where best == nil || best! < s.stamp { best = s.stamp }
         return best
     }
 

@@ -121,6 +121,7 @@ public enum TaskCodec {
             guard case .array(let items) = conflicts else { throw TaskFormatError("\"conflicts\" must be an array") }
             task.conflicts = items
         }
+        try ChoreFields.check(&task)
         return task
     }
 }

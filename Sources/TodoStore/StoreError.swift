@@ -29,6 +29,10 @@ public enum StoreError: Error, Sendable {
     case unrelatedHistories
     /// An import file that is not tasks (`file` as the user named it, `-` for standard input).
     case badImport(file: String, reason: String)
+    /// No checklist item of the task matches the text or index given.
+    case itemNotFound(task: String, item: String)
+    /// `skip` on a task that is not a chore.
+    case notAChore(String)
     case git(GitError)
 
     /// Why `conflicts restore` has nothing to write.

@@ -52,7 +52,11 @@ struct History {
     }
 
     static let day: Int64 = 86_400_000
-    static let fields = ["title", "status", "notes", "assignee", "due", "priority", "zone"]
+    static let fields = ["title", "status", "notes", "assignee", "due", "priority", "zone", "repeat", "rotation"]
+    /// Chore and checklist map writes are recorded as `occ:`, `turn:` or `item:` and the key.
+    static func isMapWrite(_ field: String) -> Bool {
+        field.hasPrefix("occ:") || field.hasPrefix("turn:") || field.hasPrefix("item:")
+    }
 
     var rng: SplitMix64
     var commits: [Commit] = [Commit(parents: [], bytes: nil, task: nil, ancestors: [0])]
@@ -126,6 +130,16 @@ struct History {
             changes.append(("deleted", .bool(false)))
         } else if !t.deleted && rng.chance(12) {
             changes.append(("deleted", .bool(true)))
+        } else if rng.chance(30) {
+            // Complete, skip or reopen an occurrence, take one over, or change an item.
+            var g = TaskVersionGenerator(rng: rng)
+            let key = g.mapEdit(&t, stamp: s)
+            rng = g.rng
+            let value = Self.mapValue(t, key)
+            writes.append(Write(field: key, value: value, stamp: s, commit: commits.count))
+            commit(t, parents: [replicas[r].head], by: [r])
+            log.append("\(replicas[r].member) = \(commits.count - 1) @\(s.stamp): \(key)=\(JSONWriter.compact(value))")
+            return nil
         } else {
             for _ in 0..<(1 + rng.int(2)) {
                 if rng.chance(30) {
@@ -153,6 +167,14 @@ struct History {
         commit(t, parents: [replicas[r].head], by: [r])
         log.append("\(replicas[r].member) = \(commits.count - 1) @\(s.stamp): \(written.map { "\($0.0)=\(JSONWriter.compact($0.1))" }.joined(separator: ", "))")
         return nil
+    }
+
+    /// The entry a map write left (`.null` when the key is absent).
+    static func mapValue(_ t: Task, _ key: String) -> JSONValue {
+        let (map, k): (String, String) =
+            key.hasPrefix("occ:") ? ("occurrences", String(key.dropFirst(4)))
+            : key.hasPrefix("turn:") ? ("turns", String(key.dropFirst(5))) : ("items", String(key.dropFirst(5)))
+        return t.extra[map]?[k] ?? .null
     }
 
     mutating func commit(_ task: Task, parents: [Int], by: [Int]) {
@@ -207,7 +229,7 @@ struct History {
             let (low, high) = FieldStamp.precedes(s, t) ? (s, t) : (t, s)
             subsumed[Self.key(field, low)] = high
         }
-        for field in Task.stampedFields + ["zone"] where x.value(of: field) == y.value(of: field) {
+        for field in Task.stampedFields + ["zone", "repeat", "rotation"] where x.value(of: field) == y.value(of: field) {
             note(field, x.stamps[field], y.stamps[field])
         }
         for (tag, state) in x.tagStates where y.tagStates[tag]?.present == state.present {
@@ -242,6 +264,10 @@ struct History {
             return "entry \(e.id) has a wrong id"
         }
         func current(_ field: String) -> (JSONValue?, FieldStamp?) {
+            if Self.isMapWrite(field) {
+                let entry = Self.mapValue(final, field)
+                return (entry, ChoreFields.entryStamp(entry))
+            }
             if field.hasPrefix("tag:") {
                 let state = final.tagStates[String(field.dropFirst(4))]
                 return (state.map { .bool($0.present) }, state?.stamp)
@@ -255,6 +281,12 @@ struct History {
         }
         func traced(_ w: Write, _ depth: Int) -> Bool {
             if current(w.field).1 == w.stamp { return true }
+            // Map entries are merged per key without a log (docs/MERGE.md): a write stands or
+            // gave way to a greater stamp on the same key, which is still there.
+            if Self.isMapWrite(w.field) {
+                guard let s = current(w.field).1 else { return false }
+                return FieldStamp.precedes(w.stamp, s)
+            }
             let seen = writes.contains { $0.field == w.field && $0.commit != w.commit && commits[$0.commit].ancestors.contains(w.commit) }
             if seen { return true }
             if entries.contains(where: { $0.field == w.field && $0.lost.value == w.value && $0.lost.fieldStamp == w.stamp }) {

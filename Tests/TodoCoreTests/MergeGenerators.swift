@@ -18,7 +18,40 @@ struct TaskVersionGenerator {
         "deleted": [.bool(false), .bool(true)],
         // An unknown field from a newer version that carries a stamp.
         "zone": [.string("kitchen"), .string("garage"), .number("3"), .object([("floor", .number("1"))])],
+        // A chore's rule and rotation: ordinary stamped fields.
+        "repeat": [
+            .null, .object([("every", .string("tue")), ("from", .string("2026-11-03"))]),
+            .object([("every", .string("3d")), ("from", .string("2026-11-01"))]),
+        ],
+        "rotation": [.array([]), .array([.string("Ana"), .string("Ben")]), .array([.string("Ben"), .string("Cy")])],
     ]
+    /// Occurrence dates, take-over names and checklist texts the map entries are drawn from
+    /// ("Milk" and "milk" are one item).
+    static let dates = ["2026-11-03", "2026-11-10", "2026-11-17"]
+    static let turnNames = ["", "Ana", "Ben"]
+    static let itemTexts = ["milk", "Milk", "eggs", "bread"]
+
+    /// One write to a chore or checklist map: an occurrence state, a take-over or an item.
+    /// Returns the map key written (`occ:`, `turn:`, `item:` and the key).
+    @discardableResult
+    mutating func mapEdit(_ t: inout Task, stamp s: FieldStamp) -> String {
+        switch rng.int(3) {
+        case 0:
+            let d = CivilDate(iso: Substring(rng.pick(Self.dates)))!
+            t.setOccurrence(d, rng.pick(OccurrenceState.allCases), stamp: s)
+            return "occ:\(d)"
+        case 1:
+            let d = CivilDate(iso: Substring(rng.pick(Self.dates)))!
+            t.setTurn(d, rng.pick(Self.turnNames), stamp: s)
+            return "turn:\(d)"
+        default:
+            let text = rng.pick(Self.itemTexts)
+            let key = Checklist.key(text)
+            let added = t.checklist.first { $0.key == key }?.added ?? s
+            t.setItem(ChecklistItem(key: key, state: rng.pick(ItemState.allCases), text: text, added: added, stamp: s))
+            return "item:\(key)"
+        }
+    }
     static let tags = ["shop", "urgent", "weekly", "x y"]
     /// Stored entries, including two with one id and one without an id.
     static let storedEntries: [JSONValue] = {
@@ -75,6 +108,7 @@ struct TaskVersionGenerator {
         case 82..<87: t.createdBy = rng.pick(["Ana", "Ben"])
         case 87..<92: t.extra["legacy"] = rng.chance(70) ? rng.pick([.string("v1"), .string("v2"), .null]) : nil
         case 92..<94: t.stamps["tags"] = stamp()  // a stamp on a key the merge never sets
+        case 94..<97: mapEdit(&t, stamp: stamp())
         default: t.conflicts = ConflictLog.union([t.conflicts, [rng.pick(Self.storedEntries)]])
         }
     }

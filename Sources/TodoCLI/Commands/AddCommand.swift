@@ -8,6 +8,9 @@ struct AddCommand: ParsableCommand {
         abstract: "Add a task and print its short id.",
         discussion: """
             Example: todo add "Buy milk" --due tomorrow --assign Bob --tag groceries --priority high
+
+            A chore: todo add "Take out the trash" --every tue --rotate Alice,Bob,Carol
+            A checklist: todo add "Groceries" --item milk --item eggs
             """)
 
     @OptionGroup var household: HouseholdOptions
@@ -18,7 +21,16 @@ struct AddCommand: ParsableCommand {
     @Option(name: .customLong("tag"), help: "A tag (repeat for more).") var tags: [String] = []
     @Option(help: "low, normal or high.") var priority: String?
     @Option(help: "A note.") var note: String?
+    @Option(help: "Make it a chore that repeats: day, 3d, week, 2w, tue, mon,thu, weekday, month, 15th.") var every: String?
+    @Option(help: "With --every: members taking turns, e.g. Alice,Bob,Carol.") var rotate: String?
+    @Option(help: "With --every: the first day (default today).") var from: String?
+    @Option(name: .customLong("item"), help: "A checklist item (repeat for more).") var items: [String] = []
     @OptionGroup var output: JSONFlag
+
+    func validate() throws {
+        if every == nil && (rotate != nil || from != nil) { throw ValidationError("--rotate and --from need --every.") }
+        if items.count > Input.maxItems { throw ValidationError("At most \(Input.maxItems) items.") }
+    }
 
     func run() throws {
         let title = try Input.title(self.title)
@@ -33,10 +45,16 @@ struct AddCommand: ParsableCommand {
         new.due = try due.map { try Input.due($0, today: Env.today(h.clock)) }
         new.priority = priority
         new.tags = tags
+        if let every {
+            let rule = try Input.rule(every)
+            new.recurrence = Recurrence(rule: rule, from: try Input.startDate(from, today: Env.today(h.clock)))
+            new.rotation = try rotate.map(Input.rotation) ?? []
+        }
+        new.items = try items.map(Input.item)
         let added = try h.add(new)
         guard let task = added.tasks.first else { return }
         if output.json {
-            print(JSONWriter.compact(TaskCodec.publicObject(task.task)))
+            print(JSONWriter.compact(ChoreText.json(task.task)))
         } else {
             print(task.short)
         }

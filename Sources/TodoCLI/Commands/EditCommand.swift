@@ -6,7 +6,12 @@ struct EditCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
         abstract: "Change a task's fields.",
-        discussion: "Example: todo edit 3f2a --title \"Buy oat milk\" --due friday --tag shop --untag weekly")
+        discussion: """
+            Example: todo edit 3f2a --title "Buy oat milk" --due friday --tag shop --untag weekly
+
+            On a chore with a rotation, --assign gives the current occurrence to that member only.
+            Checklist items are named by their text or by the number `todo show` prints.
+            """)
 
     @OptionGroup var household: HouseholdOptions
     @Argument(help: "The task id (any unique prefix).") var id: String
@@ -19,10 +24,20 @@ struct EditCommand: ParsableCommand {
     @Option(name: .customLong("untag"), help: "Remove a tag (repeatable).") var untags: [String] = []
     @Option(help: "low, normal or high.") var priority: String?
     @Option(help: "Replace the note.") var note: String?
+    @Option(help: "Make it a chore, or change its rule (starting --from, default today).") var every: String?
+    @Option(help: "With --every: the first day of the new rule.") var from: String?
+    @Flag(name: .customLong("no-repeat"), help: "Make a chore a plain task.") var noRepeat = false
+    @Option(help: "Members taking turns (A,B,C); an empty value removes the rotation.") var rotate: String?
+    @Option(name: .customLong("item"), help: "Add a checklist item (repeatable).") var addItems: [String] = []
+    @Option(name: .customLong("check"), help: "Check an item off, by text or number (repeatable).") var checkItems: [String] = []
+    @Option(name: .customLong("uncheck"), help: "Uncheck an item (repeatable).") var uncheckItems: [String] = []
+    @Option(name: .customLong("remove-item"), help: "Remove an item (repeatable).") var removeItems: [String] = []
 
     func validate() throws {
         if due != nil && noDue { throw ValidationError("Use either --due or --no-due, not both.") }
         if assignee != nil && unassign { throw ValidationError("Use either --assign or --unassign, not both.") }
+        if every != nil && noRepeat { throw ValidationError("Use either --every or --no-repeat, not both.") }
+        if from != nil && every == nil { throw ValidationError("--from needs --every.") }
     }
 
     func run() throws {
@@ -40,6 +55,15 @@ struct EditCommand: ParsableCommand {
         }
         let h = try household.open()
         if let due { edit.due = .set(try Input.due(due, today: Env.today(h.clock))) }
+        if let every {
+            edit.recurrence = .set(Recurrence(rule: try Input.rule(every), from: try Input.startDate(from, today: Env.today(h.clock))))
+        }
+        if noRepeat { edit.recurrence = .clear }
+        if let rotate { edit.rotation = rotate.trimmingSpaces.isEmpty ? [] : try Input.rotation(rotate) }
+        edit.addItems = try addItems.map(Input.item)
+        edit.checkItems = checkItems
+        edit.uncheckItems = uncheckItems
+        edit.removeItems = removeItems
         if edit.isEmpty {
             throw CLIError("Say what to change, e.g. todo edit \(Terminal.safe(id)) --title \"New title\".", exit: .usage)
         }

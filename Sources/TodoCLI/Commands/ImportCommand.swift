@@ -10,7 +10,10 @@ struct ImportCommand: ParsableCommand {
         discussion: """
             Reads a JSON array of tasks as printed by `todo list --json` or by Taskwarrior's \
             `task export` (or one object per line). Tasks keep their ids (a Taskwarrior uuid \
-            becomes the id); tasks already in the household are skipped.
+            becomes the id); tasks already in the household are skipped, except that a \
+            Taskwarrior task imported before is updated to match the file, as a new edit. \
+            Recurring tasks become chores; attributes without a field of their own are kept \
+            in the notes and counted at the end.
 
             Example: task export | todo import -
             """)
@@ -25,11 +28,28 @@ struct ImportCommand: ParsableCommand {
         let bytes = try readInput()
         let h = try household.open()
         let result = try h.importTasks(bytes, file: file == "-" ? nil : file)
-        let (added, skipped) = (result.imported, result.skipped)
+        let (added, skipped, updated) = (result.imported, result.skipped, result.updated)
         if output.json {
-            print(JSONWriter.compact(.object([("imported", .number(String(added))), ("skipped", .number(String(skipped)))])))
-        } else {
-            print("Imported \(added) task\(added == 1 ? "" : "s")" + (skipped > 0 ? " (\(skipped) already present, skipped)." : "."))
+            let notes = result.notes.map {
+                JSONValue.object([
+                    ("attribute", .string($0.attribute)), ("count", .number(String($0.count))), ("outcome", .string($0.outcome)),
+                ])
+            }
+            print(JSONWriter.compact(.object([
+                ("imported", .number(String(added))), ("updated", .number(String(updated))),
+                ("skipped", .number(String(skipped))), ("notes", .array(notes)),
+            ])))
+            return
+        }
+        print(
+            "Imported \(added) task\(added == 1 ? "" : "s")" + (updated > 0 ? ", updated \(updated)" : "")
+                + (skipped > 0 ? " (\(skipped) already present, \(updated > 0 ? "unchanged" : "skipped"))." : "."))
+        // Nothing is dropped silently: what had no field of its own, per attribute.
+        for n in result.notes {
+            let who = n.attribute == "recurring instance"
+                ? "\(n.count) instance\(n.count == 1 ? "" : "s") of recurring tasks"
+                : "\(n.count) task\(n.count == 1 ? "" : "s") had `\(Terminal.safe(n.attribute))`"
+            print("\(who): \(n.outcome)")
         }
     }
 

@@ -30,7 +30,14 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         let h = try household.open()
         let snap = try h.snapshot()
-        let (tasks, bad) = try snap.loadAll()
+        var (tasks, bad) = try snap.loadAll()
+        // Chores show once, at their current occurrence and turn; checklists with progress.
+        // Changed in place (the array is not copied); the stored form is kept for --json.
+        var stored: [Int: Task] = [:]
+        for i in tasks.indices where !tasks[i].extra.isEmpty {
+            stored[i] = tasks[i]
+            tasks[i] = ChoreText.listView(tasks[i])
+        }
         for b in bad {
             printError("todo: warning: \(Terminal.safe(b.path)) cannot be read (\(Terminal.safe(b.reason))); it is left out.")
         }
@@ -66,7 +73,7 @@ struct ListCommand: ParsableCommand {
         if output.json {
             out.line("[")
             for (n, i) in order.enumerated() {
-                out.line(JSONWriter.compact(TaskCodec.publicObject(tasks[i])) + (n < order.count - 1 ? "," : ""))
+                out.line(JSONWriter.compact(ChoreText.json(stored[i] ?? tasks[i])) + (n < order.count - 1 ? "," : ""))
             }
             out.line("]")
         } else if order.isEmpty {
@@ -95,7 +102,7 @@ struct ShowCommand: ParsableCommand {
         HealthWarnings.handEdits((try? h.quickHandEdits(snap)) ?? [])
         HealthWarnings.unreadable((try? snap.unreadable()) ?? [])
         if output.json {
-            print(JSONWriter.compact(TaskCodec.publicObject(task)))
+            print(JSONWriter.compact(ChoreText.json(task)))
             return
         }
         let short = try snap.shortIDs([taskID])[taskID] ?? id
@@ -119,6 +126,9 @@ struct ShowCommand: ParsableCommand {
             for l in lines.dropFirst() { out.line(String(repeating: " ", count: 10) + Terminal.safe(String(l))) }
         }
         field("Created", "\(Terminal.safe(task.createdAt)) by \(Terminal.safe(task.createdBy))")
+        for (name, value) in ChoreText.showLines(task, today: render.today) {
+            if name.isEmpty { out.line(String(repeating: " ", count: 10) + value) } else { field(name, value) }
+        }
         if !task.conflicts.isEmpty { field("Conflicts", "\(task.conflicts.count) (todo conflicts \(short))") }
         field("ID", task.id.hex)
         out.flush()

@@ -2,7 +2,7 @@ import ArgumentParser
 import TodoCore
 import TodoStore
 
-/// done, reopen, rm and restore: one state change on one or more tasks.
+/// rm and restore: one state change on one or more tasks (done, skip and reopen: ChoreCommands.swift).
 protocol StateCommand: ParsableCommand {
     var household: HouseholdOptions { get }
     var ids: [String] { get }
@@ -24,25 +24,6 @@ extension StateCommand {
         }
         out.flush()
     }
-}
-
-struct DoneCommand: StateCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "done", abstract: "Mark tasks done.", discussion: "Example: todo done 3f2a 91bc")
-    @OptionGroup var household: HouseholdOptions
-    @Argument(help: "Task ids (any unique prefix).") var ids: [String] = []
-    static let state = TaskState.done
-    static let doneLabel = "Done"
-    static let alreadyLabel = "Already done"
-}
-
-struct ReopenCommand: StateCommand {
-    static let configuration = CommandConfiguration(commandName: "reopen", abstract: "Mark done tasks open again.")
-    @OptionGroup var household: HouseholdOptions
-    @Argument(help: "Task ids (any unique prefix).") var ids: [String] = []
-    static let state = TaskState.reopen
-    static let doneLabel = "Reopened"
-    static let alreadyLabel = "Already open"
 }
 
 struct RemoveCommand: StateCommand {

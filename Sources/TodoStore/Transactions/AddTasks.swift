@@ -14,6 +14,7 @@ extension Household {
                 notes: new.notes, assignee: new.assignee, due: new.due, priority: new.priority)
             for field in Task.stampedFields { task.stamps[field] = stamp }
             for tag in new.tags { task.setTag(tag, present: true, stamp: stamp) }
+            Self.addChoreFields(new, to: &task, stamp: stamp)
             let short = try snap.shortIDs([id], adding: [id])[id] ?? String(id.hex.prefix(4))
             return Update(
                 tasks: [task], message: CommitText.added(task, short: short),
@@ -28,23 +29,34 @@ extension Household {
     public func importTasks(_ bytes: [UInt8], file: String?) throws(StoreError) -> ImportOutcome {
         let now = clock.nowMillis()
         let imported: [ImportedTask]
+        let notes: [ImportNote]
         do {
-            imported = try TaskImport.parse(bytes, offsetMinutes: Int(clock.offsetMinutes(now)))
+            let batch = try TaskImport.parseBatch(bytes, offsetMinutes: Int(clock.offsetMinutes(now)))
+            (imported, notes) = (batch.tasks, batch.notes)
         } catch {
             throw .badImport(file: file ?? "-", reason: error.description)
         }
         let stamper = try stamper()
         var rng = SystemRandomNumberGenerator()
-        let ((added, skipped), commit) = try transact { snap in
+        let ((added, skipped, updated), commit) = try transact { snap in
             var existing = Set(try snap.loadAllIDs())
             var tasks: [Task] = []
             var skipped = 0
+            var updated = 0
+            var seen = Set<TaskID>()
             let stamp = stamper.stamp(after: nil)
             for item in imported {
                 var id = item.id ?? TaskID.random(using: &rng)
                 if existing.contains(id) {
                     if item.id != nil {
-                        skipped += 1
+                        if item.updatesExisting, seen.insert(id).inserted, var old = try snap.task(id),
+                            Self.reimport(item, into: &old, stamp: stamper.stamp(after: old))
+                        {
+                            tasks.append(old)
+                            updated += 1
+                        } else {
+                            skipped += 1
+                        }
                         continue
                     }
                     while existing.contains(id) { id = TaskID.random(using: &rng) }
@@ -56,11 +68,17 @@ extension Household {
                     assignee: item.assignee, due: item.due, priority: item.priority, deleted: item.deleted)
                 for field in Task.stampedFields { task.stamps[field] = stamp }
                 for tag in item.tags { task.setTag(tag, present: true, stamp: stamp) }
+                Self.importChore(item, into: &task, stamp: stamp)
+                seen.insert(id)
                 tasks.append(task)
             }
             return Update(
-                tasks: tasks, message: CommitText.imported(tasks.count, from: file), value: (tasks.count, skipped))
+                tasks: tasks, message: CommitText.imported(tasks.count, from: file),
+                value: (tasks.count - updated, skipped, updated))
         }
-        return ImportOutcome(imported: added, skipped: skipped, commit: commit)
+        var outcome = ImportOutcome(imported: added, skipped: skipped, commit: commit)
+        outcome.updated = updated
+        outcome.notes = notes
+        return outcome
     }
 }

@@ -21,8 +21,12 @@ public struct ChangeOutcome: Sendable {
 /// What `import` did.
 public struct ImportOutcome: Sendable {
     public let imported: Int
-    /// Tasks whose ids the household already had.
+    /// Tasks whose ids the household already had, left as they were.
     public let skipped: Int
+    /// Tasks whose ids the household already had, changed to match the file (Taskwarrior).
+    public var updated = 0
+    /// What had no field: per attribute, how many tasks, and what became of it.
+    public var notes: [ImportNote] = []
     public let commit: String?
 }
 
@@ -34,6 +38,12 @@ public struct NewTask: Sendable {
     public var due: Due?
     public var priority = Priority.normal
     public var tags: [String] = []
+    /// A chore's rule and start (nil: a plain task).
+    public var recurrence: Recurrence?
+    /// A chore's members in turn.
+    public var rotation: [String] = []
+    /// Checklist items, in order.
+    public var items: [String] = []
 
     public init(title: String) { self.title = title }
 }
@@ -53,13 +63,23 @@ public struct TaskEdit: Sendable {
     public var due: Setting<Due>?
     public var addTags: [String] = []
     public var removeTags: [String] = []
+    /// A new rule (`.clear`: no longer a chore).
+    public var recurrence: Setting<Recurrence>?
+    /// A new rotation (empty: none).
+    public var rotation: [String]?
+    /// Checklist changes; items are named by text or by their 1-based index in `show`.
+    public var addItems: [String] = []
+    public var checkItems: [String] = []
+    public var uncheckItems: [String] = []
+    public var removeItems: [String] = []
 
     public init() {}
 
     /// Whether the edit asks for anything at all.
     public var isEmpty: Bool {
         title == nil && assignee == nil && priority == nil && notes == nil && due == nil && addTags.isEmpty
-            && removeTags.isEmpty
+            && removeTags.isEmpty && recurrence == nil && rotation == nil && addItems.isEmpty && checkItems.isEmpty
+            && uncheckItems.isEmpty && removeItems.isEmpty
     }
 
     /// The plain fields to write, in the order a person reads them.

@@ -1,0 +1,330 @@
+/// Chores and checklists in a task file: the `repeat`, `rotation`, `occurrences`, `turns` and
+/// `items` fields (docs/FORMAT.md, "Chores" and "Checklists"). They live in `Task.extra` as the
+/// JSON of the file, checked when a file is read, so the list cache and older code carry them
+/// unchanged; these are the typed views and the writes.
+
+public enum OccurrenceState: String, Sendable, CaseIterable {
+    case done, skipped, open
+}
+
+/// What someone did about one occurrence of a chore.
+public struct OccurrenceEntry: Hashable, Sendable {
+    public var state: OccurrenceState
+    public var stamp: FieldStamp
+
+    public init(state: OccurrenceState, stamp: FieldStamp) {
+        self.state = state
+        self.stamp = stamp
+    }
+
+    var json: JSONValue { .array([.string(state.rawValue), .string(stamp.description)]) }
+}
+
+/// One occurrence taken over by a member, whatever the rotation says.
+public struct TurnEntry: Hashable, Sendable {
+    /// Empty: the take-over was cancelled.
+    public var member: String
+    public var stamp: FieldStamp
+
+    public init(member: String, stamp: FieldStamp) {
+        self.member = member
+        self.stamp = stamp
+    }
+
+    var json: JSONValue { .array([.string(member), .string(stamp.description)]) }
+}
+
+public enum ItemState: String, Sendable, CaseIterable {
+    case open, checked, removed
+}
+
+/// One checklist item.
+public struct ChecklistItem: Hashable, Sendable {
+    /// 16 hex digits: the hash of the normalised text (`Checklist.key`).
+    public var key: String
+    public var state: ItemState
+    public var text: String
+    /// The stamp of the write that first added the item: its place in the order.
+    public var added: FieldStamp
+    /// The stamp of the item's last write.
+    public var stamp: FieldStamp
+
+    public init(key: String, state: ItemState, text: String, added: FieldStamp, stamp: FieldStamp) {
+        self.key = key
+        self.state = state
+        self.text = text
+        self.added = added
+        self.stamp = stamp
+    }
+
+    var json: JSONValue {
+        .array([.string(state.rawValue), .string(text), .string(added.description), .string(stamp.description)])
+    }
+
+    /// The shared display order: by `added`, then by key.
+    static func precedes(_ x: ChecklistItem, _ y: ChecklistItem) -> Bool {
+        if x.added != y.added { return FieldStamp.precedes(x.added, y.added) }
+        return x.key.utf8.lexicographicallyPrecedes(y.key.utf8)
+    }
+}
+
+public enum Checklist {
+    /// White space trimmed at both ends, inner runs made one space.
+    public static func normalised(_ text: String) -> String {
+        text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+    }
+
+    /// The item key of a text: FNV-1a 64 of the lowercased normalised text, in hex.
+    public static func key(_ text: String) -> String {
+        hex64(fnv1a64(Array(normalised(text).lowercased().utf8)))
+    }
+}
+
+/// Checking, merging and stamps of the chore and checklist fields.
+public enum ChoreFields {
+    /// The maps whose entries carry their own stamps, merged per key.
+    public static let maps: Set<String> = ["items", "occurrences", "turns"]
+
+    /// Throws when a chore or checklist field does not have its documented shape; drops empty maps.
+    static func check(_ task: inout Task) throws(TaskFormatError) {
+        if let r = task.extra["repeat"], r != .null {
+            guard case .object(let members) = r, members.count == 2, case .string(let every)? = r["every"],
+                case .string(let from)? = r["from"], RepeatRule(every)?.description == every,
+                CivilDate(iso: Substring(from)) != nil
+            else { throw TaskFormatError("\"repeat\" must be {\"every\": RULE, \"from\": \"YYYY-MM-DD\"}") }
+        }
+        if let r = task.extra["rotation"] {
+            guard case .array(let names) = r, names.allSatisfy({ ($0.stringValue.map { !$0.isEmpty }) ?? false }) else {
+                throw TaskFormatError("\"rotation\" must be an array of names")
+            }
+        }
+        for map in maps.sorted() {
+            guard let value = task.extra[map] else { continue }
+            guard case .object(let entries) = value else { throw TaskFormatError("\"\(map)\" must be an object") }
+            if entries.isEmpty {
+                task.extra[map] = nil
+                continue
+            }
+            for (key, entry) in entries where !validEntry(map, key: key, entry) {
+                throw TaskFormatError("entry \"\(key)\" of \"\(map)\" is malformed")
+            }
+        }
+    }
+
+    static func validEntry(_ map: String, key: String, _ entry: JSONValue) -> Bool {
+        guard case .array(let e) = entry else { return false }
+        let strings = e.compactMap(\.stringValue)
+        guard strings.count == e.count else { return false }
+        switch map {
+        case "occurrences":
+            return e.count == 2 && CivilDate(iso: Substring(key)) != nil && OccurrenceState(rawValue: strings[0]) != nil
+                && FieldStamp(strings[1]) != nil
+        case "turns":
+            return e.count == 2 && CivilDate(iso: Substring(key)) != nil && FieldStamp(strings[1]) != nil
+        case "items":
+            return e.count == 4 && key.utf8.count == 16 && key.utf8.allSatisfy(isLowerHex)
+                && ItemState(rawValue: strings[0]) != nil && !strings[1].isEmpty && FieldStamp(strings[2]) != nil
+                && FieldStamp(strings[3]) != nil
+        default: return false
+        }
+    }
+
+    /// The stamp deciding an entry's merge: its last element.
+    static func entryStamp(_ entry: JSONValue) -> FieldStamp? {
+        guard case .array(let e) = entry, case .string(let s)? = e.last else { return nil }
+        return FieldStamp(s)
+    }
+
+    /// Every stamp in a task's chore and checklist maps (for the clock: a new write must sort after them).
+    static func stamps(in task: Task) -> [FieldStamp] {
+        var out: [FieldStamp] = []
+        for map in maps {
+            guard case .object(let entries)? = task.extra[map] else { continue }
+            for (_, entry) in entries {
+                if let s = entryStamp(entry) { out.append(s) }
+                // An item's `added` may be a little past its command's stamp (one per item added).
+                if map == "items", case .array(let e) = entry, e.count == 4, let s = e[2].stringValue.flatMap(FieldStamp.init) {
+                    out.append(s)
+                }
+            }
+        }
+        return out
+    }
+
+    /// Per-key merge of one map: the entry with the greater stamp; for identical stamps the one
+    /// whose compact JSON sorts first. Keys in byte order; nil when empty.
+    static func merge(_ x: JSONValue?, _ y: JSONValue?) -> JSONValue? {
+        var merged: [String: JSONValue] = [:]
+        for side in [x, y] {
+            guard case .object(let entries)? = side else { continue }
+            for (key, entry) in entries {
+                guard let other = merged[key] else {
+                    merged[key] = entry
+                    continue
+                }
+                if entryBeats(entry, other) { merged[key] = entry }
+            }
+        }
+        if merged.isEmpty { return nil }
+        return .object(TaskCodec.sortedKeys(merged.keys).map { ($0, merged[$0]!) })
+    }
+
+    static func entryBeats(_ x: JSONValue, _ y: JSONValue) -> Bool {
+        let sx = entryStamp(x)
+        let sy = entryStamp(y)
+        switch (sx, sy) {
+        case (let s?, let t?) where s != t: return FieldStamp.precedes(t, s)
+        case (.some, nil): return true
+        case (nil, .some): return false
+        default: return Array(JSONWriter.compact(x).utf8).lexicographicallyPrecedes(Array(JSONWriter.compact(y).utf8))
+        }
+    }
+
+    static func setEntry(_ task: inout Task, map: String, key: String, _ entry: JSONValue) {
+        var members: [(String, JSONValue)] = []
+        if case .object(let m)? = task.extra[map] { members = m.filter { $0.0 != key } }
+        members.append((key, entry))
+        members.sort { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+        task.extra[map] = .object(members)
+    }
+}
+
+extension Task {
+    /// The chore's rule and start, nil for a plain task.
+    public var recurrence: Recurrence? {
+        guard case .object? = extra["repeat"], case .string(let every)? = extra["repeat"]?["every"],
+            case .string(let from)? = extra["repeat"]?["from"], let rule = RepeatRule(every),
+            let start = CivilDate(iso: Substring(from))
+        else { return nil }
+        return Recurrence(rule: rule, from: start)
+    }
+
+    public var isChore: Bool { recurrence != nil }
+
+    /// The members in turn; empty without a rotation.
+    public var rotation: [String] {
+        guard case .array(let names)? = extra["rotation"] else { return [] }
+        return names.compactMap(\.stringValue)
+    }
+
+    /// Completed, skipped and reopened occurrences, by date (`YYYY-MM-DD`).
+    public var occurrenceEntries: [String: OccurrenceEntry] {
+        guard case .object(let entries)? = extra["occurrences"] else { return [:] }
+        var out: [String: OccurrenceEntry] = [:]
+        for (key, e) in entries {
+            guard case .array(let a) = e, a.count == 2, let st = a[0].stringValue.flatMap(OccurrenceState.init),
+                let s = a[1].stringValue.flatMap(FieldStamp.init)
+            else { continue }
+            out[key] = OccurrenceEntry(state: st, stamp: s)
+        }
+        return out
+    }
+
+    /// Taken-over occurrences, by date.
+    public var turnEntries: [String: TurnEntry] {
+        guard case .object(let entries)? = extra["turns"] else { return [:] }
+        var out: [String: TurnEntry] = [:]
+        for (key, e) in entries {
+            guard case .array(let a) = e, a.count == 2, let m = a[0].stringValue, let s = a[1].stringValue.flatMap(FieldStamp.init)
+            else { continue }
+            out[key] = TurnEntry(member: m, stamp: s)
+        }
+        return out
+    }
+
+    /// Every checklist item, removed ones included, in the shared order.
+    public var checklist: [ChecklistItem] {
+        guard case .object(let entries)? = extra["items"] else { return [] }
+        var out: [ChecklistItem] = []
+        for (key, e) in entries {
+            guard case .array(let a) = e, a.count == 4, let st = a[0].stringValue.flatMap(ItemState.init),
+                let text = a[1].stringValue, let added = a[2].stringValue.flatMap(FieldStamp.init),
+                let s = a[3].stringValue.flatMap(FieldStamp.init)
+            else { continue }
+            out.append(ChecklistItem(key: key, state: st, text: text, added: added, stamp: s))
+        }
+        return out.sorted(by: ChecklistItem.precedes)
+    }
+
+    /// Checked and total items not removed (nil without items): what `list` shows, read
+    /// without parsing stamps or ordering.
+    public var checklistProgress: (checked: Int, total: Int)? {
+        guard case .object(let entries)? = extra["items"] else { return nil }
+        var checked = 0
+        var total = 0
+        for (_, e) in entries {
+            guard case .array(let a) = e, case .string(let state)? = a.first, state != "removed" else { continue }
+            total += 1
+            if state == "checked" { checked += 1 }
+        }
+        return total == 0 ? nil : (checked, total)
+    }
+
+    /// The items not removed, in order: what `show` numbers from 1.
+    public var visibleItems: [ChecklistItem] { checklist.filter { $0.state != .removed } }
+
+    /// The earliest occurrence neither done nor skipped; nil for a plain task or a rule that has
+    /// run past the last date.
+    public var currentOccurrence: CivilDate? { upcomingOccurrences(1).first }
+
+    /// The first `count` occurrences neither done nor skipped, from the current one on.
+    public func upcomingOccurrences(_ count: Int) -> [CivilDate] {
+        guard let r = recurrence else { return [] }
+        return upcomingOccurrences(count, of: r)
+    }
+
+    /// `upcomingOccurrences` for the task's rule, already read.
+    public func upcomingOccurrences(_ count: Int, of r: Recurrence) -> [CivilDate] {
+        guard count > 0 else { return [] }
+        let entries = occurrenceEntries
+        var out: [CivilDate] = []
+        var d = r.first(onOrAfter: r.from)
+        // Each step passes one done or skipped entry or yields a date, so this ends.
+        while let date = d, out.count < count {
+            if let e = entries[date.description], e.state != .open {
+                // passed
+            } else {
+                out.append(date)
+            }
+            d = r.next(after: date)
+        }
+        return out
+    }
+
+    /// Whose turn an occurrence is: a take-over, else the rotation; nil without either.
+    public func turn(on date: CivilDate) -> String? {
+        if let t = turnEntries[date.description], !t.member.isEmpty { return t.member }
+        let names = rotation
+        guard let r = recurrence, !names.isEmpty else { return nil }
+        return names[r.index(of: date) % names.count]
+    }
+
+    /// Who should do an occurrence: its turn, else the task's assignee.
+    public func assignee(on date: CivilDate) -> String? { turn(on: date) ?? assignee }
+
+    /// Writes one occurrence's state.
+    public mutating func setOccurrence(_ date: CivilDate, _ state: OccurrenceState, stamp: FieldStamp) {
+        ChoreFields.setEntry(&self, map: "occurrences", key: date.description, OccurrenceEntry(state: state, stamp: stamp).json)
+    }
+
+    /// Gives one occurrence to `member` ("" cancels a take-over).
+    public mutating func setTurn(_ date: CivilDate, _ member: String, stamp: FieldStamp) {
+        ChoreFields.setEntry(&self, map: "turns", key: date.description, TurnEntry(member: member, stamp: stamp).json)
+    }
+
+    /// Writes one checklist item.
+    public mutating func setItem(_ item: ChecklistItem) {
+        ChoreFields.setEntry(&self, map: "items", key: item.key, item.json)
+    }
+
+    /// The rule written as one stamped field (nil: no longer a chore).
+    public mutating func setRecurrence(_ r: Recurrence?, stamp: FieldStamp) {
+        let value: JSONValue =
+            r.map { .object([("every", .string($0.rule.description)), ("from", .string($0.from.description))]) } ?? .null
+        try? write("repeat", value, stamp: stamp)
+    }
+
+    public mutating func setRotation(_ names: [String], stamp: FieldStamp) {
+        try? write("rotation", .array(names.map { .string($0) }), stamp: stamp)
+    }
+}

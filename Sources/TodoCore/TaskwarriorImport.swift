@@ -1,0 +1,192 @@
+/// Taskwarrior's recurrence and the attributes `todo` has no field for (README "Import").
+///
+/// - A recurring template (`recur` and `due`, status `recurring`) becomes one chore whose rule
+///   comes from `recur` and whose start is the template's due date. Its instances (`parent`
+///   naming a template in the same export) are not imported as tasks: a completed instance
+///   becomes a done occurrence, a deleted one a skipped occurrence, when its due date is an
+///   occurrence of the rule.
+/// - `end` (the completion time), `wait` and `scheduled` become lines of the notes.
+/// - Any other attribute is kept in the notes as `attribute: value`, and counted in the report.
+public struct ImportBatch: Sendable {
+    public var tasks: [ImportedTask]
+    /// What could not be mapped to a field, per attribute, in first-seen order.
+    public var notes: [ImportNote]
+}
+
+/// One line of the import report: how many tasks had an attribute and what became of it.
+public struct ImportNote: Sendable, Equatable {
+    public var attribute: String
+    public var count: Int
+    /// What was done, e.g. "kept in notes".
+    public var outcome: String
+}
+
+extension TaskImport {
+    /// Attributes that map to fields (or are Taskwarrior's own bookkeeping, derived from others).
+    static let mapped: Set<String> = [
+        "uuid", "description", "status", "due", "tags", "project", "priority", "annotations", "entry", "end",
+        "wait", "scheduled", "recur", "parent", "mask", "imask", "id", "urgency", "modified",
+    ]
+
+    /// `parse`, with Taskwarrior recurrence folded into chores and a report of what had no field.
+    public static func parseBatch(_ bytes: [UInt8], offsetMinutes: Int = 0) throws(ImportError) -> ImportBatch {
+        let values = try documents(bytes)
+        var tasks: [ImportedTask] = []
+        var counts: [String: Int] = [:]
+        var order: [String] = []
+        func note(_ key: String) {
+            if counts[key] == nil { order.append(key) }
+            counts[key, default: 0] += 1
+        }
+        // Templates first, so instances can find them wherever they are in the file.
+        var templates: [String: Int] = [:]  // uuid -> index in `tasks`
+        var pendingInstances: [(JSONValue, Int)] = []
+        for (i, v) in values.enumerated() {
+            guard case .object(let members) = v else { throw ImportError(index: i, message: "not a JSON object") }
+            let isTaskwarrior = v["uuid"] != nil || v["description"] != nil
+            guard isTaskwarrior else {
+                do throws(ImportError) {
+                    tasks.append(try todo(v))
+                } catch {
+                    throw ImportError(index: i, message: error.message)
+                }
+                continue
+            }
+            if let parent = v["parent"]?.stringValue, !parent.isEmpty {
+                pendingInstances.append((v, i))
+                continue
+            }
+            var t: ImportedTask
+            do throws(ImportError) {
+                t = try taskwarrior(v, offsetMinutes)
+            } catch {
+                throw ImportError(index: i, message: error.message)
+            }
+            t.updatesExisting = true
+            var extraNotes: [String] = []
+            if let project = v["project"]?.stringValue, !project.isEmpty, project.contains(where: \.isWhitespace) {
+                extraNotes.append("project: \(project)")
+                note("project:kept in notes (a name with spaces cannot be a tag)")
+            }
+            if let recur = v["recur"]?.stringValue {
+                if let rule = twRule(recur), let due = t.due {
+                    t.recurrence = Recurrence(rule: rule, from: due.date)
+                    t.due = due.minutes == nil ? nil : due
+                    t.status = .open
+                    if let uuid = v["uuid"]?.stringValue { templates[uuid.lowercased()] = tasks.count }
+                    note("recur:became a chore")
+                } else {
+                    extraNotes.append("recur: \(recur)")
+                    note("recur:kept in notes (no due date or a rule todo cannot repeat)")
+                }
+            }
+            if let end = v["end"]?.stringValue, let text = twLocal(end, offsetMinutes), t.status == .done || t.deleted {
+                extraNotes.append("completed: \(text)")
+            }
+            if let wait = v["wait"]?.stringValue, let text = twLocal(wait, offsetMinutes) {
+                extraNotes.append("wait (hidden until): \(text)")
+                note("wait:kept in notes")
+            }
+            if let scheduled = v["scheduled"]?.stringValue, let text = twLocal(scheduled, offsetMinutes) {
+                extraNotes.append("scheduled: \(text)")
+                note("scheduled:kept in notes")
+            }
+            for (key, value) in members where !mapped.contains(key) {
+                extraNotes.append("\(key): \(value.stringValue ?? JSONWriter.compact(value))")
+                note(key + ":kept in notes")
+            }
+            if !extraNotes.isEmpty {
+                t.notes = ([t.notes].filter { !$0.isEmpty } + extraNotes).joined(separator: "\n")
+            }
+            tasks.append(t)
+        }
+        for (v, i) in pendingInstances {
+            guard let parent = v["parent"]?.stringValue?.lowercased(), let at = templates[parent],
+                let r = tasks[at].recurrence
+            else {
+                // The template is not in this export: the instance is imported as a task of its own.
+                do throws(ImportError) {
+                    var t = try taskwarrior(v, offsetMinutes)
+                    t.updatesExisting = true
+                    tasks.append(t)
+                } catch {
+                    throw ImportError(index: i, message: error.message)
+                }
+                note("parent:imported as a task of its own (its recurring task is not in the file)")
+                continue
+            }
+            let status = v["status"]?.stringValue ?? "pending"
+            guard status == "completed" || status == "deleted" else {
+                note("recurring instance:folded into its chore")
+                continue
+            }
+            guard let dueText = v["due"]?.stringValue, let due = twDue(dueText, offsetMinutes), r.isOccurrence(due.date) else {
+                note("recurring instance:not imported (its due date is not an occurrence of the chore)")
+                continue
+            }
+            tasks[at].occurrences.append(ImportedOccurrence(date: due.date, state: status == "completed" ? .done : .skipped))
+            note(status == "completed" ? "recurring instance:a completion of its chore" : "recurring instance:a skipped occurrence of its chore")
+        }
+        let notes = order.map { key -> ImportNote in
+            let parts = key.split(separator: ":", maxSplits: 1).map(String.init)
+            return ImportNote(attribute: parts[0], count: counts[key] ?? 0, outcome: parts.count > 1 ? parts[1] : "")
+        }
+        return ImportBatch(tasks: tasks, notes: notes)
+    }
+
+    /// Taskwarrior's `recur` values that `todo` can repeat.
+    static func twRule(_ recur: String) -> RepeatRule? {
+        let r = recur.lowercased()
+        switch r {
+        case "daily", "day", "1d", "p1d": return RepeatRule(.days(1))
+        case "weekly", "week", "1w", "p1w", "7d": return RepeatRule(.weeks(1))
+        case "biweekly", "fortnight", "2w", "p2w", "14d": return RepeatRule(.weeks(2))
+        case "weekdays": return RepeatRule(.weekdays(0b0111110))
+        case "monthly", "month", "1mo", "p1m": return RepeatRule(.months(1))
+        case "bimonthly", "2mo", "p2m": return RepeatRule(.months(2))
+        case "quarterly", "1q", "3mo", "p3m": return RepeatRule(.months(3))
+        case "semiannual", "6mo", "p6m": return RepeatRule(.months(6))
+        case "yearly", "annual", "1y", "p1y", "12mo": return RepeatRule(.months(12))
+        default: break
+        }
+        // Nd, Nw, Nmo (and the ISO 8601 forms PnD, PnW, PnM).
+        var s = Substring(r)
+        if s.hasPrefix("p") { s = s.dropFirst() }
+        let digits = s.prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, digits.count <= 3, let n = Int(digits), n >= 1 else { return nil }
+        switch s.dropFirst(digits.count) {
+        case "d", "days": return RepeatRule(.days(n))
+        case "w", "wks", "weeks": return RepeatRule(.weeks(n))
+        case "mo", "m", "months": return RepeatRule(.months(n))
+        case "y", "yrs", "years": return n <= 83 ? RepeatRule(.months(12 * n)) : nil
+        default: return nil
+        }
+    }
+
+    /// A Taskwarrior time as household-local `YYYY-MM-DD HH:MM`.
+    static func twLocal(_ s: String, _ offsetMinutes: Int) -> String? {
+        guard let d = twDue(s, offsetMinutes) else { return nil }
+        let m = d.minutes ?? 0
+        return "\(d.date) \(pad(m / 60, 2)):\(pad(m % 60, 2))"
+    }
+}
+
+extension TaskImport {
+    /// A chore's `repeat`, `rotation` and `occurrences` and a checklist's `items`, as `todo list
+    /// --json` prints them (docs/FORMAT.md); take-overs are not carried over.
+    static func choreFields(_ v: JSONValue, into t: inout ImportedTask) throws(ImportError) {
+        var probe = Task(id: TaskID(String(repeating: "0", count: 32))!, title: "probe", createdAt: "", createdBy: "")
+        for key in ["repeat", "rotation", "occurrences", "items"] { if let value = v[key] { probe.extra[key] = value } }
+        do {
+            try ChoreFields.check(&probe)
+        } catch {
+            throw ImportError(index: nil, message: error.message)
+        }
+        t.recurrence = probe.recurrence
+        t.rotation = probe.rotation
+        for (key, e) in probe.occurrenceEntries.sorted(by: { $0.key < $1.key }) where e.state != .open {
+            if let d = CivilDate(iso: Substring(key)) { t.occurrences.append(ImportedOccurrence(date: d, state: e.state)) }
+        }
+        t.items = probe.checklist.filter { $0.state != .removed }.map { ImportedItem(text: $0.text, state: $0.state) }
+    }
+}
