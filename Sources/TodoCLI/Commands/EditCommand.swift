@@ -9,15 +9,15 @@ struct EditCommand: ParsableCommand {
         discussion: "Example: todo edit 3f2a --title \"Buy oat milk\" --due friday --tag shop --untag weekly")
 
     @OptionGroup var household: HouseholdOptions
-    @Argument(help: "The task id (any unique prefix).") var id: String
+    @Argument(help: "The task id (any unique prefix).", completion: Completions.taskIDs) var id: String
     @Option(help: "A new title.") var title: String?
     @Option(help: "A new due date.") var due: String?
     @Flag(name: .customLong("no-due"), help: "Remove the due date.") var noDue = false
-    @Option(name: .customLong("assign"), help: "Who should do it.") var assignee: String?
+    @Option(name: .customLong("assign"), help: "Who should do it.", completion: Completions.assignees) var assignee: String?
     @Flag(help: "Remove the assignee.") var unassign = false
     @Option(name: .customLong("tag"), help: "Add a tag (repeatable).") var tags: [String] = []
     @Option(name: .customLong("untag"), help: "Remove a tag (repeatable).") var untags: [String] = []
-    @Option(help: "low, normal or high.") var priority: String?
+    @Option(help: "low, normal or high.", completion: Completions.priorities) var priority: String?
     @Option(help: "Replace the note.") var note: String?
 
     func validate() throws {

@@ -30,7 +30,7 @@ struct DoneCommand: StateCommand {
     static let configuration = CommandConfiguration(
         commandName: "done", abstract: "Mark tasks done.", discussion: "Example: todo done 3f2a 91bc")
     @OptionGroup var household: HouseholdOptions
-    @Argument(help: "Task ids (any unique prefix).") var ids: [String] = []
+    @Argument(help: "Task ids (any unique prefix).", completion: Completions.taskIDs) var ids: [String] = []
     static let state = TaskState.done
     static let doneLabel = "Done"
     static let alreadyLabel = "Already done"
@@ -39,7 +39,7 @@ struct DoneCommand: StateCommand {
 struct ReopenCommand: StateCommand {
     static let configuration = CommandConfiguration(commandName: "reopen", abstract: "Mark done tasks open again.")
     @OptionGroup var household: HouseholdOptions
-    @Argument(help: "Task ids (any unique prefix).") var ids: [String] = []
+    @Argument(help: "Task ids (any unique prefix).", completion: Completions.taskIDs) var ids: [String] = []
     static let state = TaskState.reopen
     static let doneLabel = "Reopened"
     static let alreadyLabel = "Already open"
@@ -50,7 +50,7 @@ struct RemoveCommand: StateCommand {
         commandName: "rm", abstract: "Delete tasks (they can be restored).",
         discussion: "Deleting writes a tombstone; the file stays and `todo restore` brings the task back.")
     @OptionGroup var household: HouseholdOptions
-    @Argument(help: "Task ids (any unique prefix).") var ids: [String] = []
+    @Argument(help: "Task ids (any unique prefix).", completion: Completions.taskIDs) var ids: [String] = []
     static let state = TaskState.rm
     static let doneLabel = "Deleted"
     static let alreadyLabel = "Already deleted"
@@ -59,7 +59,7 @@ struct RemoveCommand: StateCommand {
 struct RestoreCommand: StateCommand {
     static let configuration = CommandConfiguration(commandName: "restore", abstract: "Bring deleted tasks back.")
     @OptionGroup var household: HouseholdOptions
-    @Argument(help: "Task ids (any unique prefix).") var ids: [String] = []
+    @Argument(help: "Task ids (any unique prefix).", completion: Completions.taskIDs) var ids: [String] = []
     static let state = TaskState.restore
     static let doneLabel = "Restored"
     static let alreadyLabel = "Not deleted"
