@@ -17,7 +17,7 @@ struct Todo: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             InitCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self,
-            DoneCommand.self, ReopenCommand.self, RemoveCommand.self, RestoreCommand.self, LogCommand.self, AgendaCommand.self, UndoCommand.self,
+            DoneCommand.self, ReopenCommand.self, RemoveCommand.self, RestoreCommand.self, LogCommand.self, AgendaCommand.self, UndoCommand.self, ChangesCommand.self,
             ImportCommand.self, HouseholdsCommand.self, ConflictsCommand.self, SyncCommand.self, CloneCommand.self, RemoteCommand.self, StatusCommand.self,
             MergeDriverCommand.self,
         ]

@@ -70,6 +70,7 @@ struct SyncCommand: ParsableCommand {
     func run() throws {
         let h = try household.open()
         let report: SyncReport
+        let before = try? h.headCommit()
         do {
             report = try h.sync(.fromEnvironment(timeout: timeout, quiet: quiet))
         } catch {
@@ -77,6 +78,7 @@ struct SyncCommand: ParsableCommand {
             throw CLIError(error)
         }
         clearProgress()
+        let received = receivedSummary(h, before: before)
         let conflicts = report.conflicts.count
         for w in report.merge?.warnings ?? [] { printError("todo: warning: " + Terminal.safe(w.description)) }
         if report.remoteRewritten {
@@ -102,6 +104,7 @@ struct SyncCommand: ParsableCommand {
         if report.merge?.kind == .merged { parts.append("merged") }
         if conflicts > 0 { parts.append("\(conflicts) conflict\(conflicts == 1 ? "" : "s") (see `todo conflicts`)") }
         print("Synced with \(Terminal.safe(report.remote)): " + parts.joined(separator: ", ") + ".")
+        for line in received { print(line) }
     }
 }
 
