@@ -23,8 +23,11 @@ struct Render {
     /// `YYYY-MM-DD HH:MM by Member` for the write a stamp records.
     func stamped(_ s: FieldStamp, _ clock: WallClock) -> String {
         let who = s.member.isEmpty ? "" : " by " + Terminal.safe(s.member)
-        return Render.localTime(s.stamp.wall, clock) + who
+        return Render.localTime(min(s.stamp.wall, Render.lastMillis), clock) + who
     }
+
+    /// 9999-12-31 23:59:59.999 UTC: stamps and commit times from other people are shown no later.
+    static let lastMillis: Int64 = 253_402_300_799_999
 
     /// `YYYY-MM-DD HH:MM` in the household's local time.
     static func localTime(_ millis: Int64, _ clock: WallClock) -> String {

@@ -5,7 +5,7 @@ import TodoStore
 struct ChangesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "changes",
-        abstract: "What others changed: by default, what the last sync received.",
+        abstract: "Show what others changed (the last sync).",
         discussion: """
             One line per member and kind of change: added, completed, reopened, deleted, restored, \
             edited (which fields), assigned to you (marked *), a deletion that set your edit aside, \
