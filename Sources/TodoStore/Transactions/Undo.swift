@@ -23,12 +23,17 @@ extension Household {
     /// replica's id, whoever the git author is.
     public func undoableCommits(limit: Int = 10, depth: Int = 1_000) throws(StoreError) -> [HistoryEntry] {
         let replica = try replicaID()
-        var mine: [HistoryEntry] = []
-        for entry in try history(limit: depth) where !entry.isMerge && Self.written(entry).contains(where: { $0.replica == replica }) {
-            mine.append(entry)
-            if mine.count >= limit { break }
+        // The latest few commits first: reading a thousand commits' changes is only needed when
+        // this replica's changes are further back.
+        for d in [min(depth, max(2 * limit, 16)), depth] {
+            var mine: [HistoryEntry] = []
+            for entry in try history(limit: d) where !entry.isMerge && Self.written(entry).contains(where: { $0.replica == replica }) {
+                mine.append(entry)
+                if mine.count >= limit { return mine }
+            }
+            if d == depth { return mine }
         }
-        return mine
+        return []
     }
 
     /// Undoes `entry` as a new commit: every field and tag it wrote gets its earlier value back
