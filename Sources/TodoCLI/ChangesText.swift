@@ -43,9 +43,12 @@ enum ChangesText {
         for c in changes where c.kind == .deletedMyEdit {
             let short = shorts[c.task.id] ?? String(c.task.id.hex.prefix(4))
             let who = c.member.isEmpty ? "Someone" : Terminal.safe(c.member)
+            let title = Terminal.safe(DisplayText.truncated(c.task.title, 40))
+            let fields = c.fields.map(Terminal.safe).joined(separator: ", ")
+            let entry = c.entry.map { String($0.prefix(8)) } ?? ""
             out.append(
-                "* \(who) deleted \(Terminal.safe(DisplayText.truncated(c.task.title, 40))) (\(short)) while you edited its \(c.fields.map(Terminal.safe).joined(separator: ", ")): "
-                    + "`todo conflicts restore \(c.entry.map { String($0.prefix(8)) } ?? "")` brings the task and your edit back")
+                "* \(who) deleted \(title) (\(short)) while you edited its \(fields): "
+                    + "`todo conflicts restore \(entry)` brings the task and your edit back")
         }
         let conflicts = changes.filter { $0.kind == .conflict }
         if !conflicts.isEmpty {

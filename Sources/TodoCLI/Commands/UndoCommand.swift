@@ -63,7 +63,10 @@ struct UndoCommand: ParsableCommand {
         case .refused(let conflicts):
             var lines = ["Not undone: \(Self.subject(entry)) (\(entry.commit.prefix(8))). Changed since:"]
             for c in conflicts {
-                let who = c.since.map { "\(Terminal.safe($0.member.isEmpty ? "someone" : $0.member)) on \(Render.localTime(min($0.stamp.wall, Render.lastMillis), h.clock))" } ?? "someone"
+                let who = c.since.map { s in
+                    let name = Terminal.safe(s.member.isEmpty ? "someone" : s.member)
+                    return "\(name) on \(Render.localTime(min(s.stamp.wall, Render.lastMillis), h.clock))"
+                } ?? "someone"
                 lines.append("  \(who): \(Self.fieldName(c.field)) of \(Terminal.safe(c.task.title)) (\(c.short))")
             }
             lines.append("Use `todo undo \(entry.commit.prefix(8)) --force` to write the earlier values anyway.")
@@ -87,6 +90,8 @@ struct UndoCommand: ParsableCommand {
     static func fieldName(_ f: String) -> String { f.hasPrefix("tag:") ? "tag " + Terminal.safe(String(f.dropFirst(4))) : f }
 
     static func describe(_ e: HistoryEntry) -> String {
-        "\(Terminal.dim(String(e.commit.prefix(8))))  \(Render.localTime(min(max(e.time, 0), Render.lastMillis / 1000) * 1000, offsetMinutes: e.offsetMinutes))  \(subject(e))"
+        let seconds = min(max(e.time, 0), Render.lastMillis / 1000)
+        let time = Render.localTime(seconds * 1000, offsetMinutes: e.offsetMinutes)
+        return "\(Terminal.dim(String(e.commit.prefix(8))))  \(time)  \(subject(e))"
     }
 }
