@@ -5,7 +5,9 @@ public struct TaskSearch: Sendable {
     public let words: [String]
 
     public init(_ words: [String]) {
-        self.words = words.flatMap { $0.split(whereSeparator: \.isWhitespace) }.map { TaskSearch.fold(String($0)) }
+        // `+tag` is read as the tag's name, as `list` shows tags.
+        self.words = words.flatMap { $0.split(whereSeparator: \.isWhitespace) }
+            .map { TaskSearch.fold(String($0.hasPrefix("+") ? $0.dropFirst() : $0)) }
             .filter { !$0.isEmpty }
     }
 

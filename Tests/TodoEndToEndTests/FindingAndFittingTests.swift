@@ -55,6 +55,7 @@ import TodoCore
         #expect(try ids("cafe") == [cafe.short], "accents folded")
         #expect(try ids("CAFÉ") == [cafe.short])
         #expect(try ids("errands") == [cafe.short], "tags are searched")
+        #expect(try ids("+Errands") == [cafe.short], "written as list shows tags")
         #expect(try ids("zoe") == [zoe.short], "the assignee is searched")
         #expect(try ids("diy", "oil") == [door.short])
         #expect(try ids("garage", "milk") == [])
