@@ -72,7 +72,8 @@ struct Render {
     func table(_ tasks: [Task], order: [Int], shortLengths: [Int], header: Bool, width: Int? = nil) -> [String] {
         struct Row {
             var id, due, who, title: String
-            var tags: [String]
+            var tags: String
+            var index: Int
             var overdue, today, high: Bool
         }
         let rows = order.map { i -> Row in
@@ -86,14 +87,15 @@ struct Render {
                 due: t.due.map { due($0) + (isOverdue(t) ? " !" : "") } ?? "",
                 who: width == nil ? who : Terminal.truncated(who, 16),
                 title: title,
-                tags: t.tags.map { "+" + Terminal.safe($0) },
+                tags: Self.tagList(t).joined(separator: " "), index: i,
                 overdue: isOverdue(t), today: isDueToday(t), high: t.priority == .high)
         }
         let gap = 2
         let showDue = rows.contains { !$0.due.isEmpty }
         let showWho = rows.contains { !$0.who.isEmpty }
-        let tagWidths = rows.map { r in r.tags.isEmpty ? 0 : r.tags.reduce(r.tags.count - 1) { $0 + Terminal.width($1) } }
-        let showTags = tagWidths.contains { $0 > 0 }
+        let showTags = rows.contains { !$0.tags.isEmpty }
+        // Only a terminal's width needs the tags measured (a pipe takes the list's time as it is).
+        let tagWidths = width == nil ? [] : rows.map { Terminal.width($0.tags) }
         let idW = max(rows.map { $0.id.count }.max() ?? 0, header ? 2 : 0)
         let dueW = showDue ? max(rows.map { Terminal.width($0.due) }.max() ?? 0, header ? 3 : 0) : 0
         let whoW = showWho ? max(rows.map { Terminal.width($0.who) }.max() ?? 0, header ? 3 : 0) : 0
@@ -121,12 +123,12 @@ struct Render {
                 ])))
         }
         for (n, r) in rows.enumerated() {
+            let tags = width == nil || tagWidths[n] <= tagsRoom ? r.tags : Self.fitting(Self.tagList(tasks[r.index]), tagsRoom)
             var dueCol = Terminal.padded(r.due, dueW)
             if r.overdue { dueCol = Terminal.red(dueCol) } else if r.today { dueCol = Terminal.yellow(dueCol) }
             let cut = width == nil ? r.title : Terminal.truncated(r.title, titleW)
             // With a header the tags line up under TAGS; otherwise they follow the title.
             let title = header ? Terminal.padded(cut, titleW) : cut
-            let tags = tagWidths[n] <= tagsRoom ? r.tags.joined(separator: " ") : Self.fitting(r.tags, tagsRoom)
             lines.append(
                 join([
                     Terminal.dim(Terminal.padded(r.id, idW)), showDue ? dueCol : nil,
@@ -136,6 +138,9 @@ struct Render {
         }
         return lines
     }
+
+    /// `+tag` for each of the task's tags, escaped.
+    static func tagList(_ t: Task) -> [String] { t.tags.map { "+" + Terminal.safe($0) } }
 
     /// The tags that fit in `room` columns, whole, and "…" for those left out.
     static func fitting(_ tags: [String], _ room: Int) -> String {
