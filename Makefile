@@ -4,7 +4,8 @@
 #   make test      install what is missing, build and run the whole test suite
 #   make build     debug build (.build/debug/todo)
 #   make release   release build (.build-release/release/todo)
-#   make install   release build into $(DESTDIR)$(PREFIX)/bin, man page into .../share/man/man1
+#   make install   release build into $(DESTDIR)$(PREFIX)/bin, man page into .../share/man/man1,
+#                  bash, zsh and fish completions into .../share/{bash-completion,zsh,fish}
 #   make bench     release build, then the benchmark table (BENCH_RUNS, BENCH_OUT)
 #   make clean     remove the build directories and bench-results.md
 
@@ -13,6 +14,9 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR = $(DESTDIR)$(PREFIX)/bin
 MAN1DIR = $(DESTDIR)$(PREFIX)/share/man/man1
+BASHCOMPDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 INSTALL ?= install
 
 # Release builds get their own scratch directory, so they never wait on or disturb the debug
@@ -52,9 +56,13 @@ install: release
 	$(INSTALL) -d "$(BINDIR)" "$(MAN1DIR)"
 	$(INSTALL) -m 755 "$(RELEASE_BIN)" "$(BINDIR)/todo"
 	$(INSTALL) -m 644 man/todo.1 "$(MAN1DIR)/todo.1"
+	$(INSTALL) -d "$(BASHCOMPDIR)" "$(ZSHCOMPDIR)" "$(FISHCOMPDIR)"
+	"$(RELEASE_BIN)" --generate-completion-script bash > "$(BASHCOMPDIR)/todo"
+	"$(RELEASE_BIN)" --generate-completion-script zsh > "$(ZSHCOMPDIR)/_todo"
+	"$(RELEASE_BIN)" --generate-completion-script fish > "$(FISHCOMPDIR)/todo.fish"
 
 uninstall:
-	rm -f "$(BINDIR)/todo" "$(MAN1DIR)/todo.1"
+	rm -f "$(BINDIR)/todo" "$(MAN1DIR)/todo.1" "$(BASHCOMPDIR)/todo" "$(ZSHCOMPDIR)/_todo" "$(FISHCOMPDIR)/todo.fish"
 
 clean:
 	rm -rf .build $(RELEASE_SCRATCH) bench-results.md

@@ -13,6 +13,7 @@ public enum TodoCLI {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let verbose = arguments.contains("--verbose")
         do {
+            let arguments = try CommandLineFront.prepare(arguments)
             var command = try Todo.parseAsRoot(arguments)
             try command.run()
         } catch let error as CLIError {

@@ -6,7 +6,8 @@ import TodoStore
 struct HouseholdOptions: ParsableArguments {
     @Option(
         name: [.customShort("H"), .long],
-        help: ArgumentHelp("The household to use (default: $TODO_HOUSEHOLD, else \"home\").", valueName: "name"))
+        help: ArgumentHelp("The household to use (default: $TODO_HOUSEHOLD, else \"home\").", valueName: "name"),
+        completion: Completions.households)
     var household: String?
 
     @Flag(help: "Add libgit2's technical detail to error messages.")

@@ -26,6 +26,17 @@ enum Terminal {
     static func width(_ s: String) -> Int { DisplayText.width(s) }
     static func truncated(_ s: String, _ columns: Int) -> String { DisplayText.truncated(s, columns) }
 
+    /// The width `list` fits its lines to: on a terminal, `COLUMNS` when it is a number from
+    /// 20 to 10000, else the terminal's own width (80 when it does not say); nil in a pipe or
+    /// file, where nothing is cut.
+    static let columns: Int? = {
+        guard stdoutIsTTY else { return nil }
+        if let c = Env.get("COLUMNS"), let n = Int(c), (20...10_000).contains(n) { return n }
+        var size = winsize()
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col >= 20 { return Int(size.ws_col) }
+        return 80
+    }()
+
     static func padded(_ s: String, _ columns: Int) -> String {
         let w = width(s)
         return w >= columns ? s : s + String(repeating: " ", count: columns - w)

@@ -47,10 +47,10 @@ enum Input {
 
     static func due(_ text: String, today: CivilDate) throws -> Due {
         do {
-            return try Due.parse(text, today: today)
+            return try Due.parse(text, today: today, minuteOfDay: Env.minuteOfDay(Env.clock))
         } catch {
             throw CLIError(
-                "\"\(Terminal.safe(text))\" is not a date I understand.\nUse YYYY-MM-DD, today, tomorrow, a weekday (friday), +3d or +2w, optionally with a time (\"friday 18:00\").",
+                "\"\(Terminal.safe(text))\" is not a date I understand.\nUse YYYY-MM-DD, today, tomorrow, yesterday, now, a weekday (friday, next mon), eod, eow, sow, eom, som, eoy, 15th, +3d, +2w, +1m or +1y, optionally with a time (\"friday 18:00\"), or a time alone (18:00); see todo(1), DATES.",
                 exit: .usage)
         }
     }

@@ -34,26 +34,45 @@ public enum DisplayText {
             || v == 0x2028 || v == 0x2029
     }
 
-    /// Columns a string takes on a terminal (wide East Asian characters count two).
+    /// Columns a string takes on a terminal, counted by grapheme cluster: a wide East Asian
+    /// character, an emoji (joined ones like 👨‍👩‍👧 and flags like 🇫🇷 included) counts two, a
+    /// combining mark nothing.
     public static func width(_ s: String) -> Int {
+        if s.utf8.allSatisfy({ $0 < 0x80 }) { return s.utf8.count }
         var w = 0
-        for u in s.unicodeScalars {
-            let v = u.value
-            if v == 0x200D || (v >= 0x300 && v < 0x370) || (v >= 0xFE00 && v <= 0xFE0F) { continue }
-            w += (v >= 0x1100 && v <= 0x115F) || (v >= 0x2E80 && v <= 0xA4CF) || (v >= 0xAC00 && v <= 0xD7A3)
-                || (v >= 0xF900 && v <= 0xFAFF) || (v >= 0xFF00 && v <= 0xFF60) || (v >= 0x1F300 && v <= 0x1FAFF)
-                || (v >= 0x20000 && v <= 0x3FFFD) ? 2 : 1
-        }
+        for ch in s { w += width(ch) }
         return w
+    }
+
+    /// Columns one grapheme cluster takes.
+    public static func width(_ ch: Character) -> Int {
+        let scalars = ch.unicodeScalars
+        guard let first = scalars.first else { return 0 }
+        if first.isASCII { return 1 }
+        let v = first.value
+        if v == 0x200D || v == 0x200B || (v >= 0xFE00 && v <= 0xFE0F) { return 0 }
+        let p = first.properties
+        if p.generalCategory == .nonspacingMark || p.generalCategory == .enclosingMark { return 0 }
+        if (v >= 0x1100 && v <= 0x115F) || (v >= 0x2E80 && v <= 0xA4CF) || (v >= 0xAC00 && v <= 0xD7A3)
+            || (v >= 0xF900 && v <= 0xFAFF) || (v >= 0xFE30 && v <= 0xFE4F) || (v >= 0xFF00 && v <= 0xFF60)
+            || (v >= 0xFFE0 && v <= 0xFFE6) || (v >= 0x1F1E6 && v <= 0x1F1FF) || (v >= 0x20000 && v <= 0x3FFFD)
+        {
+            return 2
+        }
+        if p.isEmojiPresentation { return 2 }
+        // A text-style symbol asked to look like an emoji (❤️), or joined into one.
+        if p.isEmoji && scalars.contains(where: { $0.value == 0xFE0F || $0.value == 0x200D }) { return 2 }
+        return 1
     }
 
     /// Cuts `s` to at most `columns` columns, marking the cut with an ellipsis.
     public static func truncated(_ s: String, _ columns: Int) -> String {
         if width(s) <= columns { return s }
+        if columns <= 0 { return "" }
         var out = ""
         var w = 0
         for ch in s {
-            let cw = width(String(ch))
+            let cw = width(ch)
             if w + cw > columns - 1 { break }
             out.append(ch)
             w += cw

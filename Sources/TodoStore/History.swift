@@ -25,13 +25,22 @@ public struct TaskChange: Sendable {
 }
 
 extension Household {
-    /// The history, newest first: every commit, or only those that changed task `id`.
-    public func history(of id: TaskID? = nil, limit: Int? = nil) throws(StoreError) -> [HistoryEntry] {
+    /// The history, newest first: every commit, or only those that changed task `id`; only
+    /// commits made at or after `since` (seconds since the epoch), only those whose author's
+    /// name or email is `author` (case aside).
+    public func history(of id: TaskID? = nil, limit: Int? = nil, since: Int64? = nil, author: String? = nil)
+        throws(StoreError) -> [HistoryEntry]
+    {
+        let author = author?.lowercased()
         do {
             guard let head = try repo.resolve(reference: Self.branch) else { return [] }
             var entries: [HistoryEntry] = []
             try repo.walk(from: head) { oid in
                 let info = try repo.commit(oid)
+                if let since, info.author.time < since { return true }
+                if let author, info.author.name.lowercased() != author && info.author.email.lowercased() != author {
+                    return true
+                }
                 let parentTree = try info.parents.first.map { try repo.commit($0).tree }
                 let diffs: [(TaskID, ObjectID?, ObjectID?)]
                 if let id {

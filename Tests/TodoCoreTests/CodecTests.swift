@@ -86,7 +86,7 @@ import Testing
         #expect(try Due.parse(input, today: today).description == expected)
     }
 
-    @Test(arguments: ["", "yesterday", "2026-13-01", "2026-02-30", "+3x", "+d", "friday 25:00", "12/01/2026", "today 18"])
+    @Test(arguments: ["", "yestreday", "2026-13-01", "2026-02-30", "+3x", "+d", "friday 25:00", "12/01/2026", "today 18"])
     func rejectsNonsense(_ input: String) {
         #expect(throws: DateInputError.self) { try Due.parse(input, today: today) }
     }

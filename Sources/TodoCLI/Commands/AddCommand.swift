@@ -15,11 +15,11 @@ struct AddCommand: ParsableCommand {
 
     @OptionGroup var household: HouseholdOptions
     @Argument(help: "The title (several words are joined with spaces).") var title: [String] = []
-    @Option(help: "When it is due: YYYY-MM-DD, today, tomorrow, a weekday, +3d, +2w; optionally with HH:MM.")
+    @Option(help: "When it is due: YYYY-MM-DD, today, friday, eow, 15th, +3d, +1m... (todo(1), DATES); optionally with HH:MM.")
     var due: String?
-    @Option(name: .customLong("assign"), help: "Who should do it.") var assignee: String?
+    @Option(name: .customLong("assign"), help: "Who should do it.", completion: Completions.assignees) var assignee: String?
     @Option(name: .customLong("tag"), help: "A tag (repeat for more).") var tags: [String] = []
-    @Option(help: "low, normal or high.") var priority: String?
+    @Option(help: "low, normal or high.", completion: Completions.priorities) var priority: String?
     @Option(help: "A note.") var note: String?
     @Option(help: "Make it a chore that repeats: day, 3d, week, 2w, tue, mon,thu, weekday, month, 15th.") var every: String?
     @Option(help: "With --every: members taking turns, e.g. Alice,Bob,Carol.") var rotate: String?

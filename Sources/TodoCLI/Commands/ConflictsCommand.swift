@@ -25,7 +25,7 @@ struct ConflictsListCommand: ParsableCommand {
         commandName: "list", abstract: "List conflict-log entries, newest first (the default).")
 
     @OptionGroup var household: HouseholdOptions
-    @Argument(help: "Only this task's entries.") var id: String?
+    @Argument(help: "Only this task's entries.", completion: Completions.taskIDs) var id: String?
     @Option(help: "Only entries from this date on (YYYY-MM-DD, today, +3d, a weekday...).") var since: String?
     @Flag(help: "Totals: per field, per member, and the latest.") var stats = false
     @OptionGroup var output: JSONFlag

@@ -14,15 +14,15 @@ struct EditCommand: ParsableCommand {
             """)
 
     @OptionGroup var household: HouseholdOptions
-    @Argument(help: "The task id (any unique prefix).") var id: String
+    @Argument(help: "The task id (any unique prefix).", completion: Completions.taskIDs) var id: String
     @Option(help: "A new title.") var title: String?
     @Option(help: "A new due date.") var due: String?
     @Flag(name: .customLong("no-due"), help: "Remove the due date.") var noDue = false
-    @Option(name: .customLong("assign"), help: "Who should do it.") var assignee: String?
+    @Option(name: .customLong("assign"), help: "Who should do it.", completion: Completions.assignees) var assignee: String?
     @Flag(help: "Remove the assignee.") var unassign = false
     @Option(name: .customLong("tag"), help: "Add a tag (repeatable).") var tags: [String] = []
     @Option(name: .customLong("untag"), help: "Remove a tag (repeatable).") var untags: [String] = []
-    @Option(help: "low, normal or high.") var priority: String?
+    @Option(help: "low, normal or high.", completion: Completions.priorities) var priority: String?
     @Option(help: "Replace the note.") var note: String?
     @Option(help: "Make it a chore, or change its rule (starting --from, default today).") var every: String?
     @Option(help: "With --every: the first day of the new rule.") var from: String?

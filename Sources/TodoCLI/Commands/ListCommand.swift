@@ -10,18 +10,25 @@ struct ListCommand: ParsableCommand {
             Columns: id, due, assignee, title, tags. Overdue dates are marked with "!" (red on a \
             terminal), tasks due today in yellow.
 
-            Example: todo list --mine --tag groceries
+            Words after the options search: a task is listed when every word appears, case and \
+            accents aside, in its title, notes, tags or assignee. --tag and --assignee ignore case.
+
+            Examples:
+              todo list --mine --tag groceries
+              todo list garage door
             """)
 
     @OptionGroup var household: HouseholdOptions
     @Flag(help: "Open and done tasks.") var all = false
     @Flag(help: "Done tasks only.") var done = false
     @Flag(help: "Deleted tasks only.") var deleted = false
-    @Option(help: "Only tasks assigned to WHO.") var assignee: String?
+    @Option(help: "Only tasks assigned to WHO.", completion: Completions.assignees) var assignee: String?
     @Flag(help: "Only tasks assigned to you.") var mine = false
     @Option(help: "Only tasks with this tag.") var tag: String?
     @Flag(help: "Only overdue tasks.") var overdue = false
     @OptionGroup var output: JSONFlag
+    @Argument(help: "Only tasks with every word in the title, notes, tags or assignee (case and accents aside).")
+    var words: [String] = []
 
     func validate() throws {
         if assignee != nil && mine { throw ValidationError("Use either --assignee or --mine, not both.") }
@@ -51,6 +58,8 @@ struct ListCommand: ParsableCommand {
             whoEmail = me.email.lowercased()
         }
         let tagFilter = tag.map { $0.hasPrefix("+") ? String($0.dropFirst()) : $0 }
+        let tagFolded = tagFilter?.lowercased()
+        let search = TaskSearch(words)
         let shown = tasks.indices.filter { i in
             let t = tasks[i]
             if deleted {
@@ -64,7 +73,12 @@ struct ListCommand: ParsableCommand {
                 let a = t.assignee?.lowercased()
                 if a != who && (whoEmail == nil || a != whoEmail) { return false }
             }
-            if let tagFilter, t.tagStates[tagFilter]?.present != true { return false }
+            if let tagFilter, let tagFolded, t.tagStates[tagFilter]?.present != true,
+                !t.tagStates.contains(where: { $0.value.present && $0.key.lowercased() == tagFolded })
+            {
+                return false
+            }
+            if !search.isEmpty && !search.matches(t) { return false }
             if overdue && !render.isOverdue(t) { return false }
             return true
         }
@@ -80,7 +94,8 @@ struct ListCommand: ParsableCommand {
             if Terminal.stdoutIsTTY { out.line("No tasks.") }
         } else {
             let lengths = ShortIDs.lengths(tasks.map(\.id))
-            for line in render.table(tasks, order: order, shortLengths: lengths, header: Terminal.stdoutIsTTY) { out.line(line) }
+            for line in render.table(
+                tasks, order: order, shortLengths: lengths, header: Terminal.stdoutIsTTY, width: Terminal.columns) { out.line(line) }
         }
         out.flush()
     }
@@ -91,7 +106,7 @@ struct ShowCommand: ParsableCommand {
         commandName: "show", abstract: "Show one task in full.", discussion: "Example: todo show 3f2a")
 
     @OptionGroup var household: HouseholdOptions
-    @Argument(help: "The task id (any unique prefix).") var id: String
+    @Argument(help: "The task id (any unique prefix).", completion: Completions.taskIDs) var id: String
     @OptionGroup var output: JSONFlag
 
     func run() throws {
@@ -115,7 +130,11 @@ struct ShowCommand: ParsableCommand {
         field("Status", status)
         if let due = task.due {
             let mark = render.isOverdue(task) ? Terminal.red(" (overdue)") : ""
-            field("Due", render.due(due) + (render.due(due) == due.description ? "" : "  (\(due))") + mark)
+            // The stored form when the words differ from it, and how far off when the words do not say.
+            let shown = render.due(due)
+            let relative = due.relative(today: render.today)
+            let notes = [shown == due.description ? nil : due.description, shown.hasPrefix(relative) ? nil : relative]
+            field("Due", shown + "  (" + notes.compactMap { $0 }.joined(separator: ", ") + ")" + mark)
         }
         if let a = task.assignee { field("Assignee", Terminal.safe(a)) }
         field("Priority", task.priority.rawValue)
@@ -129,6 +148,9 @@ struct ShowCommand: ParsableCommand {
         for (name, value) in ChoreText.showLines(task, today: render.today) {
             if name.isEmpty { out.line(String(repeating: " ", count: 10) + value) } else { field(name, value) }
         }
+        // Who finished or deleted it, and when: from the stamp of that write.
+        if task.status == .done, let s = task.stamps["status"] { field("Done", render.stamped(s, h.clock)) }
+        if task.deleted, let s = task.stamps["deleted"] { field("Deleted", render.stamped(s, h.clock)) }
         if !task.conflicts.isEmpty { field("Conflicts", "\(task.conflicts.count) (todo conflicts \(short))") }
         field("ID", task.id.hex)
         out.flush()

@@ -6,11 +6,20 @@ struct LogCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "log",
         abstract: "Show the history of the household or of one task.",
-        discussion: "Who changed which fields, and when, read from git. Example: todo log 3f2a -n 5")
+        discussion: """
+            Who changed which fields, and when, read from git.
+
+            Examples:
+              todo log 3f2a -n 5
+              todo log --since monday --author Bob
+            """)
 
     @OptionGroup var household: HouseholdOptions
-    @Argument(help: "Only this task's history.") var id: String?
+    @Argument(help: "Only this task's history.", completion: Completions.taskIDs) var id: String?
     @Option(name: .short, help: "Show at most N commits.") var n: Int?
+    @Option(help: "Only commits made on or after this date (YYYY-MM-DD, yesterday, sow, monday 18:00...).")
+    var since: String?
+    @Option(help: "Only commits by this member (name or email, case aside).") var author: String?
     @OptionGroup var output: JSONFlag
 
     func validate() throws {
@@ -18,7 +27,13 @@ struct LogCommand: ParsableCommand {
     }
 
     func run() throws {
-        let log = try household.open().log(of: id, limit: n, withShortIDs: !output.json)
+        let h = try household.open()
+        let sinceTime = try since.map { text -> Int64 in
+            let due = try Input.due(text, today: Env.today(h.clock))
+            let local = Int64(due.date.daysSinceEpoch) * 86_400 + Int64(due.minutes ?? 0) * 60
+            return local - Int64(h.clock.offsetMinutes(h.clock.nowMillis())) * 60
+        }
+        let log = try h.log(of: id, limit: n, since: sinceTime, author: author, withShortIDs: !output.json)
         let (entries, taskID, shorts) = (log.entries, log.task, log.shortIDs)
         var out = Output()
         if output.json {

@@ -91,6 +91,7 @@ struct SyncCommand: ParsableCommand {
     func run() throws {
         let h = try household.open()
         let report: SyncReport
+        let before = try? h.headCommit()
         do {
             report = try h.sync(.fromEnvironment(timeout: timeout, quiet: quiet))
         } catch {
@@ -105,6 +106,7 @@ struct SyncCommand: ParsableCommand {
             throw failure
         }
         clearProgress()
+        let received = receivedSummary(h, before: before)
         if report.skipped {
             if !quiet && !output.json {
                 printError("todo: Another sync of this household is running; this one did nothing. Changes made after that sync pushed go with the next one.")
@@ -138,6 +140,7 @@ struct SyncCommand: ParsableCommand {
         if report.merge?.kind == .merged { parts.append("merged") }
         if conflicts > 0 { parts.append("\(conflicts) conflict\(conflicts == 1 ? "" : "s") (see `todo conflicts`)") }
         print("Synced with \(Terminal.safe(report.remote)): " + parts.joined(separator: ", ") + ".")
+        for line in received { print(line) }
     }
 }
 

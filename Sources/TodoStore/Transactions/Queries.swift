@@ -11,10 +11,12 @@ public struct HouseholdLog: Sendable {
 
 extension Household {
     /// The history of the household, or of the task whose id starts with `prefix`, newest first.
-    public func log(of prefix: String?, limit: Int?, withShortIDs: Bool) throws(StoreError) -> HouseholdLog {
+    public func log(
+        of prefix: String?, limit: Int?, since: Int64? = nil, author: String? = nil, withShortIDs: Bool
+    ) throws(StoreError) -> HouseholdLog {
         let snap = try snapshot()
         let id = try prefix.map { p throws(StoreError) in try snap.resolve(p) }
-        let entries = try history(of: id, limit: limit)
+        let entries = try history(of: id, limit: limit, since: since, author: author)
         let shorts = withShortIDs ? ShortIDs.map(try snap.loadAll().tasks.map(\.id.hex)) : [:]
         return HouseholdLog(entries: entries, task: id, shortIDs: shorts)
     }

@@ -1,0 +1,154 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import GitKit
+import TodoCore
+
+/// One thing another member did to a task, as `todo sync` and `todo changes` tell it.
+public struct ReceivedChange: Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case added, completed, reopened, deleted, restored, edited
+        /// The task was assigned to me.
+        case assignedToMe = "assigned-to-me"
+        /// A merge set a value aside in the conflict log.
+        case conflict
+        /// An edit of mine was folded into the tombstone of a task someone deleted.
+        case deletedMyEdit = "deleted-my-edit"
+    }
+
+    public let kind: Kind
+    /// Who did it (from the stamp of the write).
+    public let member: String
+    /// The task as it is after the change.
+    public let task: Task
+    /// Fields edited (`edited`), or the fields of my edit that a deletion set aside.
+    public let fields: [String]
+    /// The conflict-log entry, for `conflict` and `deletedMyEdit`.
+    public let entry: String?
+    /// Whether the task is assigned to me (after the change), or was my edit.
+    public let touchesMe: Bool
+}
+
+extension Household {
+    /// The current commit of `main`, in hex.
+    public func headCommit() throws(StoreError) -> String? { try snapshot().commit?.hex }
+
+    /// What others changed between two commits of `main` (`old` nil: from the start): every field
+    /// and tag whose stamp moved and was written by another replica (at or after `sinceMillis`,
+    /// if given), told per task and kind. Tasks whose files cannot be read are left out.
+    public func receivedChanges(from old: String?, to new: String?, sinceMillis: Int64? = nil) throws(StoreError)
+        -> [ReceivedChange]
+    {
+        let replica = try replicaID()
+        let me = try identity()
+        let myNames: Set<String> = [me.name.lowercased(), me.email.lowercased()]
+        do {
+            let oldID = old.flatMap { ObjectID(hex: $0) }
+            guard let newID = new.flatMap({ ObjectID(hex: $0) }) else { return [] }
+            let oldTree = try oldID.map { try repo.commit($0).tree }
+            let newTree = try repo.commit(newID).tree
+            var out: [ReceivedChange] = []
+            for (id, ob, nb) in try changedTaskFiles(old: oldTree, new: newTree) {
+                guard let nb, let after = try? decodeBlob(nb, id: id) else { continue }
+                let before = ob.flatMap { try? decodeBlob($0, id: id) }
+                out += Self.describe(before: before, after: after, replica: replica, me: myNames, since: sinceMillis)
+            }
+            return out
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
+    static func describe(before: Task?, after: Task, replica: String, me: Set<String>, since: Int64?)
+        -> [ReceivedChange]
+    {
+        func foreign(_ s: FieldStamp?) -> Bool {
+            guard let s else { return false }
+            return s.stamp.replica != replica && (since.map { s.stamp.wall >= $0 } ?? true)
+        }
+        let mine = after.assignee.map { me.contains($0.lowercased()) } ?? false
+        var out: [ReceivedChange] = []
+        func add(_ kind: ReceivedChange.Kind, _ member: String, fields: [String] = [], entry: String? = nil, touchesMe: Bool? = nil) {
+            out.append(ReceivedChange(kind: kind, member: member, task: after, fields: fields, entry: entry, touchesMe: touchesMe ?? mine))
+        }
+        // A task new in the range: added by whoever wrote its first stamps; when that was me (or
+        // before the range), the later writes are told against a task of default values.
+        let before = before ?? {
+            var blank = Task(id: after.id, title: "", createdAt: after.createdAt, createdBy: after.createdBy)
+            let first = after.stamps.values.min { FieldStamp.precedes($0, $1) }
+            for field in Task.stampedFields { blank.stamps[field] = first }
+            if let first, foreign(first) {
+                add(.added, first.member)
+                blank = after
+                if mine, after.stamps["assignee"] == first { add(.assignedToMe, first.member) }
+            } else {
+                blank.title = after.title
+            }
+            return blank
+        }()
+        var edited: [String: [String]] = [:]
+        for field in Task.stampedFields + after.extra.keys.sorted() {
+            guard let s = after.stamps[field], s != before.stamps[field], foreign(s),
+                before.value(of: field) != after.value(of: field)
+            else { continue }
+            switch field {
+            case "status": add(after.status == .done ? .completed : .reopened, s.member)
+            case "deleted": add(after.deleted ? .deleted : .restored, s.member)
+            case "assignee" where mine: add(.assignedToMe, s.member)
+            default: edited[s.member, default: []].append(field)
+            }
+        }
+        for (tag, t) in after.tagStates.sorted(by: { $0.key < $1.key })
+        where t != before.tagStates[tag] && foreign(t.stamp) && (before.tagStates[tag]?.present ?? false) != t.present {
+            edited[t.stamp.member, default: []].append((t.present ? "+" : "-") + tag)
+        }
+        for (member, fields) in edited.sorted(by: { $0.key < $1.key }) { add(.edited, member, fields: fields) }
+        // New conflict-log entries: a deletion that set my edit aside is told as such.
+        let known = ConflictLog.ids(before.conflicts)
+        for json in after.conflicts {
+            guard let entry = try? ConflictEntry(json: json), !known.contains(entry.id) else { continue }
+            if entry.kind == .deletedEdit, entry.lost.stamp?.replica == replica {
+                add(.deletedMyEdit, entry.kept.member, fields: [entry.field], entry: entry.id, touchesMe: true)
+            } else {
+                add(.conflict, entry.kept.member, fields: [entry.field], entry: entry.id)
+            }
+        }
+        return out
+    }
+
+    // MARK: - The last sync's range
+
+    var lastSyncPath: String { repo.gitDirectory + "todo/last-sync" }
+
+    /// Records what `main` was before and after a sync, for `todo changes --last-sync`.
+    public func recordLastSync(from old: String?, to new: String?) {
+        guard let new, old != new else { return }
+        mkdir(repo.gitDirectory + "todo", 0o755)
+        try? writeFile(lastSyncPath, "\(old ?? "-") \(new)\n", sync: false)
+    }
+
+    /// `main` before and after the last sync that received something; nil when none did.
+    public func lastSyncRange() -> (from: String?, to: String)? {
+        let parts = (readFile(lastSyncPath) ?? "").split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+        guard parts.count == 2, ObjectID(hex: parts[1]) != nil else { return nil }
+        return (ObjectID(hex: parts[0]) == nil ? nil : parts[0], parts[1])
+    }
+
+    /// The newest commit on `main`'s first-parent line made before `millis`: where "since"
+    /// starts counting from. Nil when all of the history is newer.
+    public func commitBefore(_ millis: Int64) throws(StoreError) -> String? {
+        do {
+            var current = try repo.resolve(reference: Self.branch)
+            while let c = current {
+                let info = try repo.commit(c)
+                if info.committer.time < millis / 1000 { return c.hex }
+                current = info.parents.first
+            }
+            return nil
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+}

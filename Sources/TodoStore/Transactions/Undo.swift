@@ -1,0 +1,133 @@
+import TodoCore
+
+/// A field that someone changed after the commit being undone.
+public struct UndoConflict: Sendable {
+    public let task: Task
+    public let short: String
+    /// The field (`tag:<name>` for a tag).
+    public let field: String
+    /// The write that came after the commit: who and when.
+    public let since: FieldStamp?
+}
+
+/// What `undo` did: the tasks it wrote back, or why it refused.
+public enum UndoOutcome: Sendable {
+    case undone(ChangeOutcome)
+    /// Others changed these fields since; nothing was written.
+    case refused([UndoConflict])
+}
+
+extension Household {
+    /// This replica's own commits (not merges), newest first, among the last `depth` commits:
+    /// the changes `undo` can take back. A commit is ours when the stamps it wrote carry this
+    /// replica's id, whoever the git author is.
+    public func undoableCommits(limit: Int = 10, depth: Int = 1_000) throws(StoreError) -> [HistoryEntry] {
+        let replica = try replicaID()
+        // The latest few commits first: reading a thousand commits' changes is only needed when
+        // this replica's changes are further back.
+        for d in [min(depth, max(2 * limit, 16)), depth] {
+            var mine: [HistoryEntry] = []
+            for entry in try history(limit: d) where !entry.isMerge && Self.written(entry).contains(where: { $0.replica == replica }) {
+                mine.append(entry)
+                if mine.count >= limit { return mine }
+            }
+            if d == depth { return mine }
+        }
+        return []
+    }
+
+    /// Undoes `entry` as a new commit: every field and tag it wrote gets its earlier value back
+    /// with a fresh stamp (so the undo wins on every replica after the next sync, even when the
+    /// change was already synced); a task it created is deleted. When a field was written again
+    /// after `entry`, nothing is written and the outcome names those writes, unless `force`.
+    public func undo(_ entry: HistoryEntry, force: Bool) throws(StoreError) -> UndoOutcome {
+        let stamper = try stamper()
+        let (result, commit) = try transact { snap -> Update<Result<[ChangedTask], Refusal>> in
+            var changed: [ChangedTask] = []
+            var conflicts: [UndoConflict] = []
+            let ids = entry.changes.map(\.id)
+            let shorts = try snap.shortIDs(ids)
+            for c in entry.changes {
+                guard let after = c.after, var task = try snap.task(c.id) else { continue }
+                let short = shorts[c.id] ?? String(c.id.hex.prefix(4))
+                let stamp = stamper.stamp(after: task)
+                var fields: [String] = []
+                for (field, value, written) in Self.takeBack(before: c.before, after: after) {
+                    if field.hasPrefix("tag:") {
+                        let tag = String(field.dropFirst(4))
+                        if task.tagStates[tag]?.stamp != after.tagStates[tag]?.stamp {
+                            conflicts.append(UndoConflict(task: task, short: short, field: field, since: task.tagStates[tag]?.stamp))
+                            if !force { continue }
+                        }
+                        let present = value == .bool(true)
+                        if (task.tagStates[tag]?.present ?? false) != present {
+                            task.setTag(tag, present: present, stamp: stamp)
+                            fields.append((present ? "+" : "-") + tag)
+                        }
+                    } else {
+                        if task.stamps[field] != written {
+                            conflicts.append(UndoConflict(task: task, short: short, field: field, since: task.stamps[field]))
+                            if !force { continue }
+                        }
+                        if task.value(of: field) != value {
+                            try task.write(field, value, stamp: stamp)
+                            fields.append(field)
+                        }
+                    }
+                }
+                changed.append(ChangedTask(task: task, short: short, fields: fields))
+            }
+            if !conflicts.isEmpty && !force {
+                return Update(tasks: [], message: "", value: .failure(Refusal(conflicts: conflicts)))
+            }
+            let written = changed.filter(\.changed)
+            return Update(
+                tasks: written.map(\.task), message: CommitText.undo(entry, written), value: .success(changed))
+        }
+        switch result {
+        case .success(let tasks): return .undone(ChangeOutcome(tasks: tasks, commit: commit))
+        case .failure(let refusal): return .refused(refusal.conflicts)
+        }
+    }
+
+    struct Refusal: Error {
+        let conflicts: [UndoConflict]
+    }
+
+    /// What undoing one task's change writes: each field or tag the change wrote, with the value
+    /// to write back, and the stamp the field still carries if nobody wrote it since.
+    static func takeBack(before: Task?, after: Task) -> [(String, JSONValue, FieldStamp?)] {
+        guard let before else {
+            // The change created the task: take it back by deleting it.
+            return [("deleted", .bool(true), after.stamps["deleted"])]
+        }
+        var out: [(String, JSONValue, FieldStamp?)] = []
+        for field in Task.stampedFields + after.extra.keys.sorted() where after.stamps[field] != before.stamps[field] {
+            out.append((field, before.value(of: field) ?? .null, after.stamps[field]))
+        }
+        for tag in after.tagStates.keys.sorted() where after.tagStates[tag] != before.tagStates[tag] {
+            out.append(("tag:" + tag, .bool(before.tagStates[tag]?.present ?? false), after.tagStates[tag]?.stamp))
+        }
+        return out
+    }
+
+    /// The stamps a commit wrote: those its tasks carry after it and did not before.
+    static func written(_ entry: HistoryEntry) -> [Stamp] {
+        var out: [Stamp] = []
+        for c in entry.changes {
+            guard let after = c.after else { continue }
+            for (field, s) in after.stamps where c.before?.stamps[field] != s { out.append(s.stamp) }
+            for (tag, t) in after.tagStates where c.before?.tagStates[tag] != t { out.append(t.stamp.stamp) }
+        }
+        return out
+    }
+}
+
+extension CommitText {
+    /// `undo: <the undone commit's subject>`, and which commit in the body.
+    static func undo(_ entry: HistoryEntry, _ changed: [ChangedTask]) -> String {
+        let subject = entry.message.split(separator: "\n").first.map(String.init) ?? ""
+        let names = changed.prefix(3).map { "\(title($0.task.title)) (\($0.short))" }.joined(separator: ", ")
+        return "undo: \(DisplayText.truncated(DisplayText.escaped(subject), 72))\n\nUndoes \(entry.commit): \(names)\(changed.count > 3 ? ", …" : "")"
+    }
+}

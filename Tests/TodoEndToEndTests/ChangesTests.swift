@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+import TodoCore
+
+/// What a sync received from others, told once at its end and again by `todo changes`.
+@Suite(.timeLimit(.minutes(5))) struct ChangesTests {
+    @Test func syncTellsWhatOthersDidAndChangesTellsItAgain() throws {
+        let host = try GitHost(.path)
+        try host.createRepository()
+        let alice = try Member("Alice", host: host)
+        let bob = try Member("Bob", host: host)
+        try alice.create(remote: host.url())
+        let milk = try alice.add("Buy milk")
+        let bike = try alice.add("Fix bike tyre")
+        let car = try alice.add("Clean car")
+        try alice.sync()
+        try bob.join(host.url())
+        try bob.change("done", milk.short)
+        try bob.change("edit", car.short, "--assign", "Alice", "--due", "fri", "--tag", "car")
+        try bob.change("rm", bike.short)
+        _ = try bob.add("Bake bread")
+        try alice.change("edit", bike.short, "--title", "Fix bike tyres")
+        try alice.change("edit", milk.short, "--title", "Buy oat milk")
+        try bob.change("edit", milk.short, "--title", "Buy soy milk")
+        let bobs = try bob.sync()
+        #expect(bobs.lines.count == 1, "nothing received: \(bobs)")
+
+        let r = try alice.sync()
+        let told = Array(r.lines.dropFirst())
+        #expect(told.contains { $0.hasPrefix("* Bob assigned to you: Clean car (") }, "\(r)")
+        #expect(told.contains { $0.hasPrefix("  Bob added: Bake bread (") }, "\(r)")
+        #expect(told.contains { $0.hasPrefix("  Bob completed: Buy soy milk (") }, "\(r)")
+        #expect(told.contains { $0.hasPrefix("  Bob deleted: Fix bike tyres (") }, "\(r)")
+        #expect(told.contains { $0.contains("Bob edited: ") && $0.contains(": due, +car)") && $0.contains("Buy soy milk") }, "\(r)")
+        let folded = try #require(told.first { $0.hasPrefix("* Bob deleted Fix bike tyres (") }, "\(r)")
+        #expect(folded.contains("while you edited its title: `todo conflicts restore "), "\(folded)")
+        #expect(told.contains { $0.hasPrefix("  New conflicts (todo conflicts): Buy soy milk (") && $0.hasSuffix(": title)") }, "\(r)")
+        #expect(told.count == 7, "\(r)")
+
+        // Told again, the same, and only what touches me with --mine.
+        let again = try alice.todo("changes")
+        #expect(again.exitCode == 0 && again.lines == told, "\(again)")
+        let mine = try json(try alice.todo("changes", "--mine", "--json").stdout).items
+        #expect(Set(mine.compactMap { $0["kind"]?.stringValue }) == ["deleted-my-edit", "assigned-to-me", "edited"])
+        #expect(mine.allSatisfy { $0["mine"] == .bool(true) && $0["member"] == .string("Bob") })
+
+        // The restore the line names brings the task and the edit back.
+        let entry = String(try #require(folded.split(separator: "`todo conflicts restore ").last).prefix(8))
+        try alice.change("conflicts", "restore", entry)
+        let restored = try alice.show(bike.id)
+        #expect(restored["deleted"] == .bool(false) && restored["title"] == .string("Fix bike tyres"), "\(restored)")
+
+        // Bob hears about Alice's restore on his next sync; Alice's own changes are not told to her.
+        #expect(try alice.sync().lines.count == 1)
+        let b = try bob.sync()
+        #expect(b.lines.contains { $0.hasPrefix("  Alice restored: Fix bike tyres (") }, "\(b)")
+        #expect(try alice.sync().lines.count == 1)
+        #expect(try alice.todo("changes").lines == told, "an empty sync keeps the last one")
+        #expect(try alice.todo("changes", "--since", "today").lines.contains { $0.hasPrefix("  Bob added: Bake bread (") })
+    }
+
+    @Test func aLongSummaryStopsAfterTenLinesAndPointsToChanges() throws {
+        let host = try GitHost(.path)
+        try host.createRepository()
+        let alice = try Member("Alice", host: host)
+        try alice.create(remote: host.url())
+        let members = [try Member("Bob", host: host), try Member("Carol", host: host)]
+        var tasks: [String: [String: TaskRef]] = [:]
+        for m in members {
+            for kind in ["complete", "reopen", "delete", "restore", "edit"] {
+                tasks[m.name, default: [:]][kind] = try alice.add("\(kind) for \(m.name)")
+            }
+            try alice.change("done", tasks[m.name]!["reopen"]!.short)
+            try alice.change("rm", tasks[m.name]!["restore"]!.short)
+        }
+        try alice.sync()
+        for m in members {
+            try m.join(host.url())
+            let t = tasks[m.name]!
+            _ = try m.add("added by \(m.name)")
+            try m.change("done", t["complete"]!.short)
+            try m.change("reopen", t["reopen"]!.short)
+            try m.change("rm", t["delete"]!.short)
+            try m.change("restore", t["restore"]!.short)
+            try m.change("edit", t["edit"]!.short, "--note", "done differently")
+            try m.sync()
+        }
+        let r = try alice.sync()
+        let told = Array(r.lines.dropFirst())
+        #expect(told.count == 10, "\(r)")
+        #expect(told.last == "  … and 3 more: todo changes", "\(r)")
+        let all = try alice.todo("changes")
+        #expect(all.lines.count == 12, "\(all)")
+        #expect(Array(all.lines.prefix(9)) == Array(told.prefix(9)))
+        for name in ["Bob", "Carol"] {
+            for verb in ["added", "completed", "reopened", "deleted", "restored"] {
+                #expect(all.lines.contains { $0.hasPrefix("  \(name) \(verb): ") }, "\(name) \(verb): \(all)")
+            }
+            #expect(all.lines.contains { $0.hasPrefix("  \(name) edited: edit for \(name) (") && $0.hasSuffix(": notes)") })
+        }
+        #expect(try alice.todo("sync", "--quiet").stdout.isEmpty)
+    }
+}
