@@ -3,7 +3,7 @@ import Testing
 import TodoCore
 
 /// The dates people type, and the words a date is shown with.
-@Suite struct DateInputTests {
+@Suite(.timeLimit(.minutes(20))) struct DateInputTests {
     let thursday = CivilDate(year: 2025, month: 11, day: 20)!
 
     @Test(arguments: [

@@ -3,7 +3,7 @@ import Testing
 
 @testable import TodoCore
 
-@Suite struct RecurrenceTests {
+@Suite(.timeLimit(.minutes(20))) struct RecurrenceTests {
     static func date(_ s: String) -> CivilDate { CivilDate(iso: Substring(s))! }
 
     @Test(arguments: [

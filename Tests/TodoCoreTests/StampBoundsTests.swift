@@ -4,7 +4,7 @@ import Testing
 
 /// Stamps, times and sizes at and past the ends of their ranges: refused when read, saturated
 /// when computed, never a trap.
-@Suite struct StampBoundsTests {
+@Suite(.timeLimit(.minutes(20))) struct StampBoundsTests {
     @Test(arguments: [
         "946684800000.0.a1", "253402300799999.4294967295.ffffffffffffffffffffffffffffffff", "1763818282123.0.a1",
     ])

@@ -9,7 +9,7 @@ import Testing
 /// A server that breaks the connection after its ref advertisement (scripts/servers/
 /// faulty_server.py): a reset, or silence that only `--timeout` ends. libgit2 then writes to a
 /// dead socket, which must be an ordinary transient failure, never a death by SIGPIPE.
-@Suite(.timeLimit(.minutes(3))) struct BrokenConnectionTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct BrokenConnectionTests {
     static let pending = "Not sent yet"
 
     @Test(arguments: ["git", "http"], ["reset", "stall"])
@@ -67,7 +67,7 @@ import Testing
 
 /// `todo list | head -1`: a reader that goes away after the first line ends the command
 /// quietly, with status 0 and nothing on stderr.
-@Suite(.timeLimit(.minutes(3))) struct ClosedOutputTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct ClosedOutputTests {
     @Test func aReaderThatLeavesAfterTheFirstLineEndsTheCommandQuietly() throws {
         let sb = try Sandbox()
         try sb.initHousehold()

@@ -3,7 +3,7 @@ import Testing
 import TodoCore
 
 /// What a sync received from others, told once at its end and again by `todo changes`.
-@Suite(.timeLimit(.minutes(5))) struct ChangesTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct ChangesTests {
     @Test func syncTellsWhatOthersDidAndChangesTellsItAgain() throws {
         let host = try GitHost(.path)
         try host.createRepository()

@@ -4,7 +4,7 @@ import TodoCore
 
 /// Chores and checklists through the command line and real repositories (docs/FORMAT.md,
 /// "Chores" and "Checklists"). The clock is fixed at Thursday 2025-11-20, 09:00 UTC.
-@Suite(.timeLimit(.minutes(5))) struct ChoreTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct ChoreTests {
     func run(_ sb: Sandbox, _ args: String..., sourceLocation: SourceLocation = #_sourceLocation) throws -> Run {
         let r = try sb.todo(args)
         #expect(r.exitCode == 0 && r.stderr.isEmpty, "\(r)", sourceLocation: sourceLocation)

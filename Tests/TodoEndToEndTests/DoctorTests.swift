@@ -9,7 +9,7 @@ import TodoCore
 
 /// `todo doctor` finds each kind of problem, says what to do, exits 65 while something needs a
 /// person and 0 when healthy; `--fix` repairs what is safe, by new commits only.
-@Suite(.timeLimit(.minutes(5))) struct DoctorTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct DoctorTests {
     /// A member with a path remote and two synced tasks.
     func household() throws -> (GitHost, Member, TaskRef, TaskRef) {
         let host = try GitHost(.path)

@@ -8,7 +8,7 @@ import Testing
 import TodoCore
 
 /// The dates people type, search, a list that fits the terminal, and help for a mistyped command.
-@Suite(.timeLimit(.minutes(5))) struct FindingAndFittingTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct FindingAndFittingTests {
     @Test func theNewDateFormsAreStoredAsDates() throws {
         let sb = try Sandbox()  // Thursday 2025-11-20 09:00 UTC
         try sb.initHousehold()

@@ -10,7 +10,7 @@ import TodoCore
 /// `todo list`, `show` and `status` say, in one line on stderr, when task files were changed by
 /// hand and not committed, or when a committed task file cannot be read; `status --json` lists
 /// both.
-@Suite(.timeLimit(.minutes(5))) struct HandEditWarningTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct HandEditWarningTests {
     static let editedWarning = "changed by hand and not committed"
 
     /// Saves `bytes` over `path` as most editors do: a new file renamed into place.

@@ -13,7 +13,7 @@ import Testing
 /// can store, arriving through a real sync. `todo sync` takes them (a file it cannot read is
 /// left out) or refuses them with 65; it never crashes, and neither do `list`, `show`,
 /// `conflicts`, `log` and `status` afterwards. `TODO_PROPERTY_SEED` replays a run.
-@Suite(.timeLimit(.minutes(5))) struct HostileSyncTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct HostileSyncTests {
     static let seed = propertySeed
 
     /// Exit codes a command may end with on such data: done, data refused, id not found.

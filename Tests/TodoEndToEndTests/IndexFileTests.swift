@@ -9,7 +9,7 @@ import Testing
 /// The index that `todo` rewrites itself for changes of a few files (GitKit's `IndexFile`),
 /// judged by the git CLI: it must hold exactly what `HEAD` holds, with git's own extensions and
 /// versions either kept working or left to libgit2.
-@Suite(.timeLimit(.minutes(3))) struct IndexFileTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct IndexFileTests {
     /// The index, as git lists it, is the tree of HEAD: same paths, modes and ids.
     static func expectIndexIsHead(_ sb: Sandbox, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let staged = try sb.git("ls-files", "--stage")

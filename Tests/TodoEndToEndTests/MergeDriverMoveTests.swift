@@ -10,7 +10,7 @@ import TodoCore
 /// The merge driver that plain `git merge` runs keeps working when the `todo` binary is moved
 /// or reinstalled elsewhere: `todo` on PATH is configured by name, and a setting that names a
 /// binary that is gone is repaired by the next command.
-@Suite(.timeLimit(.minutes(5))) struct MergeDriverMoveTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct MergeDriverMoveTests {
     /// A copy of the binary under test at `dir/todo`.
     func install(in dir: String) throws -> String {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

@@ -5,7 +5,7 @@ import TodoCore
 /// A member breaks a task file by hand and commits it with plain git. `todo sync` refuses to
 /// send it (exit 65), names the file, the commit and its author, says how to repair it, and
 /// nothing reaches the remote; a repair by a new commit is then sent.
-@Suite(.timeLimit(.minutes(5))) struct OutgoingCheckTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct OutgoingCheckTests {
     static let broken = Array("{\"id\": \"not closed\"\n".utf8)
 
     /// The remote's `main`, as git sees it; empty when it has none.

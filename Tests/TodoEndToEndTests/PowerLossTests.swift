@@ -8,7 +8,7 @@ import Testing
 
 /// What a machine that lost power in the middle of a change can leave, rebuilt by hand, and
 /// how the next command recovers (docs/FORMAT.md, "Concurrency and crashes").
-@Suite(.timeLimit(.minutes(2))) struct PowerLossTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct PowerLossTests {
     /// Objects written after the pending-change record was made durable but before the sync
     /// that makes them durable can come back empty or cut short; `main` never points at them.
     @Test func damagedLooseObjectsNamedInTheRecordAreRemoved() throws {

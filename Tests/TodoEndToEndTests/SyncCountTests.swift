@@ -13,7 +13,7 @@ import Testing
 /// one-task change makes exactly three, one of each of fdatasync (the pending-change record),
 /// syncfs (objects, ref lock, reflogs) and fsync (`refs/heads` after the rename). Fewer would
 /// mean a change that does not survive power loss; more, a slower change.
-@Suite(.timeLimit(.minutes(5))) struct SyncCountTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct SyncCountTests {
     /// The preload library, built once per process into a temporary directory.
     static let probe: Result<String, SpawnError> = {
         let source = packageRoot + "/scripts/bench/syncprobe.c"

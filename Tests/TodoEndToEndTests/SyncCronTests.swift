@@ -9,7 +9,7 @@ import Testing
 /// What cron mails a person: nothing while the remote is briefly out of reach, one message once
 /// syncs have failed for longer than `--quiet-for`, nothing for an overlapping run; and advice
 /// that cannot split the household when a path remote goes missing.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(20)), .kit)
 struct SyncCronTests {
     static let hour: Int64 = 3_600_000
 

@@ -9,7 +9,7 @@ import Testing
 /// ssh remotes through the system's OpenSSH client, set up as people set it up: Host aliases
 /// in `~/.ssh/config`, keys with passphrases in an agent, known_hosts, and the failures each of
 /// them can give. Members run without a terminal, as from cron.
-@Suite(.timeLimit(.minutes(5))) struct SyncOpenSSHTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct SyncOpenSSHTests {
     /// The passphrase of the encrypted keys these tests make.
     static let passphrase = "correct horse"
 

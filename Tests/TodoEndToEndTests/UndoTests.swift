@@ -4,7 +4,7 @@ import TodoCore
 
 /// `todo undo`: a new commit with the earlier values and fresh stamps, through real repositories
 /// and syncs.
-@Suite(.timeLimit(.minutes(5))) struct UndoTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct UndoTests {
     func household() throws -> (GitHost, Member, Member, TaskRef) {
         let host = try GitHost(.path)
         try host.createRepository()

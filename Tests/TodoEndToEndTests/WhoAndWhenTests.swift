@@ -3,7 +3,7 @@ import Testing
 import TodoCore
 
 /// Who finished a task and when, the history by date and author, the daily agenda, completions.
-@Suite(.timeLimit(.minutes(5))) struct WhoAndWhenTests {
+@Suite(.timeLimit(.minutes(20)), .kit) struct WhoAndWhenTests {
     @Test func showSaysWhoCompletedOrDeletedATaskAndWhen() throws {
         let sb = try Sandbox()
         try sb.initHousehold()

@@ -19,7 +19,7 @@ private func gitError(_ message: String, code: Int32 = generic, errorClass: Int3
 }
 
 /// The one function that reads libgit2's messages: each phrase, and what it is taken to mean.
-@Suite struct LibgitTextTests {
+@Suite(.timeLimit(.minutes(20))) struct LibgitTextTests {
     @Test(arguments: LibgitText.phrases.map { Phrase(text: $0.0, fact: $0.1) })
     func eachPhraseStatesItsFact(_ phrase: Phrase) {
         // In any case and inside a longer message.
@@ -55,7 +55,7 @@ private func gitError(_ message: String, code: Int32 = generic, errorClass: Int3
 }
 
 /// Network failures, by shape: from libgit2's code and class first, its message only after.
-@Suite struct FailureShapeTests {
+@Suite(.timeLimit(.minutes(20))) struct FailureShapeTests {
     @Test func aPassedDeadlineIsATimeoutWhateverLibgit2Said() {
         #expect(FailureShape.of(gitError("authentication required", code: eauth), timedOut: true) == .timeout)
     }
@@ -105,7 +105,7 @@ private func gitError(_ message: String, code: Int32 = generic, errorClass: Int3
 }
 
 /// Store errors keep their cause, and a full disk is known by its errno.
-@Suite struct StoreErrorCauseTests {
+@Suite(.timeLimit(.minutes(20))) struct StoreErrorCauseTests {
     @Test func aFullDiskFromASystemCall() {
         let e = StoreError.from(SystemError(errno: Errno.noSpace.rawValue, what: "write /h/x"), path: "/h")
         guard case .diskFull(let path, let cause) = e else {

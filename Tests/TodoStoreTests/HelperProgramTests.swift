@@ -4,7 +4,7 @@ import Testing
 @testable import TodoStore
 
 /// Credential helpers run with the sync's deadline.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(20)), .kit)
 struct HelperProgramTests {
     /// `runProgram` blocks its thread, as libgit2's credential callback does: call it from a
     /// thread of its own, never from one of Swift concurrency's few shared threads.

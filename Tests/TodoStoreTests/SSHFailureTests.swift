@@ -4,7 +4,7 @@ import Testing
 @testable import TodoStore
 
 /// What OpenSSH 9 and git write when an ssh transfer fails, one case each, and what it means.
-@Suite struct SSHFailureTests {
+@Suite(.timeLimit(.minutes(20))) struct SSHFailureTests {
     static let changed = """
         @@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@
         @    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @
@@ -91,7 +91,7 @@ import Testing
 }
 
 /// ssh addresses read as git reads them, and the command lines git would run.
-@Suite struct SSHAddressTests {
+@Suite(.timeLimit(.minutes(20))) struct SSHAddressTests {
     @Test func urls() {
         #expect(SSHAddress.parse("ssh://alice@nas:2222/srv/home.git") == SSHAddress(user: "alice", host: "nas", port: "2222", path: "/srv/home.git"))
         #expect(SSHAddress.parse("ssh+git://nas/srv/home.git") == SSHAddress(user: nil, host: "nas", port: nil, path: "/srv/home.git"))

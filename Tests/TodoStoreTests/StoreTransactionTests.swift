@@ -5,7 +5,7 @@ import TodoCore
 @testable import TodoStore
 
 /// The store's transactions, called in process; the git CLI judges what they committed.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(20)), .kit)
 struct StoreTransactionTests {
     /// A new household in a temporary directory, at a fixed time.
     struct Fixture {

@@ -5,7 +5,7 @@ import Testing
 
 /// A commit that brings back an earlier tree (a revert, or `todo doctor --fix` restoring a
 /// file) must not hide what the earlier commit with that tree added.
-@Suite struct TransferRevertTests {
+@Suite(.timeLimit(.minutes(20))) struct TransferRevertTests {
     @Test func aRevertedTreeStillCarriesWhatItsFirstCommitAdded() throws {
         let r = try TwoRepositories()
         let first = try r.commit(["a/one.txt": "one\n"], "first")
