@@ -23,7 +23,7 @@ INSTALL ?= install
 # build in .build. The Swift runtime is linked statically: no libswift*.so to ship, and a
 # quicker start (about 6 ms instead of 10 ms for `todo --version`).
 RELEASE_SCRATCH ?= .build-release
-RELEASE_FLAGS = -c release --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib
+RELEASE_FLAGS = -c release --product todo --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib
 RELEASE_BIN = $(RELEASE_SCRATCH)/release/todo
 
 .PHONY: all deps build release test demo bench install uninstall clean

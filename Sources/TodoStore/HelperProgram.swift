@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Dispatch
 import Subprocess
+import SystemPackage
 import Synchronization
 
 /// Runs a helper program (git's credential helpers) with `input` on its standard input and
@@ -40,7 +41,7 @@ func runProgram(
         defer { outcome.finished.signal() }
         guard
             let result = try? await run(
-                .name(name), arguments: Arguments(Array(argv.dropFirst())), environment: environment,
+                name.contains("/") ? .path(FilePath(name)) : .name(name), arguments: Arguments(Array(argv.dropFirst())), environment: environment,
                 platformOptions: options, input: .string(input), output: .string(limit: 1 << 20), error: .discarded)
         else { return }
         if case .exited(0) = result.terminationStatus {

@@ -73,7 +73,7 @@ import Testing
         }
     }
 
-    static let stamp = FieldStamp(Stamp(wall: 1000, counter: 0, replica: "a1"), by: "Ana")
+    static let stamp = FieldStamp(Stamp(wall: 1_763_629_200_000, counter: 0, replica: "a1"), by: "Ana")
 
     func chore(_ every: String, from: String, rotation: [String] = []) -> Task {
         var t = Task(id: TaskVersionGenerator.id, title: "Trash", createdAt: "2026-11-22T10:00:00.000Z", createdBy: "Ana")
@@ -111,7 +111,7 @@ import Testing
         #expect(Checklist.key("oat  milk") == Checklist.key("oat milk"))
         #expect(Checklist.key("milk") != Checklist.key("eggs"))
         var t = chore("day", from: "2026-11-03")
-        let late = FieldStamp(Stamp(wall: 2000, counter: 0, replica: "a1"), by: "Ben")
+        let late = FieldStamp(Stamp(wall: 1_763_629_201_000, counter: 0, replica: "a1"), by: "Ben")
         t.setItem(ChecklistItem(key: Checklist.key("eggs"), state: .open, text: "eggs", added: late, stamp: late))
         t.setItem(ChecklistItem(key: Checklist.key("milk"), state: .checked, text: "milk", added: Self.stamp, stamp: late))
         #expect(t.checklist.map(\.text) == ["milk", "eggs"])

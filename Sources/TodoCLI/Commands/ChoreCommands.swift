@@ -35,7 +35,7 @@ struct DoneCommand: ParsableCommand {
             Example: todo done 3f2a 91bc
             """)
     @OptionGroup var household: HouseholdOptions
-    @Argument(help: "Task ids (any unique prefix).") var ids: [String] = []
+    @Argument(help: "Task ids (any unique prefix).", completion: Completions.taskIDs) var ids: [String] = []
     @Flag(help: "On a chore: complete every open occurrence up to today, not just the current one.") var all = false
 
     func run() throws {
@@ -57,7 +57,7 @@ struct SkipCommand: ParsableCommand {
             Example: todo skip 3f2a
             """)
     @OptionGroup var household: HouseholdOptions
-    @Argument(help: "Chore ids (any unique prefix).") var ids: [String] = []
+    @Argument(help: "Chore ids (any unique prefix).", completion: Completions.taskIDs) var ids: [String] = []
     @Flag(help: "Skip every open occurrence up to today, not just the current one.") var all = false
 
     func run() throws {
@@ -74,7 +74,7 @@ struct ReopenCommand: ParsableCommand {
         commandName: "reopen", abstract: "Reopen done tasks (a chore: its last occurrence).",
         discussion: "On a chore, the latest occurrence done or skipped is open again.")
     @OptionGroup var household: HouseholdOptions
-    @Argument(help: "Task ids (any unique prefix).") var ids: [String] = []
+    @Argument(help: "Task ids (any unique prefix).", completion: Completions.taskIDs) var ids: [String] = []
 
     func run() throws {
         if ids.isEmpty { throw CLIError("Name at least one task id.", exit: .usage) }
