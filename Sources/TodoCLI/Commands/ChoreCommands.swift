@@ -2,6 +2,18 @@ import ArgumentParser
 import TodoCore
 import TodoStore
 
+/// `done` and `skip`: records the current occurrence of each task (with `all`, every open one up
+/// to today) and prints what changed.
+func recordOccurrences(
+    _ ids: [String], _ action: OccurrenceAction, all: Bool, household: HouseholdOptions, label: String, already: String
+) throws {
+    if ids.isEmpty { throw CLIError("Name at least one task id.", exit: .usage) }
+    let h = try household.open()
+    let today = Env.today(h.clock)
+    let outcome = try h.complete(ids, action, through: all ? today : nil)
+    renderOccurrenceChanges(outcome, label: label, already: already, today: today)
+}
+
 /// Prints what `done`, `skip` or `reopen` did: for a chore the occurrences and the next one.
 func renderOccurrenceChanges(_ outcome: ChangeOutcome, label: String, already: String, today: CivilDate) {
     var out = Output()
@@ -39,11 +51,7 @@ struct DoneCommand: ParsableCommand {
     @Flag(help: "On a chore: complete every open occurrence up to today, not just the current one.") var all = false
 
     func run() throws {
-        if ids.isEmpty { throw CLIError("Name at least one task id.", exit: .usage) }
-        let h = try household.open()
-        let today = Env.today(h.clock)
-        let outcome = try h.complete(ids, .done, through: all ? today : nil)
-        renderOccurrenceChanges(outcome, label: "Done", already: "Already done", today: today)
+        try recordOccurrences(ids, .done, all: all, household: household, label: "Done", already: "Already done")
     }
 }
 
@@ -61,11 +69,7 @@ struct SkipCommand: ParsableCommand {
     @Flag(help: "Skip every open occurrence up to today, not just the current one.") var all = false
 
     func run() throws {
-        if ids.isEmpty { throw CLIError("Name at least one task id.", exit: .usage) }
-        let h = try household.open()
-        let today = Env.today(h.clock)
-        let outcome = try h.complete(ids, .skip, through: all ? today : nil)
-        renderOccurrenceChanges(outcome, label: "Skipped", already: "Already skipped", today: today)
+        try recordOccurrences(ids, .skip, all: all, household: household, label: "Skipped", already: "Already skipped")
     }
 }
 
