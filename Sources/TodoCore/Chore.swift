@@ -155,8 +155,10 @@ public enum ChoreFields {
     /// whose compact JSON sorts first. Keys in byte order; nil when empty.
     static func merge(_ x: JSONValue?, _ y: JSONValue?) -> JSONValue? {
         var merged: [String: JSONValue] = [:]
+        var keys: [[String]] = []
         for side in [x, y] {
             guard case .object(let entries)? = side else { continue }
+            keys.append(entries.map(\.0))
             for (key, entry) in entries {
                 guard let other = merged[key] else {
                     merged[key] = entry
@@ -166,7 +168,10 @@ public enum ChoreFields {
             }
         }
         if merged.isEmpty { return nil }
-        return .object(TaskCodec.sortedKeys(merged.keys).map { ($0, merged[$0]!) })
+        // Keys spelled differently by the sides (canonically equivalent Unicode) are written in
+        // one spelling chosen by bytes, so that the order of the sides does not matter.
+        let spellings = FieldMerge.spellings(keys.joined())
+        return .object(TaskCodec.sortedKeys(spellings).compactMap { key in merged[key].map { (key, $0) } })
     }
 
     static func entryBeats(_ x: JSONValue, _ y: JSONValue) -> Bool {

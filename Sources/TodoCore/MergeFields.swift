@@ -23,7 +23,7 @@ struct FieldMerge {
     mutating func run() {
         let fields = Self.fields(a, b)
         for field in fields { mergeField(field) }
-        for tag in Set(a.tagStates.keys).union(b.tagStates.keys) { mergeTag(tag) }
+        for tag in Self.spellings([a.tagStates.keys, b.tagStates.keys].joined()) { mergeTag(tag) }
         if result.deleted { noteDeletedEdits(fields) }
         entries = found.map {
             ConflictEntry(kind: $0.kind, task: result.id, title: result.title, field: $0.field, kept: $0.kept, lost: $0.lost)
@@ -33,9 +33,22 @@ struct FieldMerge {
     /// The known fields, then every other key either side has a value or a stamp for.
     static func fields(_ a: Task, _ b: Task) -> [String] {
         let known = Task.stampedFields + ["createdAt", "createdBy"]
-        var others = Set(a.extra.keys).union(b.extra.keys).union(a.stamps.keys).union(b.stamps.keys)
-        others.subtract(known)
+        let others = spellings([Array(a.extra.keys), Array(b.extra.keys), Array(a.stamps.keys), Array(b.stamps.keys)].joined()).filter { !known.contains($0) }
         return known + TaskCodec.sortedKeys(others)
+    }
+
+    /// One spelling of each key in `keys`: Swift compares strings by canonical equivalence, so
+    /// "café" precomposed and "cafe" + U+0301 are one key in a dictionary but different bytes
+    /// in a file. When the sides spell a key differently, the result takes the spelling whose
+    /// UTF-8 bytes come first, whichever side it came from, so that merge(a, b) and merge(b, a)
+    /// write the same bytes.
+    static func spellings(_ keys: some Sequence<String>) -> [String] {
+        var chosen: [String: String] = [:]
+        for key in keys {
+            if let old = chosen[key], !key.utf8.lexicographicallyPrecedes(old.utf8) { continue }
+            chosen[key] = key
+        }
+        return Array(chosen.values)
     }
 
     private mutating func mergeField(_ field: String) {

@@ -52,7 +52,10 @@ struct TaskVersionGenerator {
             return "item:\(key)"
         }
     }
-    static let tags = ["shop", "urgent", "weekly", "x y"]
+    /// Two of them are one tag spelled two ways (precomposed, and "e" + U+0301), as two
+    /// members' keyboards or file systems may write it.
+    static let tags = ["shop", "urgent", "weekly", "x y", "caf\u{E9}", "cafe\u{301}"]
+    static let extraKeys = ["legacy", "r\u{E9}sum\u{E9}", "re\u{301}sume\u{301}"]
     /// Stored entries, including two with one id and one without an id.
     static let storedEntries: [JSONValue] = {
         let v1 = ConflictEntry.Version(value: .string("Buy milk"), stamp: Stamp(wall: 1_763_800_000_005, counter: 0, replica: "a1"), member: "Ana")
@@ -106,7 +109,7 @@ struct TaskVersionGenerator {
         case 55..<75: t.setTag(rng.pick(Self.tags), present: rng.chance(60), stamp: stamp())
         case 75..<82: t.createdAt = rng.pick(["2026-11-22T10:00:00.000Z", "2026-11-21T09:00:00.000Z"])
         case 82..<87: t.createdBy = rng.pick(["Ana", "Ben"])
-        case 87..<92: t.extra["legacy"] = rng.chance(70) ? rng.pick([.string("v1"), .string("v2"), .null]) : nil
+        case 87..<92: t.extra[rng.pick(Self.extraKeys)] = rng.chance(70) ? rng.pick([.string("v1"), .string("v2"), .null]) : nil
         case 92..<94: t.stamps["tags"] = stamp()  // a stamp on a key the merge never sets
         case 94..<97: mapEdit(&t, stamp: stamp())
         default: t.conflicts = ConflictLog.union([t.conflicts, [rng.pick(Self.storedEntries)]])
