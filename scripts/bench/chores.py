@@ -25,7 +25,7 @@ def with_chores(tasks, rng):
             if rng.random() < 0.7:
                 t["rotation"] = rng.sample(MEMBERS, rng.randint(2, 4))
         else:
-            t["items"] = {"%016x" % rng.getrandbits(64): ["open", f"item {k}", "1.0.a1 Alice", "1.0.a1 Alice"]
+            t["items"] = {"%016x" % rng.getrandbits(64): ["open", f"item {k}", "1763800000000.0.a1 Alice", "1763800000000.0.a1 Alice"]
                           for k in range(rng.randint(2, 12))}
     return tasks
 
