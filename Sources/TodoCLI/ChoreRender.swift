@@ -18,18 +18,18 @@ enum ChoreText {
 
     /// A task as `list` shows it: a chore with its current occurrence as due date, whose turn
     /// as assignee, and a repeat mark; a checklist with its progress.
-    static func listView(_ task: Task) -> Task {
+    static func listView(_ task: Task, _ facts: ListFacts) -> Task {
         var t = task
-        if let r = task.recurrence {
-            if let current = task.upcomingOccurrences(1, of: r).first {
+        if facts.isChore {
+            if let current = facts.current {
                 t.due = Due(date: current, minutes: task.due?.minutes)
-                t.assignee = task.assignee(on: current)
+                t.assignee = facts.turn
             } else {
                 t.due = nil
             }
             t.title += " ↻"
         }
-        if let p = task.checklistProgress { t.title += " [\(p.checked)/\(p.total)]" }
+        if facts.total > 0 { t.title += " [\(facts.checked)/\(facts.total)]" }
         return t
     }
 

@@ -72,36 +72,49 @@ struct Render {
     /// lines fit it: the title gives way first, then tags are dropped whole (never cut or
     /// wrapped), marked "…"; without one (a pipe) nothing is cut.
     func table(_ tasks: [Task], order: [Int], shortLengths: [Int], header: Bool, width: Int? = nil) -> [String] {
-        struct Row {
-            var id, due, who, title: String
-            var tags: String
-            var index: Int
-            var overdue, today, high: Bool
-        }
-        let rows = order.map { i -> Row in
-            let t = tasks[i]
-            var title = Terminal.safe(t.title)
-            if t.deleted { title = "[deleted] " + title } else if t.status == .done { title = "[done] " + title }
-            if t.priority != .normal { title += " (\(t.priority.rawValue))" }
-            let who = Terminal.safe(t.assignee ?? "")
-            return Row(
-                id: String(t.id.hex.prefix(shortLengths[i])),
-                due: t.due.map { due($0) + (isOverdue(t) ? " !" : "") } ?? "",
-                who: width == nil ? who : Terminal.truncated(who, 16),
-                title: title,
-                tags: Self.tagList(t).joined(separator: " "), index: i,
-                overdue: isOverdue(t), today: isDueToday(t), high: t.priority == .high)
+        // One array per column rather than an array of rows: rows would be copied whole each
+        // time one of their fields is read (this runs for ten thousand tasks).
+        let n = order.count
+        var ids: [String] = [], dues: [String] = [], whos: [String] = [], titles: [String] = [], tags: [String] = []
+        var marks: [UInt8] = []  // 1 overdue, 2 due today, 4 high priority
+        ids.reserveCapacity(n)
+        dues.reserveCapacity(n)
+        whos.reserveCapacity(n)
+        titles.reserveCapacity(n)
+        tags.reserveCapacity(n)
+        marks.reserveCapacity(n)
+        tasks.withUnsafeBufferPointer { tasks in
+            for i in order {
+                var title = Terminal.safe(tasks[i].title)
+                if tasks[i].deleted { title = "[deleted] " + title } else if tasks[i].status == .done { title = "[done] " + title }
+                if tasks[i].priority != .normal { title += " (\(tasks[i].priority.rawValue))" }
+                let who = tasks[i].assignee.map(Terminal.safe) ?? ""
+                let overdue = isOverdue(tasks[i])
+                ids.append(String(tasks[i].id.hex.prefix(shortLengths[i])))
+                dues.append(tasks[i].due.map { due($0) + (overdue ? " !" : "") } ?? "")
+                whos.append(width == nil ? who : Terminal.truncated(who, 16))
+                titles.append(title)
+                tags.append(tasks[i].tagStates.isEmpty ? "" : Self.tagList(tasks[i]).joined(separator: " "))
+                marks.append((overdue ? 1 : 0) | (isDueToday(tasks[i]) ? 2 : 0) | (tasks[i].priority == .high ? 4 : 0))
+            }
         }
         let gap = 2
-        let showDue = rows.contains { !$0.due.isEmpty }
-        let showWho = rows.contains { !$0.who.isEmpty }
-        let showTags = rows.contains { !$0.tags.isEmpty }
+        func widest(_ column: [String]) -> Int {
+            var w = 0
+            for s in column where !s.isEmpty { w = max(w, Terminal.width(s)) }
+            return w
+        }
+        let showDue = dues.contains { !$0.isEmpty }
+        let showWho = whos.contains { !$0.isEmpty }
+        let showTags = tags.contains { !$0.isEmpty }
         // Only a terminal's width needs the tags measured (a pipe takes the list's time as it is).
-        let tagWidths = width == nil ? [] : rows.map { Terminal.width($0.tags) }
-        let idW = max(rows.map { $0.id.count }.max() ?? 0, header ? 2 : 0)
-        let dueW = showDue ? max(rows.map { Terminal.width($0.due) }.max() ?? 0, header ? 3 : 0) : 0
-        let whoW = showWho ? max(rows.map { Terminal.width($0.who) }.max() ?? 0, header ? 3 : 0) : 0
-        var titleW = max(rows.map { Terminal.width($0.title) }.max() ?? 0, header ? 5 : 0)
+        let tagWidths = width == nil ? [] : tags.map { Terminal.width($0) }
+        var idW = header ? 2 : 0
+        for id in ids { idW = max(idW, id.utf8.count) }
+        let dueW = showDue ? max(widest(dues), header ? 3 : 0) : 0
+        let whoW = showWho ? max(widest(whos), header ? 3 : 0) : 0
+        // The title's width matters only to line up the tags under a header or to fit a width.
+        var titleW = header || width != nil ? max(widest(titles), header ? 5 : 0) : 0
         var tagsRoom = Int.max
         if let width {
             let fixed = idW + (showDue ? gap + dueW : 0) + (showWho ? gap + whoW : 0) + gap
@@ -111,8 +124,14 @@ struct Render {
             tagsRoom = max(width - fixed - titleW - gap, 0)
         }
         var lines: [String] = []
+        lines.reserveCapacity(n + 1)
+        /// The non-empty columns, two spaces apart, without trailing spaces.
         func join(_ cols: [String?]) -> String {
-            var line = cols.compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "  ")
+            var line = ""
+            for case let c? in cols where !c.isEmpty {
+                if !line.isEmpty { line += "  " }
+                line += c
+            }
             var trailing = 0
             for b in line.utf8.reversed() {
                 if b != 0x20 { break }
@@ -129,18 +148,18 @@ struct Render {
                     showTags ? "TAGS" : nil,
                 ])))
         }
-        for (n, r) in rows.enumerated() {
-            let tags = width == nil || tagWidths[n] <= tagsRoom ? r.tags : Self.fitting(Self.tagList(tasks[r.index]), tagsRoom)
-            var dueCol = Terminal.padded(r.due, dueW)
-            if r.overdue { dueCol = Terminal.red(dueCol) } else if r.today { dueCol = Terminal.yellow(dueCol) }
-            let cut = width == nil ? r.title : Terminal.truncated(r.title, titleW)
+        for k in 0..<n {
+            let rowTags = width == nil || tagWidths[k] <= tagsRoom ? tags[k] : Self.fitting(Self.tagList(tasks[order[k]]), tagsRoom)
+            var dueCol = Terminal.padded(dues[k], dueW)
+            if marks[k] & 1 != 0 { dueCol = Terminal.red(dueCol) } else if marks[k] & 2 != 0 { dueCol = Terminal.yellow(dueCol) }
+            let cut = width == nil ? titles[k] : Terminal.truncated(titles[k], titleW)
             // With a header the tags line up under TAGS; otherwise they follow the title.
             let title = header ? Terminal.padded(cut, titleW) : cut
             lines.append(
                 join([
-                    Terminal.dim(Terminal.padded(r.id, idW)), showDue ? dueCol : nil,
-                    showWho ? Terminal.padded(r.who, whoW) : nil, r.high ? Terminal.bold(title) : title,
-                    tags.isEmpty ? nil : Terminal.dim(tags),
+                    Terminal.dim(Terminal.padded(ids[k], idW)), showDue ? dueCol : nil,
+                    showWho ? Terminal.padded(whos[k], whoW) : nil, marks[k] & 4 != 0 ? Terminal.bold(title) : title,
+                    rowTags.isEmpty ? nil : Terminal.dim(rowTags),
                 ]))
         }
         return lines

@@ -333,3 +333,37 @@ extension Task {
         try? write("rotation", .array(names.map { .string($0) }), stamp: stamp)
     }
 }
+
+/// What `todo list` shows of a chore or a checklist, all derived from the task's fields: kept
+/// beside each record in the list cache, so that a list reads no chore maps. Nothing in it
+/// depends on the day it is computed.
+public struct ListFacts: Equatable, Sendable {
+    public var isChore: Bool
+    /// The chore's current occurrence (nil: every occurrence is done, or not a chore).
+    public var current: CivilDate?
+    /// Whose turn the current occurrence is (a take-over, the rotation, else the assignee).
+    public var turn: String?
+    /// Checked and total items of a checklist (nil: no items).
+    public var checked: Int
+    public var total: Int
+
+    public init(isChore: Bool, current: CivilDate?, turn: String?, checked: Int, total: Int) {
+        self.isChore = isChore
+        self.current = current
+        self.turn = turn
+        self.checked = checked
+        self.total = total
+    }
+
+    /// The facts of `task`; nil for a task that is neither a chore nor a checklist with items.
+    public init?(_ task: Task) {
+        if task.extra.isEmpty { return nil }
+        let rule = task.recurrence
+        let progress = task.checklistProgress
+        if rule == nil && progress == nil { return nil }
+        let current = rule.flatMap { task.upcomingOccurrences(1, of: $0).first }
+        self.init(
+            isChore: rule != nil, current: current, turn: current.flatMap { task.assignee(on: $0) },
+            checked: progress?.checked ?? 0, total: progress?.total ?? 0)
+    }
+}

@@ -4,9 +4,21 @@
 /// Layout of one record, integers little-endian, strings as u32 length + UTF-8 bytes:
 /// id (16 bytes) · flags u8 (1 done, 2 deleted, 4 due, 8 due time, 16 assignee) · priority u8 ·
 /// due days i32 · due minutes u16 · conflict count u32 · title · notes · assignee · createdAt ·
-/// createdBy · extra fields as compact JSON ("" when none) · tag count u16 · tags.
+/// createdBy · extra fields as compact JSON ("" when none) · tag count u16 · tags · list facts:
+/// flags u8 (1 chore, 2 current occurrence, 4 turn, 8 items), then with 2 the occurrence's days
+/// i32, with 4 the turn, with 8 checked and total u32 each.
 public enum TaskRecord {
-    public static func append(_ task: Task, to out: inout [UInt8]) {
+    /// One record read back. With `parseExtra` false, `task.extra` is left empty and its JSON
+    /// text is in `unparsedExtra` (nil when there is none).
+    public struct Entry {
+        public var task: Task
+        public var facts: ListFacts?
+        public var unparsedExtra: [UInt8]?
+    }
+
+    /// Appends `task`'s record. `extraText` stands in for the extra fields when the task was
+    /// read without them; `facts` are computed from the task when not given.
+    public static func append(_ task: Task, facts: ListFacts? = nil, extraText: [UInt8]? = nil, to out: inout [UInt8]) {
         appendID(task.id, to: &out)
         var flags: UInt8 = 0
         if task.status == .done { flags |= 1 }
@@ -21,7 +33,8 @@ public enum TaskRecord {
         appendInt(UInt32(task.conflicts.count), 4, to: &out)
         for s in [task.title, task.notes, task.assignee ?? "", task.createdAt, task.createdBy] { appendString(s, to: &out) }
         if task.extra.isEmpty {
-            appendString("", to: &out)
+            appendInt(UInt32(extraText?.count ?? 0), 4, to: &out)
+            if let extraText { out.append(contentsOf: extraText) }
         } else {
             let keys = task.extra.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             appendString(JSONWriter.compact(.object(keys.compactMap { k in task.extra[k].map { (k, $0) } })), to: &out)
@@ -30,14 +43,27 @@ public enum TaskRecord {
         let tags = task.tags.prefix(Int(UInt16.max))
         appendInt(UInt32(tags.count), 2, to: &out)
         for t in tags { appendString(t, to: &out) }
+        let f = facts ?? (task.extra.isEmpty ? nil : ListFacts(task))
+        guard let f else {
+            out.append(0)
+            return
+        }
+        out.append((f.isChore ? 1 : 0) | (f.current != nil ? 2 : 0) | (f.turn != nil ? 4 : 0) | (f.total > 0 ? 8 : 0))
+        if let c = f.current { appendInt(UInt32(bitPattern: Int32(clamping: c.daysSinceEpoch)), 4, to: &out) }
+        if let t = f.turn { appendString(t, to: &out) }
+        if f.total > 0 {
+            appendInt(UInt32(clamping: f.checked), 4, to: &out)
+            appendInt(UInt32(clamping: f.total), 4, to: &out)
+        }
     }
 
     /// Reads one record at `offset`, advancing it; nil if the bytes are not a valid record.
-    public static func read(_ bytes: [UInt8], at offset: inout Int) -> Task? {
+    public static func read(_ bytes: [UInt8], at offset: inout Int, parseExtra: Bool = true) -> Entry? {
         var r = Reader(bytes: bytes, offset: offset)
         guard let id = r.id(), let flags = r.byte(), let prio = r.byte(), let days = r.int(4), let minutes = r.int(2),
             let conflictCount = r.int(4), let title = r.string(), let notes = r.string(), let assignee = r.string(),
-            let createdAt = r.string(), let createdBy = r.string(), let extraText = r.string(), let tagCount = r.int(2)
+            let createdAt = r.string(), let createdBy = r.string(), let extraLength = r.int(4),
+            let extraText = r.raw(Int(extraLength)), let tagCount = r.int(2)
         else { return nil }
         var task = Task(
             id: id, title: title, createdAt: createdAt, createdBy: createdBy, status: flags & 1 != 0 ? .done : .open,
@@ -46,17 +72,40 @@ public enum TaskRecord {
                 ? Due(date: CivilDate(daysSinceEpoch: Int(Int32(bitPattern: days))), minutes: flags & 8 != 0 ? Int(minutes) : nil)
                 : nil,
             priority: prio == 0 ? .low : prio == 2 ? .high : .normal, deleted: flags & 2 != 0)
+        var unparsed: [UInt8]?
         if !extraText.isEmpty {
-            guard case .object(let members)? = try? JSONParser.parse(extraText) else { return nil }
-            for (k, v) in members { task.extra[k] = v }
+            if parseExtra {
+                guard case .object(let members)? = try? JSONParser.parse(Array(extraText)) else { return nil }
+                for (k, v) in members { task.extra[k] = v }
+            } else {
+                unparsed = Array(extraText)
+            }
         }
         for _ in 0..<tagCount {
             guard let tag = r.string() else { return nil }
             task.tagStates[tag] = TagState(present: true, stamp: FieldStamp(.zero, by: ""))
         }
         if conflictCount > 0 { task.conflicts = Array(repeating: .null, count: Int(min(conflictCount, 1 << 20))) }
+        guard let factFlags = r.byte() else { return nil }
+        var facts: ListFacts?
+        if factFlags != 0 {
+            var f = ListFacts(isChore: factFlags & 1 != 0, current: nil, turn: nil, checked: 0, total: 0)
+            if factFlags & 2 != 0 {
+                guard let d = r.int(4) else { return nil }
+                f.current = CivilDate(daysSinceEpoch: Int(Int32(bitPattern: d)))
+            }
+            if factFlags & 4 != 0 {
+                guard let t = r.string() else { return nil }
+                f.turn = t
+            }
+            if factFlags & 8 != 0 {
+                guard let c = r.int(4), let n = r.int(4) else { return nil }
+                (f.checked, f.total) = (Int(c), Int(n))
+            }
+            facts = f
+        }
         offset = r.offset
-        return task
+        return Entry(task: task, facts: facts, unparsedExtra: unparsed)
     }
 
     static let hexDigits = Array("0123456789abcdef".utf8)

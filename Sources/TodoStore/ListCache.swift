@@ -10,10 +10,10 @@ import TodoCore
 /// it was read from. When the tree has moved on, only the task files that changed are read
 /// again. The cache is never the truth: anything odd about it and it is rebuilt from git.
 ///
-/// File: "TODOLC1\n" · the tasks tree id (40 hex) · record count u32 · records, each a kind byte
+/// File: "TODOLC2\n" · the tasks tree id (40 hex) · record count u32 · records, each a kind byte
 /// (0: a task, TaskRecord layout; 1: an unreadable file: path, reason).
 struct ListCache {
-    static let magic = Array("TODOLC1\n".utf8)
+    static let magic = Array("TODOLC2\n".utf8)
     /// Past this many changed files a full read is as cheap as patching.
     static let patchLimit = 2_000
     /// A patch of up to this many files is not written back: the next list patches again.
@@ -23,10 +23,25 @@ struct ListCache {
     /// In no particular order.
     var tasks: [Task]
     var bad: [BadFile]
+    /// What a list shows of each chore and checklist, by task.
+    var facts: [TaskID: ListFacts] = [:]
+    /// The extra fields, as JSON text, of the tasks read without them (`read(parseExtra: false)`).
+    var unparsed: [TaskID: [UInt8]] = [:]
+
+    init(tree: ObjectID, tasks: [Task], bad: [BadFile]) {
+        self.tree = tree
+        self.tasks = tasks
+        self.bad = bad
+        for t in tasks where !t.extra.isEmpty {
+            if let f = ListFacts(t) { facts[t.id] = f }
+        }
+    }
 
     static func path(_ repo: Repository) -> String { repo.gitDirectory + "todo/list-cache" }
 
-    static func read(_ repo: Repository) -> ListCache? {
+    /// The cache file's content; with `parseExtra` false the tasks' extra fields are kept as
+    /// text (a list needs only their facts).
+    static func read(_ repo: Repository, parseExtra: Bool = true) -> ListCache? {
         guard let bytes = readBytes(path(repo)), bytes.count >= 52, Array(bytes[0..<8]) == magic,
             let tree = ObjectID(hex: String(decoding: bytes[8..<48], as: UTF8.self))
         else { return nil }
@@ -35,13 +50,17 @@ struct ListCache {
         var tasks: [Task] = []
         tasks.reserveCapacity(Int(min(count, 1 << 24)))
         var bad: [BadFile] = []
+        var facts: [TaskID: ListFacts] = [:]
+        var unparsed: [TaskID: [UInt8]] = [:]
         for _ in 0..<count {
             switch r.byte() {
             case 0:
                 var offset = r.offset
-                guard let task = TaskRecord.read(bytes, at: &offset) else { return nil }
+                guard let entry = TaskRecord.read(bytes, at: &offset, parseExtra: parseExtra) else { return nil }
                 r.offset = offset
-                tasks.append(task)
+                if let f = entry.facts { facts[entry.task.id] = f }
+                if let text = entry.unparsedExtra { unparsed[entry.task.id] = text }
+                tasks.append(entry.task)
             case 1:
                 guard let p = r.string(), let reason = r.string() else { return nil }
                 bad.append(BadFile(path: p, reason: reason))
@@ -50,7 +69,11 @@ struct ListCache {
             }
         }
         guard r.offset == bytes.count else { return nil }
-        return ListCache(tree: tree, tasks: tasks, bad: bad)
+        var cache = ListCache(tree: tree, tasks: [], bad: bad)
+        cache.tasks = tasks
+        cache.facts = facts
+        cache.unparsed = unparsed
+        return cache
     }
 
     /// Writes the cache atomically; failures are ignored (it is only a cache).
@@ -61,7 +84,7 @@ struct ListCache {
         TaskRecord.appendInt(UInt32(tasks.count + bad.count), 4, to: &out)
         for task in tasks {
             out.append(0)
-            TaskRecord.append(task, to: &out)
+            TaskRecord.append(task, facts: facts[task.id], extraText: unparsed[task.id], to: &out)
         }
         for b in bad {
             out.append(1)
@@ -78,18 +101,26 @@ extension Snapshot {
     /// Every task, through the list cache: read from it when it matches this snapshot, patched
     /// with the changed files when it is behind, rebuilt when it is missing or unreadable.
     func loadAllCached() throws(StoreError) -> (tasks: [Task], bad: [BadFile]) {
-        guard let tasksTree else { return ([], []) }
-        var cache = ListCache.read(repo)
+        guard let c = try cachedTasks(parseExtra: true) else { return ([], []) }
+        return (c.tasks, c.bad)
+    }
+
+    /// The current cache, read (with or without the tasks' extra fields), patched or rebuilt;
+    /// nil when the household has no tasks tree.
+    func cachedTasks(parseExtra: Bool) throws(StoreError) -> ListCache? {
+        guard let tasksTree else { return nil }
+        var cache = ListCache.read(repo, parseExtra: parseExtra)
         if let tree = cache?.tree, tree != tasksTree, let c = cache.take() {
             // Taken out first, so that the patch changes the only copy of the tasks in place.
             cache = patch(c, to: tasksTree)
         }
         if let cache, cache.tree == tasksTree {
-            return (cache.tasks, cache.bad)
+            return cache
         }
         let (tasks, bad) = try loadAllFromFiles()
-        ListCache(tree: tasksTree, tasks: tasks, bad: bad).write(repo)
-        return (tasks, bad)
+        let fresh = ListCache(tree: tasksTree, tasks: tasks, bad: bad)
+        fresh.write(repo)
+        return fresh
     }
 
     /// Brings a cache up to `target` by reading only the task files that differ; nil when the
@@ -119,6 +150,13 @@ extension Snapshot {
         let changedPaths = Set(changed.keys.map(\.path))
         c.bad.removeAll { changedPaths.contains($0.path) }
         c.bad += unreadable
+        for id in changed.keys {
+            c.unparsed[id] = nil
+            c.facts[id] = nil
+        }
+        for case let (id, now?) in changed {
+            if let f = ListFacts(now) { c.facts[id] = f }
+        }
         var gone = Set<Int>()
         for i in c.tasks.indices {
             guard let now = changed.removeValue(forKey: c.tasks[i].id) else { continue }

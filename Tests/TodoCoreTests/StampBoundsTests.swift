@@ -97,7 +97,7 @@ import Testing
         var offset = 0
         let read = try #require(TaskRecord.read(record, at: &offset))
         #expect(offset == record.count)
-        #expect(read.tags.count == Int(UInt16.max))
+        #expect(read.task.tags.count == Int(UInt16.max))
     }
 
     /// An unknown field may nest as deep as a file allows; a conflict over it would nest four

@@ -20,6 +20,20 @@ import TodoCore
         let order: ([UInt8], [UInt8]) -> Bool = { $0.lexicographicallyPrecedes($1) }
         #expect(cached.tasks.map(key).sorted(by: order) == files.tasks.map(key).sorted(by: order), sourceLocation: sourceLocation)
         #expect(cached.bad.map(\.path).sorted() == files.bad.map(\.path).sorted(), sourceLocation: sourceLocation)
+        // What `list` reads: the tasks without their extra fields, and the chores' and
+        // checklists' facts as the files give them.
+        let view = try snap.loadListView()
+        func plain(_ t: Task) -> [UInt8] {
+            var t = t
+            t.extra = [:]
+            return key(t)
+        }
+        #expect(view.tasks.allSatisfy { $0.extra.isEmpty }, sourceLocation: sourceLocation)
+        #expect(view.tasks.map(key).sorted(by: order) == files.tasks.map(plain).sorted(by: order), sourceLocation: sourceLocation)
+        var facts: [TaskID: ListFacts] = [:]
+        for t in files.tasks { facts[t.id] = ListFacts(t) }
+        #expect(view.facts == facts, sourceLocation: sourceLocation)
+        #expect(view.bad.map(\.path).sorted() == files.bad.map(\.path).sorted(), sourceLocation: sourceLocation)
     }
 
     @Test func patchedAndRebuiltCachesMatchTheFiles() throws {
@@ -42,6 +56,26 @@ import TodoCore
         }
         let ids = try add((0..<50).map { "task \($0)" })
         try sameTasks(h)  // built from the files
+
+        // A chore (its first occurrence done) and a checklist: their facts are cached.
+        try h.update { snap in
+            var chore = try snap.task(ids[1])!
+            let stamp = stamper.stamp(after: chore)
+            try chore.write("repeat", .object([("every", .string("tue")), ("from", .string("2027-01-05"))]), stamp: stamp)
+            try chore.write("rotation", .array([.string("Ann"), .string("Ben")]), stamp: stamp)
+            chore.setOccurrence(CivilDate(year: 2027, month: 1, day: 5)!, .done, stamp: stamp)
+            var list = try snap.task(ids[2])!
+            for text in ["milk", "eggs"] {
+                list.setItem(ChecklistItem(key: Checklist.key(text), state: text == "milk" ? .checked : .open, text: text, added: stamp, stamp: stamp))
+            }
+            return Household.Update(tasks: [chore, list], message: "chores", value: ())
+        }
+        try sameTasks(h)  // patched
+        let listed = try h.snapshot().loadListView()
+        #expect(listed.facts[ids[1]] == ListFacts(isChore: true, current: CivilDate(year: 2027, month: 1, day: 12), turn: "Ben", checked: 0, total: 0))
+        #expect(listed.facts[ids[2]] == ListFacts(isChore: false, current: nil, turn: nil, checked: 1, total: 2))
+        try? FileManager.default.removeItem(atPath: h.repo.gitDirectory + "todo/list-cache")
+        try sameTasks(h)  // rebuilt
 
         // One task changed, two added: the cache is patched.
         try h.update { snap in

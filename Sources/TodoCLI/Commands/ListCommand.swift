@@ -37,13 +37,25 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         let h = try household.open()
         let snap = try h.snapshot()
-        var (tasks, bad) = try snap.loadAll()
         // Chores show once, at their current occurrence and turn; checklists with progress.
-        // Changed in place (the array is not copied); the stored form is kept for --json.
+        // --json gives the stored form (with the chore's and checklist's maps) and adds these.
+        var tasks: [Task]
+        let bad: [BadFile]
         var stored: [Int: Task] = [:]
-        for i in tasks.indices where !tasks[i].extra.isEmpty {
-            stored[i] = tasks[i]
-            tasks[i] = ChoreText.listView(tasks[i])
+        if output.json {
+            (tasks, bad) = try snap.loadAll()
+            for i in tasks.indices where !tasks[i].extra.isEmpty {
+                guard let facts = ListFacts(tasks[i]) else { continue }
+                stored[i] = tasks[i]
+                tasks[i] = ChoreText.listView(tasks[i], facts)
+            }
+        } else {
+            let facts: [TaskID: ListFacts]
+            (tasks, facts, bad) = try snap.loadListView()
+            if !facts.isEmpty {
+                // Changed in place (the array is not copied).
+                for i in tasks.indices { if let f = facts[tasks[i].id] { tasks[i] = ChoreText.listView(tasks[i], f) } }
+            }
         }
         for b in bad {
             printError("todo: warning: \(Terminal.safe(b.path)) cannot be read (\(Terminal.safe(b.reason))); it is left out.")
@@ -60,27 +72,29 @@ struct ListCommand: ParsableCommand {
         let tagFilter = tag.map { $0.hasPrefix("+") ? String($0.dropFirst()) : $0 }
         let tagFolded = tagFilter?.lowercased()
         let search = TaskSearch(words)
-        let shown = tasks.indices.filter { i in
-            let t = tasks[i]
-            if deleted {
-                if !t.deleted { return false }
-            } else {
-                if t.deleted { return false }
-                if done && t.status != .done { return false }
-                if !done && !all && t.status != .open { return false }
+        // Fields read in place: a copy of each Task would retain and release all of its fields.
+        let shown = tasks.withUnsafeBufferPointer { tasks in
+            tasks.indices.filter { i in
+                if deleted {
+                    if !tasks[i].deleted { return false }
+                } else {
+                    if tasks[i].deleted { return false }
+                    if done && tasks[i].status != .done { return false }
+                    if !done && !all && tasks[i].status != .open { return false }
+                }
+                if let who {
+                    let a = tasks[i].assignee?.lowercased()
+                    if a != who && (whoEmail == nil || a != whoEmail) { return false }
+                }
+                if let tagFilter, let tagFolded, tasks[i].tagStates[tagFilter]?.present != true,
+                    !tasks[i].tagStates.contains(where: { $0.value.present && $0.key.lowercased() == tagFolded })
+                {
+                    return false
+                }
+                if !search.isEmpty && !search.matches(tasks[i]) { return false }
+                if overdue && !render.isOverdue(tasks[i]) { return false }
+                return true
             }
-            if let who {
-                let a = t.assignee?.lowercased()
-                if a != who && (whoEmail == nil || a != whoEmail) { return false }
-            }
-            if let tagFilter, let tagFolded, t.tagStates[tagFilter]?.present != true,
-                !t.tagStates.contains(where: { $0.value.present && $0.key.lowercased() == tagFolded })
-            {
-                return false
-            }
-            if !search.isEmpty && !search.matches(t) { return false }
-            if overdue && !render.isOverdue(t) { return false }
-            return true
         }
         let order = Render.order(tasks, shown)
         var out = Output()
