@@ -51,6 +51,7 @@ let package = Package(
                 .unsafeFlags([
                     "-Xlinker", "--export-dynamic-symbol=mbedtls_x509_crt_parse_file",
                     "-Xlinker", "--export-dynamic-symbol=connect",
+                    "-Xlinker", "--export-dynamic-symbol=libssh2_init",
                 ], .when(platforms: [.linux]))
             ]
         ),

@@ -20,4 +20,7 @@ unsigned char *todo_inflate_file(const char *path, size_t limit, size_t *size_ou
 /// SHA-1 of `length` bytes into `out` through libcrypto if loaded: 0, else -1 (nothing done).
 int todo_fast_sha1(const void *data, size_t length, unsigned char out[20]);
 
+/// A no-op standing in for libssh2_init (deferred_ssh2.c).
+int libssh2_init(int flags);
+
 #endif
