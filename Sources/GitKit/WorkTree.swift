@@ -101,7 +101,7 @@ extension Repository {
             seconds: Int(st.st_mtim.tv_sec), nanoseconds: Int(st.st_mtim.tv_nsec), size: Int(st.st_size),
             inode: UInt64(st.st_ino))
         if let cached = indexFile, cached.stamp == stamp { return cached }
-        indexFile = IndexFile.load(path)
+        indexFile = IndexFile.load(path, written: indexWrittenPath)
         return indexFile
     }
 
@@ -228,13 +228,26 @@ extension Repository {
             }
             offset += n
         }
+        var st = stat()
+        let stamped = fstat(fd, &st) == 0
         close(fd)
         if rename(lock, path) != 0 {
             let err = errno
             unlink(lock)
             throw GitError.system(errno: err, call: "rename \(lock)")
         }
+        if stamped, bytes.count >= 20 {
+            mkdir(gitDirectory + "todo", 0o755)
+            let stamp = IndexFile.Stamp(
+                seconds: Int(st.st_mtim.tv_sec), nanoseconds: Int(st.st_mtim.tv_nsec), size: Int(st.st_size),
+                inode: UInt64(st.st_ino))
+            IndexFile.Written(stamp: stamp, checksum: Array(bytes.suffix(20))).save(indexWrittenPath)
+        }
     }
+
+    /// Where the note of the last index written here goes (`IndexFile.Written`): the
+    /// household's own folder in `.git`.
+    var indexWrittenPath: String { gitDirectory + "todo/index-written" }
 
     func withObject<T>(_ id: ObjectID, _ body: (OpaquePointer) throws -> T) throws -> T {
         var obj: OpaquePointer?

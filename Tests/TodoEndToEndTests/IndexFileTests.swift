@@ -60,6 +60,36 @@ import Testing
         try Self.expectIndexIsHead(sb)
     }
 
+    /// After writing the index, todo notes its inode, size, modification time and checksum, so
+    /// that the next command need not checksum it again; an index git rewrote no longer matches
+    /// the note and is checked and rewritten correctly.
+    @Test func theNoteOfTheIndexWrittenNamesThatFile() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        let first = try sb.add("One")
+        let index = sb.repo() + "/.git/index"
+        func expectNoteMatches(sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let note = try #require(readBytes(sb.repo() + "/.git/todo/index-written"), sourceLocation: sourceLocation)
+            let bytes = try #require(readBytes(index), sourceLocation: sourceLocation)
+            var st = stat()
+            try #require(stat(index, &st) == 0, sourceLocation: sourceLocation)
+            let checksum = bytes.suffix(20).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+            #expect(
+                String(decoding: note, as: UTF8.self) == "\(st.st_ino) \(st.st_size) \(st.st_mtim.tv_sec) \(st.st_mtim.tv_nsec) \(checksum)\n",
+                sourceLocation: sourceLocation)
+        }
+        try expectNoteMatches()
+        // git rewrites the index (a new file; `git status` in expectIndexIsHead does too): the
+        // note is stale, and the next change is still right.
+        try sb.commitByHand([("notes/readme.txt", Array("by hand\n".utf8))], message: "a file by hand")
+        #expect(try sb.todo("done", first.short).exitCode == 0)
+        try expectNoteMatches()
+        try Self.expectIndexIsHead(sb)
+        _ = try sb.add("Two")
+        try expectNoteMatches()
+        try Self.expectIndexIsHead(sb)
+    }
+
     /// Index version 4 (path compression), which `IndexFile` leaves to libgit2.
     @Test func aVersionFourIndexStillWorks() throws {
         let sb = try Sandbox()
