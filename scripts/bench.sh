@@ -6,9 +6,9 @@
 #                for figures worth quoting)
 #   BENCH_OUT    where the table is written (default ./bench-results.md); it is also printed
 #   BENCH_SIZES  household sizes for the everyday commands (default 100,1000,10000)
-#   BENCH_BASELINE  another todo binary (say, a release build of main) whose ssh sync is
-#                measured beside this one's, as the "before" rows
-# Further arguments go to scripts/bench/bench.py (--only store,flat,slow,sync,ssh to run some
+#   BENCH_BASELINE  another todo binary (say, a release build of an earlier main), measured
+#                beside this one as the "before": its ssh sync and its plain-task list and done
+# Further arguments go to scripts/bench/bench.py (--only store,flat,chores,slow,sync,ssh to run some
 # of the sections, --no-ssh, --keep).
 # Needs python3, git, and for the ssh figures sshd and ssh-keygen (scripts/servers/install.sh).
 set -euo pipefail

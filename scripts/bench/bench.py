@@ -15,6 +15,9 @@ Sections (each one fails on its own without stopping the others):
           when `task` is installed: the same tasks; import, add, modify, done, info, list.
   flat    add and done in households of the smallest and largest size, alternated (30 pairs):
           how the cost of a change grows with the household, measured in one stretch of time.
+  chores  list and done in a household of the largest size where a tenth of the tasks are
+          chores or checklists, alternated with the same household of plain tasks (and with
+          --baseline-todo's plain household, the "before").
   slow    add, done and a sync of 50 tasks at 1,000 tasks with every sync call delayed by
           2 ms (scripts/bench/syncprobe.c, built here with cc), for todo, git with
           core.fsync=committed and Taskwarrior; and how many sync calls each makes.
@@ -579,6 +582,58 @@ def flat_section(bench, sizes, pairs=30):
         bench.row(f"`todo {op}`, households of {small:,} and {large:,} tasks alternated, {pairs} pairs: "
                   f"{large:,} against {small:,}", large, f"{b:.1f} / {a:.1f} = {ratio:.2f}×", None,
                   "≤ 1.3× — " + ("met" if ratio <= 1.3 else "MISSED"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Section: chores and checklists
+
+
+def chores_section(bench, sizes, pairs=20):
+    """`todo list` and `todo done` in a household of the largest size where a tenth of the tasks
+    are chores or checklists (scripts/bench/chores.py makes them), alternated with the same
+    household of plain tasks, and with the baseline binary's plain household when there is one
+    (--baseline-todo): the cost of chores against plain tasks from the same minutes."""
+    from chores import with_chores
+    size = max(sizes)
+    plain = generate_tasks(size, random.Random("chores"))
+    mixed = with_chores(generate_tasks(size, random.Random("chores")), random.Random("chores-mix"))
+    sides = [("plain", bench.todo, plain), ("chores", bench.todo, mixed)]
+    if bench.baseline:
+        sides.append(("baseline", bench.baseline, plain))
+    homes = {}
+    measured = bench.todo
+    try:
+        for name, binary, tasks in sides:
+            log(f"chores: a household of {size:,} tasks ({name})")
+            bench.todo = binary
+            home, _ = new_household(bench, f"chores-{name}", tasks)
+            # `done` on chores where there are some (their current occurrence), else plain tasks.
+            targets = [t["id"] for t in tasks if "repeat" in t] or [t["id"] for t in tasks]
+            homes[name] = (binary, bench.env(home), targets)
+            run([binary, "list"], env=bench.env(home), capture=True)  # the list cache, built once
+    finally:
+        bench.todo = measured
+    times = {(op, name): [] for op in ("list", "done") for name in homes}
+    for i in range(pairs + 1):
+        for op in ("list", "done"):
+            order = list(homes) if i % 2 else list(reversed(list(homes)))
+            for name in order:
+                binary, env, targets = homes[name]
+                cmd = [binary, "list"] if op == "list" else [binary, "done", targets[i]]
+                ms = run(cmd, env=env, capture=True).ms
+                if i:
+                    times[(op, name)].append(ms)
+    for op in ("list", "done"):
+        mixed_ms, plain_ms = median(times[(op, "chores")]), median(times[(op, "plain")])
+        what = "`todo list`, cache warm" if op == "list" else "`todo done` (a chore's current occurrence; plain: a task)"
+        cell = f"{mixed_ms:.1f} / {plain_ms:.1f} = {mixed_ms / plain_ms:.2f}×"
+        target = ""
+        if "baseline" in homes:
+            before = median(times[(op, "baseline")])
+            cell += f"; before: {before:.1f}"
+            target = f"≤ before's plain tasks ({before:.1f}) — " + ("met" if mixed_ms <= before else "MISSED")
+        bench.row(f"{what}, a tenth of the tasks chores or checklists, against plain tasks, alternated, {pairs} runs each",
+                  size, cell, None, target)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1205,8 +1260,8 @@ def main():
     parser.add_argument("--sizes", default="100,1000,10000", help="household sizes for the store section")
     parser.add_argument("--out", default="bench-results.md")
     parser.add_argument("--seed", default="todo-bench")
-    parser.add_argument("--only", default="store,flat,slow,sync",
-                        help="sections to run, comma-separated: store, flat, slow, sync, ssh "
+    parser.add_argument("--only", default="store,flat,chores,slow,sync",
+                        help="sections to run, comma-separated: store, flat, chores, slow, sync, ssh "
                         "(ssh: only the ssh sync scenarios; default all but that)")
     parser.add_argument("--no-ssh", action="store_true", help="skip the ssh figures")
     parser.add_argument("--baseline-todo", help="another todo binary (say, built from main) whose "
@@ -1219,8 +1274,8 @@ def main():
     sizes = sorted(int(s.replace(",", "").replace("_", "")) for s in args.sizes.split(","))
     sections = args.only.split(",")
     for section in sections:
-        if section not in ("store", "flat", "slow", "sync"):
-            parser.error(f"unknown section {section!r} (store, flat, slow, sync)")
+        if section not in ("store", "flat", "chores", "slow", "sync", "ssh"):
+            parser.error(f"unknown section {section!r} (store, flat, chores, slow, sync, ssh)")
 
     bench = Bench(args)
     log(f"todo-bench: working in {bench.root}, {args.runs} runs per figure")
@@ -1228,6 +1283,7 @@ def main():
     try:
         for name, section in (("store", lambda: store_section(bench, sizes)),
                               ("flat", lambda: flat_section(bench, sizes)),
+                              ("chores", lambda: chores_section(bench, sizes)),
                               ("slow", lambda: slow_section(bench)),
                               ("sync", lambda: sync_section(bench, sizes, ssh=not args.no_ssh)),
                               ("ssh", lambda: sync_section(bench, sizes, ssh=True, only_ssh=True))):
