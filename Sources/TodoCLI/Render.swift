@@ -72,49 +72,24 @@ struct Render {
     /// lines fit it: the title gives way first, then tags are dropped whole (never cut or
     /// wrapped), marked "…"; without one (a pipe) nothing is cut.
     func table(_ tasks: [Task], order: [Int], shortLengths: [Int], header: Bool, width: Int? = nil) -> [String] {
-        // One array per column rather than an array of rows: rows would be copied whole each
-        // time one of their fields is read (this runs for ten thousand tasks).
-        let n = order.count
-        var ids: [String] = [], dues: [String] = [], whos: [String] = [], titles: [String] = [], tags: [String] = []
-        var marks: [UInt8] = []  // 1 overdue, 2 due today, 4 high priority
-        ids.reserveCapacity(n)
-        dues.reserveCapacity(n)
-        whos.reserveCapacity(n)
-        titles.reserveCapacity(n)
-        tags.reserveCapacity(n)
-        marks.reserveCapacity(n)
-        tasks.withUnsafeBufferPointer { tasks in
-            for i in order {
-                var title = Terminal.safe(tasks[i].title)
-                if tasks[i].deleted { title = "[deleted] " + title } else if tasks[i].status == .done { title = "[done] " + title }
-                if tasks[i].priority != .normal { title += " (\(tasks[i].priority.rawValue))" }
-                let who = tasks[i].assignee.map(Terminal.safe) ?? ""
-                let overdue = isOverdue(tasks[i])
-                ids.append(String(tasks[i].id.hex.prefix(shortLengths[i])))
-                dues.append(tasks[i].due.map { due($0) + (overdue ? " !" : "") } ?? "")
-                whos.append(width == nil ? who : Terminal.truncated(who, 16))
-                titles.append(title)
-                tags.append(tasks[i].tagStates.isEmpty ? "" : Self.tagList(tasks[i]).joined(separator: " "))
-                marks.append((overdue ? 1 : 0) | (isDueToday(tasks[i]) ? 2 : 0) | (tasks[i].priority == .high ? 4 : 0))
-            }
-        }
+        let c = cells(tasks, order: order, shortLengths: shortLengths, width: width)
         let gap = 2
         func widest(_ column: [String]) -> Int {
             var w = 0
             for s in column where !s.isEmpty { w = max(w, Terminal.width(s)) }
             return w
         }
-        let showDue = dues.contains { !$0.isEmpty }
-        let showWho = whos.contains { !$0.isEmpty }
-        let showTags = tags.contains { !$0.isEmpty }
+        let showDue = c.dues.contains { !$0.isEmpty }
+        let showWho = c.whos.contains { !$0.isEmpty }
+        let showTags = c.tags.contains { !$0.isEmpty }
         // Only a terminal's width needs the tags measured (a pipe takes the list's time as it is).
-        let tagWidths = width == nil ? [] : tags.map { Terminal.width($0) }
+        let tagWidths = width == nil ? [] : c.tags.map { Terminal.width($0) }
         var idW = header ? 2 : 0
-        for id in ids { idW = max(idW, id.utf8.count) }
-        let dueW = showDue ? max(widest(dues), header ? 3 : 0) : 0
-        let whoW = showWho ? max(widest(whos), header ? 3 : 0) : 0
+        for id in c.ids { idW = max(idW, id.utf8.count) }
+        let dueW = showDue ? max(widest(c.dues), header ? 3 : 0) : 0
+        let whoW = showWho ? max(widest(c.whos), header ? 3 : 0) : 0
         // The title's width matters only to line up the tags under a header or to fit a width.
-        var titleW = header || width != nil ? max(widest(titles), header ? 5 : 0) : 0
+        var titleW = header || width != nil ? max(widest(c.titles), header ? 5 : 0) : 0
         var tagsRoom = Int.max
         if let width {
             let fixed = idW + (showDue ? gap + dueW : 0) + (showWho ? gap + whoW : 0) + gap
@@ -124,45 +99,85 @@ struct Render {
             tagsRoom = max(width - fixed - titleW - gap, 0)
         }
         var lines: [String] = []
-        lines.reserveCapacity(n + 1)
-        /// The non-empty columns, two spaces apart, without trailing spaces.
-        func join(_ cols: [String?]) -> String {
-            var line = ""
-            for case let c? in cols where !c.isEmpty {
-                if !line.isEmpty { line += "  " }
-                line += c
-            }
-            var trailing = 0
-            for b in line.utf8.reversed() {
-                if b != 0x20 { break }
-                trailing += 1
-            }
-            if trailing > 0 { line.removeLast(trailing) }
-            return line
-        }
+        lines.reserveCapacity(order.count + 1)
         if header {
             lines.append(
-                Terminal.dim(join([
+                Terminal.dim(Self.join([
                     Terminal.padded("ID", idW), showDue ? Terminal.padded("DUE", dueW) : nil,
                     showWho ? Terminal.padded("WHO", whoW) : nil, Terminal.padded("TITLE", titleW),
                     showTags ? "TAGS" : nil,
                 ])))
         }
-        for k in 0..<n {
-            let rowTags = width == nil || tagWidths[k] <= tagsRoom ? tags[k] : Self.fitting(Self.tagList(tasks[order[k]]), tagsRoom)
-            var dueCol = Terminal.padded(dues[k], dueW)
-            if marks[k] & 1 != 0 { dueCol = Terminal.red(dueCol) } else if marks[k] & 2 != 0 { dueCol = Terminal.yellow(dueCol) }
-            let cut = width == nil ? titles[k] : Terminal.truncated(titles[k], titleW)
+        for k in order.indices {
+            let rowTags = width == nil || tagWidths[k] <= tagsRoom ? c.tags[k] : Self.fitting(Self.tagList(tasks[order[k]]), tagsRoom)
+            var dueCol = Terminal.padded(c.dues[k], dueW)
+            if c.marks[k] & Cells.overdue != 0 { dueCol = Terminal.red(dueCol) } else if c.marks[k] & Cells.today != 0 { dueCol = Terminal.yellow(dueCol) }
+            let cut = width == nil ? c.titles[k] : Terminal.truncated(c.titles[k], titleW)
             // With a header the tags line up under TAGS; otherwise they follow the title.
             let title = header ? Terminal.padded(cut, titleW) : cut
             lines.append(
-                join([
-                    Terminal.dim(Terminal.padded(ids[k], idW)), showDue ? dueCol : nil,
-                    showWho ? Terminal.padded(whos[k], whoW) : nil, marks[k] & 4 != 0 ? Terminal.bold(title) : title,
+                Self.join([
+                    Terminal.dim(Terminal.padded(c.ids[k], idW)), showDue ? dueCol : nil,
+                    showWho ? Terminal.padded(c.whos[k], whoW) : nil, c.marks[k] & Cells.high != 0 ? Terminal.bold(title) : title,
                     rowTags.isEmpty ? nil : Terminal.dim(rowTags),
                 ]))
         }
         return lines
+    }
+
+    /// The table's cells, one array per column rather than an array of rows: rows would be
+    /// copied whole each time one of their fields is read (this runs for ten thousand tasks).
+    struct Cells {
+        var ids: [String] = [], dues: [String] = [], whos: [String] = [], titles: [String] = [], tags: [String] = []
+        var marks: [UInt8] = []
+        static let overdue: UInt8 = 1, today: UInt8 = 2, high: UInt8 = 4
+
+        init(capacity n: Int) {
+            ids.reserveCapacity(n)
+            dues.reserveCapacity(n)
+            whos.reserveCapacity(n)
+            titles.reserveCapacity(n)
+            tags.reserveCapacity(n)
+            marks.reserveCapacity(n)
+        }
+    }
+
+    func cells(_ tasks: [Task], order: [Int], shortLengths: [Int], width: Int?) -> Cells {
+        var c = Cells(capacity: order.count)
+        // Fields read in place: a copy of each Task would retain and release all of its fields.
+        tasks.withUnsafeBufferPointer { tasks in
+            for i in order {
+                var title = Terminal.safe(tasks[i].title)
+                if tasks[i].deleted { title = "[deleted] " + title } else if tasks[i].status == .done { title = "[done] " + title }
+                if tasks[i].priority != .normal { title += " (\(tasks[i].priority.rawValue))" }
+                let who = tasks[i].assignee.map(Terminal.safe) ?? ""
+                let overdue = isOverdue(tasks[i])
+                c.ids.append(String(tasks[i].id.hex.prefix(shortLengths[i])))
+                c.dues.append(tasks[i].due.map { due($0) + (overdue ? " !" : "") } ?? "")
+                c.whos.append(width == nil ? who : Terminal.truncated(who, 16))
+                c.titles.append(title)
+                c.tags.append(tasks[i].tagStates.isEmpty ? "" : Self.tagList(tasks[i]).joined(separator: " "))
+                c.marks.append(
+                    (overdue ? Cells.overdue : 0) | (isDueToday(tasks[i]) ? Cells.today : 0) | (tasks[i].priority == .high ? Cells.high : 0))
+            }
+        }
+        return c
+    }
+
+    /// The non-empty columns, two spaces apart, without trailing spaces.
+    static func join(_ cols: [String?]) -> String {
+        var line = ""
+        for case let c? in cols where !c.isEmpty {
+            if !line.isEmpty { line += "  " }
+            line += c
+        }
+        var trailing = 0
+        for b in line.utf8.reversed() {
+            if b != 0x20 { break }
+            trailing += 1
+        }
+        if trailing > 0 { line.removeLast(trailing) }
+        return line
     }
 
     /// `+tag` for each of the task's tags, escaped.

@@ -56,15 +56,6 @@ enum Input {
     }
 }
 
-extension String {
-    var trimmingSpaces: String {
-        var s = Substring(self)
-        while let f = s.first, f.isWhitespace { s = s.dropFirst() }
-        while let l = s.last, l.isWhitespace { s = s.dropLast() }
-        return String(s)
-    }
-}
-
 extension Input {
     static let maxItem = 200
     static let maxItems = 500

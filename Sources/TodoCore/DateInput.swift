@@ -145,7 +145,8 @@ extension CivilDate {
 }
 
 extension String {
-    var trimmingSpaces: String {
+    /// The string without white space at either end.
+    public var trimmingSpaces: String {
         var s = Substring(self)
         while let f = s.first, f.isWhitespace { s = s.dropFirst() }
         while let l = s.last, l.isWhitespace { s = s.dropLast() }

@@ -28,77 +28,49 @@ extension TaskImport {
         "wait", "scheduled", "recur", "parent", "mask", "imask", "id", "urgency", "modified",
     ]
 
+    /// How many tasks met each outcome ("attribute:outcome"), in the order first met.
+    struct Tally {
+        var counts: [String: Int] = [:]
+        var order: [String] = []
+
+        mutating func note(_ key: String) {
+            if counts[key] == nil { order.append(key) }
+            counts[key, default: 0] += 1
+        }
+
+        var notes: [ImportNote] {
+            order.map { key in
+                let parts = key.split(separator: ":", maxSplits: 1).map(String.init)
+                return ImportNote(attribute: parts[0], count: counts[key] ?? 0, outcome: parts.count > 1 ? parts[1] : "")
+            }
+        }
+    }
+
     /// `parse`, with Taskwarrior recurrence folded into chores and a report of what had no field.
     public static func parseBatch(_ bytes: [UInt8], offsetMinutes: Int = 0) throws(ImportError) -> ImportBatch {
         let values = try documents(bytes)
         var tasks: [ImportedTask] = []
-        var counts: [String: Int] = [:]
-        var order: [String] = []
-        func note(_ key: String) {
-            if counts[key] == nil { order.append(key) }
-            counts[key, default: 0] += 1
-        }
+        var tally = Tally()
         // Templates first, so instances can find them wherever they are in the file.
         var templates: [String: Int] = [:]  // uuid -> index in `tasks`
         var pendingInstances: [(JSONValue, Int)] = []
         for (i, v) in values.enumerated() {
-            guard case .object(let members) = v else { throw ImportError(index: i, message: "not a JSON object") }
-            let isTaskwarrior = v["uuid"] != nil || v["description"] != nil
-            guard isTaskwarrior else {
-                do throws(ImportError) {
-                    tasks.append(try todo(v))
-                } catch {
-                    throw ImportError(index: i, message: error.message)
-                }
-                continue
-            }
-            if let parent = v["parent"]?.stringValue, !parent.isEmpty {
+            guard case .object = v else { throw ImportError(index: i, message: "not a JSON object") }
+            if let parent = v["parent"]?.stringValue, !parent.isEmpty, v["uuid"] != nil || v["description"] != nil {
                 pendingInstances.append((v, i))
                 continue
             }
-            var t: ImportedTask
             do throws(ImportError) {
-                t = try taskwarrior(v, offsetMinutes)
+                guard v["uuid"] != nil || v["description"] != nil else {
+                    tasks.append(try todo(v))
+                    continue
+                }
+                let t = try taskwarriorTask(v, offsetMinutes, &tally)
+                if t.recurrence != nil, let uuid = v["uuid"]?.stringValue { templates[uuid.lowercased()] = tasks.count }
+                tasks.append(t)
             } catch {
                 throw ImportError(index: i, message: error.message)
             }
-            t.updatesExisting = true
-            var extraNotes: [String] = []
-            if let project = v["project"]?.stringValue, !project.isEmpty, project.contains(where: \.isWhitespace) {
-                extraNotes.append("project: \(project)")
-                note("project:kept in notes (a name with spaces cannot be a tag)")
-            }
-            if let recur = v["recur"]?.stringValue {
-                if let rule = twRule(recur), let due = t.due {
-                    t.recurrence = Recurrence(rule: rule, from: due.date)
-                    t.due = due.minutes == nil ? nil : due
-                    t.status = .open
-                    if let uuid = v["uuid"]?.stringValue { templates[uuid.lowercased()] = tasks.count }
-                    note("recur:became a chore")
-                } else {
-                    extraNotes.append("recur: \(recur)")
-                    note("recur:kept in notes (no due date or a rule todo cannot repeat)")
-                }
-            }
-            if let end = v["end"]?.stringValue, let text = twLocal(end, offsetMinutes), t.status == .done || t.deleted {
-                extraNotes.append("completed: \(text)")
-            }
-            if let wait = v["wait"]?.stringValue, let text = twLocal(wait, offsetMinutes) {
-                extraNotes.append("wait (hidden until): \(text)")
-                note("wait:kept in notes")
-            }
-            if let scheduled = v["scheduled"]?.stringValue, let text = twLocal(scheduled, offsetMinutes) {
-                extraNotes.append("scheduled: \(text)")
-                note("scheduled:kept in notes")
-            }
-            for (key, value) in members where !mapped.contains(key) {
-                extraNotes.append("\(key): \(value.stringValue ?? JSONWriter.compact(value))")
-                note(key + ":kept in notes")
-            }
-            if !extraNotes.isEmpty {
-                t.notes = ([t.notes].filter { !$0.isEmpty } + extraNotes).joined(separator: "\n")
-            }
-            tasks.append(t)
         }
         for (v, i) in pendingInstances {
             guard let parent = v["parent"]?.stringValue?.lowercased(), let at = templates[parent],
@@ -112,26 +84,70 @@ extension TaskImport {
                 } catch {
                     throw ImportError(index: i, message: error.message)
                 }
-                note("parent:imported as a task of its own (its recurring task is not in the file)")
+                tally.note("parent:imported as a task of its own (its recurring task is not in the file)")
                 continue
             }
-            let status = v["status"]?.stringValue ?? "pending"
-            guard status == "completed" || status == "deleted" else {
-                note("recurring instance:folded into its chore")
-                continue
-            }
-            guard let dueText = v["due"]?.stringValue, let due = twDue(dueText, offsetMinutes), r.isOccurrence(due.date) else {
-                note("recurring instance:not imported (its due date is not an occurrence of the chore)")
-                continue
-            }
-            tasks[at].occurrences.append(ImportedOccurrence(date: due.date, state: status == "completed" ? .done : .skipped))
-            note(status == "completed" ? "recurring instance:a completion of its chore" : "recurring instance:a skipped occurrence of its chore")
+            if let occurrence = instanceOccurrence(v, of: r, offsetMinutes, &tally) { tasks[at].occurrences.append(occurrence) }
         }
-        let notes = order.map { key -> ImportNote in
-            let parts = key.split(separator: ":", maxSplits: 1).map(String.init)
-            return ImportNote(attribute: parts[0], count: counts[key] ?? 0, outcome: parts.count > 1 ? parts[1] : "")
+        return ImportBatch(tasks: tasks, notes: tally.notes)
+    }
+
+    /// One Taskwarrior task that is not a recurring instance: a recurring template becomes a
+    /// chore; attributes without a field go into the notes, and into `tally`.
+    static func taskwarriorTask(_ v: JSONValue, _ offsetMinutes: Int, _ tally: inout Tally) throws(ImportError) -> ImportedTask {
+        var t = try taskwarrior(v, offsetMinutes)
+        t.updatesExisting = true
+        var extraNotes: [String] = []
+        if let project = v["project"]?.stringValue, !project.isEmpty, project.contains(where: \.isWhitespace) {
+            extraNotes.append("project: \(project)")
+            tally.note("project:kept in notes (a name with spaces cannot be a tag)")
         }
-        return ImportBatch(tasks: tasks, notes: notes)
+        if let recur = v["recur"]?.stringValue {
+            if let rule = twRule(recur), let due = t.due {
+                t.recurrence = Recurrence(rule: rule, from: due.date)
+                t.due = due.minutes == nil ? nil : due
+                t.status = .open
+                tally.note("recur:became a chore")
+            } else {
+                extraNotes.append("recur: \(recur)")
+                tally.note("recur:kept in notes (no due date or a rule todo cannot repeat)")
+            }
+        }
+        if let end = v["end"]?.stringValue, let text = twLocal(end, offsetMinutes), t.status == .done || t.deleted {
+            extraNotes.append("completed: \(text)")
+        }
+        for (key, label) in [("wait", "wait (hidden until)"), ("scheduled", "scheduled")] {
+            if let value = v[key]?.stringValue, let text = twLocal(value, offsetMinutes) {
+                extraNotes.append("\(label): \(text)")
+                tally.note(key + ":kept in notes")
+            }
+        }
+        if case .object(let members) = v {
+            for (key, value) in members where !mapped.contains(key) {
+                extraNotes.append("\(key): \(value.stringValue ?? JSONWriter.compact(value))")
+                tally.note(key + ":kept in notes")
+            }
+        }
+        if !extraNotes.isEmpty {
+            t.notes = ([t.notes].filter { !$0.isEmpty } + extraNotes).joined(separator: "\n")
+        }
+        return t
+    }
+
+    /// What a completed or deleted instance of a recurring task says of its chore (`r`): a
+    /// completion or a skip of one occurrence; nil for a pending instance or a date off the rule.
+    static func instanceOccurrence(_ v: JSONValue, of r: Recurrence, _ offsetMinutes: Int, _ tally: inout Tally) -> ImportedOccurrence? {
+        let status = v["status"]?.stringValue ?? "pending"
+        guard status == "completed" || status == "deleted" else {
+            tally.note("recurring instance:folded into its chore")
+            return nil
+        }
+        guard let dueText = v["due"]?.stringValue, let due = twDue(dueText, offsetMinutes), r.isOccurrence(due.date) else {
+            tally.note("recurring instance:not imported (its due date is not an occurrence of the chore)")
+            return nil
+        }
+        tally.note(status == "completed" ? "recurring instance:a completion of its chore" : "recurring instance:a skipped occurrence of its chore")
+        return ImportedOccurrence(date: due.date, state: status == "completed" ? .done : .skipped)
     }
 
     /// Taskwarrior's `recur` values that `todo` can repeat.
