@@ -174,6 +174,44 @@ public enum ChoreFields {
         return .object(TaskCodec.sortedKeys(spellings).compactMap { key in merged[key].map { (key, $0) } })
     }
 
+    /// The conflict-log prefixes of the maps' entries (docs/MERGE.md, "What is logged").
+    static let logPrefixes: [(map: String, prefix: String)] = [
+        ("occurrences", "occurrence:"), ("turns", "turn:"), ("items", "item:"),
+    ]
+
+    /// The conflict-log field of one map entry: `occurrence:<date>`, `turn:<date>`, `item:<key>`.
+    public static func logField(map: String, key: String) -> String {
+        (logPrefixes.first { $0.map == map }?.prefix ?? map + ":") + key
+    }
+
+    /// The map and key a conflict-log field names; nil for any other field.
+    public static func mapEntry(ofLogField field: String) -> (map: String, key: String)? {
+        for (map, prefix) in logPrefixes where field.hasPrefix(prefix) {
+            return (map, String(field.dropFirst(prefix.count)))
+        }
+        return nil
+    }
+
+    /// Whether two entries of one key say different things: an occurrence's state, a
+    /// take-over's member, an item's state (texts of one key differ at most in case).
+    public static func entriesDiffer(_ x: JSONValue, _ y: JSONValue) -> Bool {
+        guard case .array(let ex) = x, case .array(let ey) = y else { return x != y }
+        return ex.first != ey.first
+    }
+
+    /// What the conflict log keeps of an entry: an occurrence's state, a take-over's member,
+    /// an item's `[state, text]` (its stamps are the version's).
+    public static func entryValue(map: String, _ entry: JSONValue) -> JSONValue {
+        guard case .array(let e) = entry, let first = e.first else { return entry }
+        if map == "items", e.count >= 2 { return .array([first, e[1]]) }
+        return first
+    }
+
+    /// The conflict-log version of an entry: its value and its deciding stamp.
+    static func logVersion(map: String, _ entry: JSONValue) -> ConflictEntry.Version {
+        ConflictEntry.Version(value: entryValue(map: map, entry), stamp: entryStamp(entry))
+    }
+
     static func entryBeats(_ x: JSONValue, _ y: JSONValue) -> Bool {
         let sx = entryStamp(x)
         let sy = entryStamp(y)
