@@ -4,13 +4,16 @@ import TodoStore
 /// What others did, in a few lines per member: for the end of `todo sync` and for `todo changes`.
 enum ChangesText {
     static let order: [ReceivedChange.Kind] = [
-        .assignedToMe, .added, .completed, .reopened, .deleted, .restored, .edited, .deletedMyEdit, .conflict,
+        .assignedToMe, .added, .completed, .choreDone, .choreSkipped, .reopened, .deleted, .restored, .edited,
+        .deletedMyEdit, .conflict,
     ]
 
     static func verb(_ k: ReceivedChange.Kind) -> String {
         switch k {
         case .added: "added"
         case .completed: "completed"
+        case .choreDone: "did"
+        case .choreSkipped: "skipped"
         case .reopened: "reopened"
         case .deleted: "deleted"
         case .restored: "restored"
@@ -23,10 +26,14 @@ enum ChangesText {
 
     /// One line per member and kind, people's lines before `new conflicts`; lines about me
     /// marked `*`. With a `limit`, at most that many lines and then how many more there are.
-    static func lines(_ changes: [ReceivedChange], shorts: [TaskID: String], limit: Int?) -> [String] {
+    /// Occurrence dates (a chore's changes) read "Tue 2 Dec".
+    static func lines(_ changes: [ReceivedChange], shorts: [TaskID: String], limit: Int?, today: CivilDate) -> [String] {
+        func field(_ f: String) -> String {
+            CivilDate(iso: Substring(f)).map { ChoreText.day($0, today: today) } ?? Terminal.safe(f)
+        }
         func name(_ c: ReceivedChange) -> String {
             let short = shorts[c.task.id] ?? String(c.task.id.hex.prefix(4))
-            let fields = c.fields.isEmpty || c.kind == .conflict || c.kind == .deletedMyEdit ? "" : ": " + c.fields.map(Terminal.safe).joined(separator: ", ")
+            let fields = c.fields.isEmpty || c.kind == .conflict || c.kind == .deletedMyEdit ? "" : ": " + c.fields.map(field).joined(separator: ", ")
             return "\(Terminal.safe(DisplayText.truncated(c.task.title, 40))) (\(short)\(fields))"
         }
         var out: [String] = []
@@ -84,6 +91,6 @@ extension SyncCommand {
         guard let changes = try? h.receivedChanges(from: before, to: after), !changes.isEmpty,
             let shorts = try? h.snapshot().shortIDs(changes.map(\.task.id))
         else { return [] }
-        return ChangesText.lines(changes, shorts: shorts, limit: 10)
+        return ChangesText.lines(changes, shorts: shorts, limit: 10, today: Env.today(h.clock))
     }
 }

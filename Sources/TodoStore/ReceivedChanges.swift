@@ -10,6 +10,9 @@ import TodoCore
 public struct ReceivedChange: Sendable {
     public enum Kind: String, Sendable, CaseIterable {
         case added, completed, reopened, deleted, restored, edited
+        /// Occurrences of a chore done, or skipped (`fields`: their dates, `YYYY-MM-DD`).
+        case choreDone = "chore-done"
+        case choreSkipped = "chore-skipped"
         /// The task was assigned to me.
         case assignedToMe = "assigned-to-me"
         /// A merge set a value aside in the conflict log.
@@ -23,7 +26,8 @@ public struct ReceivedChange: Sendable {
     public let member: String
     /// The task as it is after the change.
     public let task: Task
-    /// Fields edited (`edited`), or the fields of my edit that a deletion set aside.
+    /// Fields edited (`edited`), the fields of my edit that a deletion set aside, or the
+    /// occurrence dates (`YYYY-MM-DD`) of a chore done, skipped, reopened or given to me.
     public let fields: [String]
     /// The conflict-log entry, for `conflict` and `deletedMyEdit`.
     public let entry: String?
@@ -104,6 +108,7 @@ extension Household {
         where t != before.tagStates[tag] && foreign(t.stamp) && (before.tagStates[tag]?.present ?? false) != t.present {
             edited[t.stamp.member, default: []].append((t.present ? "+" : "-") + tag)
         }
+        describeChore(before: before, after: after, me: me, foreign: foreign, edited: &edited, add: add)
         for (member, fields) in edited.sorted(by: { $0.key < $1.key }) { add(.edited, member, fields: fields) }
         // New conflict-log entries: a deletion that set my edit aside is told as such.
         let known = ConflictLog.ids(before.conflicts)
@@ -116,6 +121,40 @@ extension Household {
             }
         }
         return out
+    }
+
+    /// A chore's occurrences that others did, skipped or reopened, one change per member and
+    /// kind naming the dates (mine when one of them was my turn); take-overs given to me are
+    /// told as assigned to me, others as an edit of `turn`.
+    static func describeChore(
+        before: Task, after: Task, me: Set<String>, foreign: (FieldStamp?) -> Bool, edited: inout [String: [String]],
+        add: (ReceivedChange.Kind, String, [String], String?, Bool?) -> Void
+    ) {
+        guard after.extra["occurrences"] != before.extra["occurrences"] || after.extra["turns"] != before.extra["turns"] else { return }
+        func isMe(_ name: String?) -> Bool { name.map { me.contains($0.lowercased()) } ?? false }
+        let old = before.occurrenceEntries
+        var dates: [String: [ReceivedChange.Kind: [String]]] = [:]
+        for (date, e) in after.occurrenceEntries.sorted(by: { $0.key < $1.key })
+        where e != old[date] && foreign(e.stamp) && (old[date]?.state ?? .open) != e.state {
+            let kind: ReceivedChange.Kind = e.state == .done ? .choreDone : e.state == .skipped ? .choreSkipped : .reopened
+            dates[e.stamp.member, default: [:]][kind, default: []].append(date)
+        }
+        for (member, kinds) in dates.sorted(by: { $0.key < $1.key }) {
+            for kind in [ReceivedChange.Kind.choreDone, .choreSkipped, .reopened] {
+                guard let ds = kinds[kind] else { continue }
+                let mine = ds.contains { d in CivilDate(iso: Substring(d)).map { isMe(after.assignee(on: $0)) } ?? false }
+                add(kind, member, ds, nil, mine || isMe(after.assignee))
+            }
+        }
+        let oldTurns = before.turnEntries
+        for (date, t) in after.turnEntries.sorted(by: { $0.key < $1.key })
+        where t != oldTurns[date] && foreign(t.stamp) && (oldTurns[date]?.member ?? "") != t.member {
+            if isMe(t.member) {
+                add(.assignedToMe, t.stamp.member, [date], nil, true)
+            } else if edited[t.stamp.member]?.contains("turn") != true {
+                edited[t.stamp.member, default: []].append("turn")
+            }
+        }
     }
 
     // MARK: - The last sync's range

@@ -59,6 +59,38 @@ import TodoCore
         #expect(try alice.todo("changes", "--since", "today").lines.contains { $0.hasPrefix("  Bob added: Bake bread (") })
     }
 
+    /// Chores done and skipped are told with their dates; an occurrence given to me is marked.
+    @Test func syncTellsWhoDidWhichChoreForWhichDate() throws {
+        let host = try GitHost(.path)
+        try host.createRepository()
+        let alice = try Member("Alice", host: host)
+        let bob = try Member("Bob", host: host)
+        try alice.create(remote: host.url())
+        let trash = try alice.add("Take out the trash", "--every", "tue", "--rotate", "Bob,Carol", "--from", "2025-11-11")
+        try alice.sync()
+        try bob.join(host.url())
+        try bob.change("done", trash.short)
+        try bob.change("skip", trash.short)
+        try bob.change("edit", trash.short, "--assign", "Alice")
+        try bob.sync()
+
+        let r = try alice.sync()
+        let short = String(trash.id.prefix(4))
+        let told = Array(r.lines.dropFirst())
+        #expect(told == [
+            "* Bob assigned to you: Take out the trash (\(short): Tue 25 Nov)",
+            "  Bob did: Take out the trash (\(short): Tue 11 Nov)",
+            "  Bob skipped: Take out the trash (\(short): Tue 18 Nov)",
+        ], "\(r)")
+        #expect(try alice.todo("changes").lines == told)
+        let changes = try json(try alice.todo("changes", "--json").stdout).items
+        let done = try #require(changes.first { $0["kind"] == .string("chore-done") }, "\(changes)")
+        #expect(done["member"] == .string("Bob") && done["fields"] == .array([.string("2025-11-11")]) && done["mine"] == .bool(false))
+        #expect(changes.contains { $0["kind"] == .string("chore-skipped") && $0["fields"] == .array([.string("2025-11-18")]) })
+        let mine = try json(try alice.todo("changes", "--mine", "--json").stdout).items
+        #expect(mine.compactMap { $0["kind"]?.stringValue } == ["assigned-to-me"], "\(mine)")
+    }
+
     @Test func aLongSummaryStopsAfterTenLinesAndPointsToChanges() throws {
         let host = try GitHost(.path)
         try host.createRepository()
