@@ -78,7 +78,10 @@ extension Household {
             out.append(ReceivedChange(kind: kind, member: member, task: after, fields: fields, entry: entry, touchesMe: touchesMe ?? mine))
         }
         // A task new in the range: added by whoever wrote its first stamps; when that was me (or
-        // before the range), the later writes are told against a task of default values.
+        // before the range: with `--since`, `main`'s commit at that date may lack a task that
+        // came in by a later merge), the earlier values are unknown, and every later write of
+        // another member (its stamp neither the first nor mine nor too old) is told.
+        let unknownBefore = before == nil
         let before = before ?? {
             var blank = Task(id: after.id, title: "", createdAt: after.createdAt, createdBy: after.createdBy)
             let first = after.stamps.values.min { FieldStamp.precedes($0, $1) }
@@ -87,15 +90,15 @@ extension Household {
                 add(.added, first.member)
                 blank = after
                 if mine, after.stamps["assignee"] == first { add(.assignedToMe, first.member) }
-            } else {
-                blank.title = after.title
             }
             return blank
         }()
+        /// Whether a write changed what was there: unknown for a task new in the range.
+        func differs(_ x: JSONValue?, _ y: JSONValue?) -> Bool { unknownBefore || x != y }
         var edited: [String: [String]] = [:]
         for field in Task.stampedFields + after.extra.keys.sorted() {
             guard let s = after.stamps[field], s != before.stamps[field], foreign(s),
-                before.value(of: field) != after.value(of: field)
+                differs(before.value(of: field), after.value(of: field))
             else { continue }
             switch field {
             case "status": add(after.status == .done ? .completed : .reopened, s.member)
@@ -105,7 +108,9 @@ extension Household {
             }
         }
         for (tag, t) in after.tagStates.sorted(by: { $0.key < $1.key })
-        where t != before.tagStates[tag] && foreign(t.stamp) && (before.tagStates[tag]?.present ?? false) != t.present {
+        where t != before.tagStates[tag] && foreign(t.stamp)
+            && differs(.bool(before.tagStates[tag]?.present ?? false), .bool(t.present))
+        {
             edited[t.stamp.member, default: []].append((t.present ? "+" : "-") + tag)
         }
         describeChore(before: before, after: after, me: me, foreign: foreign, edited: &edited, add: add)
@@ -114,6 +119,10 @@ extension Household {
         let known = ConflictLog.ids(before.conflicts)
         for json in after.conflicts {
             guard let entry = try? ConflictEntry(json: json), !known.contains(entry.id) else { continue }
+            // Of a task new in the range, entries whose writes are all older than `since` are old.
+            if unknownBefore, let since, ![entry.kept.stamp, entry.lost.stamp].contains(where: { ($0?.wall ?? 0) >= since }) {
+                continue
+            }
             if entry.kind == .deletedEdit, entry.lost.stamp?.replica == replica {
                 add(.deletedMyEdit, entry.kept.member, fields: [entry.field], entry: entry.id, touchesMe: true)
             } else {

@@ -91,6 +91,41 @@ import TodoCore
         #expect(mine.compactMap { $0["kind"]?.stringValue } == ["assigned-to-me"], "\(mine)")
     }
 
+    /// `--since` tells an edit made after the date to a task made before it, even when the
+    /// commit `main` had at that date (on its first-parent line, here another member's merge)
+    /// does not hold the task yet.
+    @Test func changesSinceTellsTitleEditsOfOlderTasks() throws {
+        let day: Int64 = 86_400_000
+        let nov1 = fixedNow - 19 * day
+        let host = try GitHost(.path)
+        try host.createRepository()
+        let alice = try Member("Alice", host: host, now: nov1)
+        let bob = try Member("Bob", host: host, now: nov1)
+        try alice.create(remote: host.url())
+        try alice.sync()
+        try bob.join(host.url())
+        alice.sb.now = nov1 + 9 * day  // 10 Nov
+        let milk = try alice.add("Buy milk")
+        try alice.sync()
+        bob.sb.now = nov1 + 11 * day  // 12 Nov
+        _ = try bob.add("Fix bike")
+        bob.sb.now = nov1 + 15 * day  // 16 Nov: Bob merges; Alice fast-forwards to his merge
+        try bob.sync()
+        alice.sb.now = nov1 + 15 * day
+        try alice.sync()
+        bob.sb.now = fixedNow  // 20 Nov
+        try bob.change("edit", milk.short, "--title", "Buy oat milk")
+        try bob.sync()
+        alice.sb.now = fixedNow
+        try alice.sync()
+
+        let r = try alice.todo("changes", "--since", "2025-11-15")
+        #expect(r.exitCode == 0 && r.lines == ["  Bob edited: Buy oat milk (\(milk.id.prefix(4)): title)"], "\(r)")
+        let earlier = try alice.todo("changes", "--since", "2025-11-11")
+        #expect(earlier.lines.contains { $0.hasPrefix("  Bob added: Fix bike (") }, "\(earlier)")
+        #expect(earlier.lines.contains { $0.hasPrefix("  Bob edited: Buy oat milk (") }, "\(earlier)")
+    }
+
     @Test func aLongSummaryStopsAfterTenLinesAndPointsToChanges() throws {
         let host = try GitHost(.path)
         try host.createRepository()
