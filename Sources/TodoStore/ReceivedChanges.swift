@@ -113,7 +113,7 @@ extension Household {
         {
             edited[t.stamp.member, default: []].append((t.present ? "+" : "-") + tag)
         }
-        describeChore(before: before, after: after, me: me, foreign: foreign, edited: &edited, add: add)
+        describeMaps(before: before, after: after, me: me, foreign: foreign, edited: &edited, add: add)
         for (member, fields) in edited.sorted(by: { $0.key < $1.key }) { add(.edited, member, fields: fields) }
         // New conflict-log entries: a deletion that set my edit aside is told as such.
         let known = ConflictLog.ids(before.conflicts)
@@ -132,19 +132,33 @@ extension Household {
         return out
     }
 
-    /// A chore's occurrences that others did, skipped or reopened, one change per member and
-    /// kind naming the dates (mine when one of them was my turn); take-overs given to me are
-    /// told as assigned to me, others as an edit of `turn`.
-    static func describeChore(
+    /// A checklist's items others changed, as edits (`+milk`, `x milk`, `o milk`, `-milk`, as
+    /// `edit` names them); a chore's occurrences that others did, skipped or reopened, one
+    /// change per member and kind naming the dates (mine when one of them was my turn);
+    /// take-overs given to me told as assigned to me, others as an edit of `turn`.
+    static func describeMaps(
         before: Task, after: Task, me: Set<String>, foreign: (FieldStamp?) -> Bool, edited: inout [String: [String]],
         add: (ReceivedChange.Kind, String, [String], String?, Bool?) -> Void
     ) {
+        let old = before.checklist
+        for item in after.checklist where foreign(item.stamp) {
+            let was = old.first { $0.key == item.key }
+            guard was?.stamp != item.stamp, was?.state != item.state || was?.text != item.text else { continue }
+            let mark: String
+            switch (was?.state, item.state) {
+            case (_, .removed): mark = "-"
+            case (_, .checked): mark = "x "
+            case (.checked?, .open): mark = "o "
+            default: mark = "+"
+            }
+            edited[item.stamp.member, default: []].append(mark + item.text)
+        }
         guard after.extra["occurrences"] != before.extra["occurrences"] || after.extra["turns"] != before.extra["turns"] else { return }
         func isMe(_ name: String?) -> Bool { name.map { me.contains($0.lowercased()) } ?? false }
-        let old = before.occurrenceEntries
+        let oldEntries = before.occurrenceEntries
         var dates: [String: [ReceivedChange.Kind: [String]]] = [:]
         for (date, e) in after.occurrenceEntries.sorted(by: { $0.key < $1.key })
-        where e != old[date] && foreign(e.stamp) && (old[date]?.state ?? .open) != e.state {
+        where e != oldEntries[date] && foreign(e.stamp) && (oldEntries[date]?.state ?? .open) != e.state {
             let kind: ReceivedChange.Kind = e.state == .done ? .choreDone : e.state == .skipped ? .choreSkipped : .reopened
             dates[e.stamp.member, default: [:]][kind, default: []].append(date)
         }

@@ -59,7 +59,8 @@ import TodoCore
         #expect(try alice.todo("changes", "--since", "today").lines.contains { $0.hasPrefix("  Bob added: Bake bread (") })
     }
 
-    /// Chores done and skipped are told with their dates; an occurrence given to me is marked.
+    /// Chores done and skipped are told with their dates; an occurrence given to me is marked;
+    /// checklist items as `edit` names them.
     @Test func syncTellsWhoDidWhichChoreForWhichDate() throws {
         let host = try GitHost(.path)
         try host.createRepository()
@@ -67,11 +68,13 @@ import TodoCore
         let bob = try Member("Bob", host: host)
         try alice.create(remote: host.url())
         let trash = try alice.add("Take out the trash", "--every", "tue", "--rotate", "Bob,Carol", "--from", "2025-11-11")
+        let groceries = try alice.add("Groceries", "--item", "milk", "--item", "eggs")
         try alice.sync()
         try bob.join(host.url())
         try bob.change("done", trash.short)
         try bob.change("skip", trash.short)
         try bob.change("edit", trash.short, "--assign", "Alice")
+        try bob.change("edit", groceries.short, "--check", "milk", "--item", "bread", "--remove-item", "eggs")
         try bob.sync()
 
         let r = try alice.sync()
@@ -81,6 +84,7 @@ import TodoCore
             "* Bob assigned to you: Take out the trash (\(short): Tue 25 Nov)",
             "  Bob did: Take out the trash (\(short): Tue 11 Nov)",
             "  Bob skipped: Take out the trash (\(short): Tue 18 Nov)",
+            "  Bob edited: Groceries (\(groceries.id.prefix(4)): x milk, -eggs, +bread)",
         ], "\(r)")
         #expect(try alice.todo("changes").lines == told)
         let changes = try json(try alice.todo("changes", "--json").stdout).items
