@@ -62,6 +62,9 @@ import TodoCore
         #expect(item["kept"]?["value"] == .array([.string("removed"), .string("milk")]))
         #expect(Set(try json(try bob.todo("conflicts", "--json").stdout).items.compactMap { $0["id"]?.stringValue }) == Set(entries.compactMap { $0["id"]?.stringValue }))
 
+        let stats = try json(try alice.todo("conflicts", "--stats", "--json").stdout)
+        #expect(stats["fields"] == .object([("items", .number("1")), ("occurrences", .number("1"))]), "\(stats)")
+
         // Alice brings both back, as new writes that win on every replica after the next sync.
         for e in [occurrence, item] {
             let id = try #require(e["id"]?.stringValue)

@@ -142,7 +142,8 @@ struct ConflictsListCommand: ParsableCommand {
         var lostBy: [String: Int] = [:]
         var wonBy: [String: Int] = [:]
         for c in entries {
-            byField[c.entry.field.hasPrefix("tag:") ? "tags" : c.entry.field, default: 0] += 1
+            let field = c.entry.field.hasPrefix("tag:") ? "tags" : ChoreFields.mapEntry(ofLogField: c.entry.field)?.map ?? c.entry.field
+            byField[field, default: 0] += 1
             lostBy[c.entry.lost.member, default: 0] += 1
             wonBy[c.entry.kept.member, default: 0] += 1
         }
