@@ -61,7 +61,7 @@ enum ChangesText {
         if !conflicts.isEmpty {
             out.append("  New conflicts (todo conflicts): " + conflicts.map { c in
                 let short = shorts[c.task.id] ?? String(c.task.id.hex.prefix(4))
-                return "\(Terminal.safe(DisplayText.truncated(c.task.title, 40))) (\(short): \(c.fields.map(Terminal.safe).joined(separator: ", ")))"
+                return "\(Terminal.safe(DisplayText.truncated(c.task.title, 40))) (\(short): \(c.fields.map { conflictField($0, c.task, today: today) }.joined(separator: ", ")))"
             }.joined(separator: ", "))
         }
         if let limit, out.count > limit {
@@ -69,6 +69,18 @@ enum ChangesText {
             out = Array(out.prefix(limit - 1)) + ["  … and \(more) more: todo changes"]
         }
         return out
+    }
+
+    /// A conflict's field for people: a chore's or checklist's entry by its date or item text
+    /// ("occurrence Tue 2 Dec", "turn Tue 2 Dec", "item 'milk'"), any other field by its name.
+    static func conflictField(_ field: String, _ task: Task, today: CivilDate) -> String {
+        guard let (map, key) = ChoreFields.mapEntry(ofLogField: field) else { return Terminal.safe(field) }
+        if map == "items" {
+            let text = task.checklist.first { $0.key == key }?.text ?? key
+            return "item '\(Terminal.safe(DisplayText.truncated(text, 30)))'"
+        }
+        let date = CivilDate(iso: Substring(key)).map { ChoreText.day($0, today: today) } ?? Terminal.safe(key)
+        return (map == "turns" ? "turn " : "occurrence ") + date
     }
 
     static func json(_ changes: [ReceivedChange]) -> JSONValue {

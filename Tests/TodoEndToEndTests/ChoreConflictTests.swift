@@ -37,7 +37,9 @@ import TodoCore
         try #require(reset.exitCode == 0, "\(reset)")
 
         let told = try bob.sync()
-        #expect(told.lines.contains { $0.hasPrefix("  New conflicts (todo conflicts): ") && $0.contains("occurrence:2025-11-04") }, "\(told)")
+        let newConflicts = try #require(told.lines.first { $0.hasPrefix("  New conflicts (todo conflicts): ") }, "\(told)")
+        #expect(newConflicts.contains("Take out the trash (\(trash.id.prefix(4)): occurrence Tue 4 Nov)"), "\(told)")
+        #expect(newConflicts.contains("Groceries (\(groceries.id.prefix(4)): item 'milk')"), "\(told)")
         #expect(try bob.tree() == byAlice)
         try alice.sync()
         #expect(try alice.tree() == byAlice)
