@@ -7,8 +7,9 @@ struct ConflictsCommand: ParsableCommand {
         commandName: "conflicts",
         abstract: "Show what merges set aside, and bring it back.",
         discussion: """
-            When two members changed the same field between syncs, the later write wins and the \
-            other value is logged here, in the household repository, for every member to see.
+            When two members changed the same field between syncs (or the same chore occurrence \
+            or checklist item, differently), the later write wins and the other value is logged \
+            here, in the household repository, for every member to see.
 
             Examples:
               todo conflicts                 newest first
