@@ -130,7 +130,7 @@ public enum ChoreFields {
     }
 
     /// The stamp deciding an entry's merge: its last element.
-    static func entryStamp(_ entry: JSONValue) -> FieldStamp? {
+    public static func entryStamp(_ entry: JSONValue) -> FieldStamp? {
         guard case .array(let e) = entry, case .string(let s)? = e.last else { return nil }
         return FieldStamp(s)
     }
@@ -205,6 +205,18 @@ public enum ChoreFields {
         guard case .array(let e) = entry, let first = e.first else { return entry }
         if map == "items", e.count >= 2 { return .array([first, e[1]]) }
         return first
+    }
+
+    /// What an entry's absence says, as `entryValue` would: an occurrence open, no take-over,
+    /// an item removed (with the text of `entry`, the same key's entry).
+    public static func absentValue(map: String, like entry: JSONValue) -> JSONValue {
+        switch map {
+        case "occurrences": return .string(OccurrenceState.open.rawValue)
+        case "turns": return .string("")
+        default:
+            guard case .array(let e) = entry, e.count > 1 else { return .array([.string(ItemState.removed.rawValue), .string("")]) }
+            return .array([.string(ItemState.removed.rawValue), e[1]])
+        }
     }
 
     /// The conflict-log version of an entry: its value and its deciding stamp.
