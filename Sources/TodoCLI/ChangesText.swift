@@ -4,13 +4,16 @@ import TodoStore
 /// What others did, in a few lines per member: for the end of `todo sync` and for `todo changes`.
 enum ChangesText {
     static let order: [ReceivedChange.Kind] = [
-        .assignedToMe, .added, .completed, .reopened, .deleted, .restored, .edited, .deletedMyEdit, .conflict,
+        .assignedToMe, .added, .completed, .choreDone, .choreSkipped, .reopened, .deleted, .restored, .edited,
+        .deletedMyEdit, .conflict,
     ]
 
     static func verb(_ k: ReceivedChange.Kind) -> String {
         switch k {
         case .added: "added"
         case .completed: "completed"
+        case .choreDone: "did"
+        case .choreSkipped: "skipped"
         case .reopened: "reopened"
         case .deleted: "deleted"
         case .restored: "restored"
@@ -23,10 +26,14 @@ enum ChangesText {
 
     /// One line per member and kind, people's lines before `new conflicts`; lines about me
     /// marked `*`. With a `limit`, at most that many lines and then how many more there are.
-    static func lines(_ changes: [ReceivedChange], shorts: [TaskID: String], limit: Int?) -> [String] {
+    /// Occurrence dates (a chore's changes) read "Tue 2 Dec".
+    static func lines(_ changes: [ReceivedChange], shorts: [TaskID: String], limit: Int?, today: CivilDate) -> [String] {
+        func field(_ f: String) -> String {
+            CivilDate(iso: Substring(f)).map { ChoreText.day($0, today: today) } ?? Terminal.safe(f)
+        }
         func name(_ c: ReceivedChange) -> String {
             let short = shorts[c.task.id] ?? String(c.task.id.hex.prefix(4))
-            let fields = c.fields.isEmpty || c.kind == .conflict || c.kind == .deletedMyEdit ? "" : ": " + c.fields.map(Terminal.safe).joined(separator: ", ")
+            let fields = c.fields.isEmpty || c.kind == .conflict || c.kind == .deletedMyEdit ? "" : ": " + c.fields.map(field).joined(separator: ", ")
             return "\(Terminal.safe(DisplayText.truncated(c.task.title, 40))) (\(short)\(fields))"
         }
         var out: [String] = []
@@ -54,7 +61,7 @@ enum ChangesText {
         if !conflicts.isEmpty {
             out.append("  New conflicts (todo conflicts): " + conflicts.map { c in
                 let short = shorts[c.task.id] ?? String(c.task.id.hex.prefix(4))
-                return "\(Terminal.safe(DisplayText.truncated(c.task.title, 40))) (\(short): \(c.fields.map(Terminal.safe).joined(separator: ", ")))"
+                return "\(Terminal.safe(DisplayText.truncated(c.task.title, 40))) (\(short): \(c.fields.map { conflictField($0, c.task, today: today) }.joined(separator: ", ")))"
             }.joined(separator: ", "))
         }
         if let limit, out.count > limit {
@@ -62,6 +69,18 @@ enum ChangesText {
             out = Array(out.prefix(limit - 1)) + ["  … and \(more) more: todo changes"]
         }
         return out
+    }
+
+    /// A conflict's field for people: a chore's or checklist's entry by its date or item text
+    /// ("occurrence Tue 2 Dec", "turn Tue 2 Dec", "item 'milk'"), any other field by its name.
+    static func conflictField(_ field: String, _ task: Task, today: CivilDate) -> String {
+        guard let (map, key) = ChoreFields.mapEntry(ofLogField: field) else { return Terminal.safe(field) }
+        if map == "items" {
+            let text = task.checklist.first { $0.key == key }?.text ?? key
+            return "item '\(Terminal.safe(DisplayText.truncated(text, 30)))'"
+        }
+        let date = CivilDate(iso: Substring(key)).map { ChoreText.day($0, today: today) } ?? Terminal.safe(key)
+        return (map == "turns" ? "turn " : "occurrence ") + date
     }
 
     static func json(_ changes: [ReceivedChange]) -> JSONValue {
@@ -84,6 +103,6 @@ extension SyncCommand {
         guard let changes = try? h.receivedChanges(from: before, to: after), !changes.isEmpty,
             let shorts = try? h.snapshot().shortIDs(changes.map(\.task.id))
         else { return [] }
-        return ChangesText.lines(changes, shorts: shorts, limit: 10)
+        return ChangesText.lines(changes, shorts: shorts, limit: 10, today: Env.today(h.clock))
     }
 }

@@ -40,6 +40,10 @@ extension CLIError {
                 exit: .data)
         case .nothingToRestore(.nothingLost):
             self.init("Nothing was lost in this entry: the task file was kept.", exit: .data)
+        case .nothingToRestore(.unreadableEntry):
+            self.init(
+                "The value this entry set aside is not a chore occurrence, take-over or checklist item, so there is nothing to restore.\nIt is in `todo conflicts --json`.",
+                exit: .data)
         case .badImport(let file, let reason):
             self.init("Cannot import \(Terminal.safe(file)): \(Terminal.safe(reason)). Nothing was imported.", exit: .data)
         case .itemNotFound(let task, let item):

@@ -8,12 +8,19 @@ public struct Agenda: Sendable {
     public var isEmpty: Bool { overdue.isEmpty && today.isEmpty && upcoming.isEmpty }
 
     /// Open, undeleted tasks with a due date: overdue ones (a past day, or today at a time that
-    /// has passed), those due later today, and those due in the `days` days after today.
-    public init(_ tasks: [Task], today day: CivilDate, minuteOfDay: Int, days: Int, include: (Task) -> Bool = { _ in true }) {
+    /// has passed), those due later today, and those due in the `days` days after today. A chore
+    /// counts by its current occurrence. `include` is given each task and whose it is (for a
+    /// chore, whose turn the current occurrence is).
+    public init(
+        _ tasks: [Task], today day: CivilDate, minuteOfDay: Int, days: Int,
+        include: (Task, _ assignee: String?) -> Bool = { _, _ in true }
+    ) {
         let last = day.checkedAdding(days: days) ?? day
         var picked: [(Due, Int)] = []
         for (i, t) in tasks.enumerated() {
-            guard t.status == .open, !t.deleted, let due = t.due, due.date <= last, include(t) else { continue }
+            guard t.status == .open, !t.deleted else { continue }
+            let (due, assignee) = Self.due(of: t)
+            guard let due, due.date <= last, include(t, assignee) else { continue }
             picked.append((due, i))
         }
         picked.sort { $0.0 != $1.0 ? $0.0 < $1.0 : tasks[$0.1].id < tasks[$1.1].id }
@@ -26,5 +33,13 @@ public struct Agenda: Sendable {
                 upcoming.append(i)
             }
         }
+    }
+
+    /// When a task is due and whose it is: for a chore, its current occurrence (at the chore's
+    /// time of day, if it has one) and whose turn that is; for any other task, its own.
+    public static func due(of task: Task) -> (due: Due?, assignee: String?) {
+        guard let r = task.recurrence else { return (task.due, task.assignee) }
+        guard let current = task.upcomingOccurrences(1, of: r).first else { return (nil, task.assignee) }
+        return (Due(date: current, minutes: task.due?.minutes), task.assignee(on: current))
     }
 }

@@ -130,7 +130,7 @@ public enum ChoreFields {
     }
 
     /// The stamp deciding an entry's merge: its last element.
-    static func entryStamp(_ entry: JSONValue) -> FieldStamp? {
+    public static func entryStamp(_ entry: JSONValue) -> FieldStamp? {
         guard case .array(let e) = entry, case .string(let s)? = e.last else { return nil }
         return FieldStamp(s)
     }
@@ -172,6 +172,56 @@ public enum ChoreFields {
         // one spelling chosen by bytes, so that the order of the sides does not matter.
         let spellings = FieldMerge.spellings(keys.joined())
         return .object(TaskCodec.sortedKeys(spellings).compactMap { key in merged[key].map { (key, $0) } })
+    }
+
+    /// The conflict-log prefixes of the maps' entries (docs/MERGE.md, "What is logged").
+    static let logPrefixes: [(map: String, prefix: String)] = [
+        ("occurrences", "occurrence:"), ("turns", "turn:"), ("items", "item:"),
+    ]
+
+    /// The conflict-log field of one map entry: `occurrence:<date>`, `turn:<date>`, `item:<key>`.
+    public static func logField(map: String, key: String) -> String {
+        (logPrefixes.first { $0.map == map }?.prefix ?? map + ":") + key
+    }
+
+    /// The map and key a conflict-log field names; nil for any other field.
+    public static func mapEntry(ofLogField field: String) -> (map: String, key: String)? {
+        for (map, prefix) in logPrefixes where field.hasPrefix(prefix) {
+            return (map, String(field.dropFirst(prefix.count)))
+        }
+        return nil
+    }
+
+    /// Whether two entries of one key say different things: an occurrence's state, a
+    /// take-over's member, an item's state (texts of one key differ at most in case).
+    public static func entriesDiffer(_ x: JSONValue, _ y: JSONValue) -> Bool {
+        guard case .array(let ex) = x, case .array(let ey) = y else { return x != y }
+        return ex.first != ey.first
+    }
+
+    /// What the conflict log keeps of an entry: an occurrence's state, a take-over's member,
+    /// an item's `[state, text]` (its stamps are the version's).
+    public static func entryValue(map: String, _ entry: JSONValue) -> JSONValue {
+        guard case .array(let e) = entry, let first = e.first else { return entry }
+        if map == "items", e.count >= 2 { return .array([first, e[1]]) }
+        return first
+    }
+
+    /// What an entry's absence says, as `entryValue` would: an occurrence open, no take-over,
+    /// an item removed (with the text of `entry`, the same key's entry).
+    public static func absentValue(map: String, like entry: JSONValue) -> JSONValue {
+        switch map {
+        case "occurrences": return .string(OccurrenceState.open.rawValue)
+        case "turns": return .string("")
+        default:
+            guard case .array(let e) = entry, e.count > 1 else { return .array([.string(ItemState.removed.rawValue), .string("")]) }
+            return .array([.string(ItemState.removed.rawValue), e[1]])
+        }
+    }
+
+    /// The conflict-log version of an entry: its value and its deciding stamp.
+    static func logVersion(map: String, _ entry: JSONValue) -> ConflictEntry.Version {
+        ConflictEntry.Version(value: entryValue(map: map, entry), stamp: entryStamp(entry))
     }
 
     static func entryBeats(_ x: JSONValue, _ y: JSONValue) -> Bool {

@@ -17,6 +17,8 @@ public struct ImportedTask: Sendable, Equatable {
     public var occurrences: [ImportedOccurrence] = []
     /// A chore's members in turn.
     public var rotation: [String] = []
+    /// Occurrences taken over by a member (from `todo list --json`).
+    public var turns: [ImportedTurn] = []
     /// Checklist items with their state (from `todo list --json`).
     public var items: [ImportedItem] = []
     /// A task the household already has is updated as a new edit (Taskwarrior exports),
@@ -27,6 +29,11 @@ public struct ImportedTask: Sendable, Equatable {
 public struct ImportedItem: Sendable, Equatable {
     public var text: String
     public var state: ItemState
+}
+
+public struct ImportedTurn: Sendable, Equatable {
+    public var date: CivilDate
+    public var member: String
 }
 
 public struct ImportedOccurrence: Sendable, Equatable {

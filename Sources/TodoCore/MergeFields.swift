@@ -58,6 +58,7 @@ struct FieldMerge {
             if let s = [a.stamps[field], b.stamps[field]].compactMap({ $0 }).max(by: FieldStamp.precedes) {
                 result.stamps[field] = s
             }
+            noteEntryConflicts(field)
             return
         }
         let ca = MergeCandidate(a, field)
@@ -83,6 +84,24 @@ struct FieldMerge {
         }
         if changedA && changedB && ca.text != cb.text {
             found.append((.field, field, winner.version, loser.version))
+        }
+    }
+
+    /// Logs, for each key of a chore or checklist map that both sides changed against the base,
+    /// the entry that lost when the two say different things (docs/MERGE.md, "What is logged").
+    private mutating func noteEntryConflicts(_ map: String) {
+        guard case .object(let xs)? = a.extra[map], case .object(let ys)? = b.extra[map] else { return }
+        let theirs = Dictionary(ys, uniquingKeysWith: { first, _ in first })
+        for (key, x) in xs {
+            guard let y = theirs[key], x != y else { continue }
+            let old = base?.extra[map]?[key]
+            guard old != x, old != y, ChoreFields.entriesDiffer(x, y) else { continue }
+            // The same choice as `ChoreFields.merge`.
+            let (winner, loser) = ChoreFields.entryBeats(y, x) ? (y, x) : (x, y)
+            found.append((
+                .field, ChoreFields.logField(map: map, key: key), ChoreFields.logVersion(map: map, winner),
+                ChoreFields.logVersion(map: map, loser)
+            ))
         }
     }
 

@@ -188,11 +188,11 @@ extension TaskImport {
 }
 
 extension TaskImport {
-    /// A chore's `repeat`, `rotation` and `occurrences` and a checklist's `items`, as `todo list
-    /// --json` prints them (docs/FORMAT.md); take-overs are not carried over.
+    /// A chore's `repeat`, `rotation`, `occurrences` and `turns` and a checklist's `items`, as
+    /// `todo list --json` prints them (docs/FORMAT.md).
     static func choreFields(_ v: JSONValue, into t: inout ImportedTask) throws(ImportError) {
         var probe = Task(id: TaskID(String(repeating: "0", count: 32))!, title: "probe", createdAt: "", createdBy: "")
-        for key in ["repeat", "rotation", "occurrences", "items"] { if let value = v[key] { probe.extra[key] = value } }
+        for key in ["repeat", "rotation", "occurrences", "turns", "items"] { if let value = v[key] { probe.extra[key] = value } }
         do {
             try ChoreFields.check(&probe)
         } catch {
@@ -202,6 +202,9 @@ extension TaskImport {
         t.rotation = probe.rotation
         for (key, e) in probe.occurrenceEntries.sorted(by: { $0.key < $1.key }) where e.state != .open {
             if let d = CivilDate(iso: Substring(key)) { t.occurrences.append(ImportedOccurrence(date: d, state: e.state)) }
+        }
+        for (key, e) in probe.turnEntries.sorted(by: { $0.key < $1.key }) where !e.member.isEmpty {
+            if let d = CivilDate(iso: Substring(key)) { t.turns.append(ImportedTurn(date: d, member: e.member)) }
         }
         t.items = probe.checklist.filter { $0.state != .removed }.map { ImportedItem(text: $0.text, state: $0.state) }
     }

@@ -10,6 +10,9 @@ import TodoCore
 public struct ReceivedChange: Sendable {
     public enum Kind: String, Sendable, CaseIterable {
         case added, completed, reopened, deleted, restored, edited
+        /// Occurrences of a chore done, or skipped (`fields`: their dates, `YYYY-MM-DD`).
+        case choreDone = "chore-done"
+        case choreSkipped = "chore-skipped"
         /// The task was assigned to me.
         case assignedToMe = "assigned-to-me"
         /// A merge set a value aside in the conflict log.
@@ -23,7 +26,8 @@ public struct ReceivedChange: Sendable {
     public let member: String
     /// The task as it is after the change.
     public let task: Task
-    /// Fields edited (`edited`), or the fields of my edit that a deletion set aside.
+    /// Fields edited (`edited`), the fields of my edit that a deletion set aside, or the
+    /// occurrence dates (`YYYY-MM-DD`) of a chore done, skipped, reopened or given to me.
     public let fields: [String]
     /// The conflict-log entry, for `conflict` and `deletedMyEdit`.
     public let entry: String?
@@ -74,7 +78,10 @@ extension Household {
             out.append(ReceivedChange(kind: kind, member: member, task: after, fields: fields, entry: entry, touchesMe: touchesMe ?? mine))
         }
         // A task new in the range: added by whoever wrote its first stamps; when that was me (or
-        // before the range), the later writes are told against a task of default values.
+        // before the range: with `--since`, `main`'s commit at that date may lack a task that
+        // came in by a later merge), the earlier values are unknown, and every later write of
+        // another member (its stamp neither the first nor mine nor too old) is told.
+        let unknownBefore = before == nil
         let before = before ?? {
             var blank = Task(id: after.id, title: "", createdAt: after.createdAt, createdBy: after.createdBy)
             let first = after.stamps.values.min { FieldStamp.precedes($0, $1) }
@@ -83,15 +90,15 @@ extension Household {
                 add(.added, first.member)
                 blank = after
                 if mine, after.stamps["assignee"] == first { add(.assignedToMe, first.member) }
-            } else {
-                blank.title = after.title
             }
             return blank
         }()
+        /// Whether a write changed what was there: unknown for a task new in the range.
+        func differs(_ x: JSONValue?, _ y: JSONValue?) -> Bool { unknownBefore || x != y }
         var edited: [String: [String]] = [:]
         for field in Task.stampedFields + after.extra.keys.sorted() {
             guard let s = after.stamps[field], s != before.stamps[field], foreign(s),
-                before.value(of: field) != after.value(of: field)
+                differs(before.value(of: field), after.value(of: field))
             else { continue }
             switch field {
             case "status": add(after.status == .done ? .completed : .reopened, s.member)
@@ -101,14 +108,21 @@ extension Household {
             }
         }
         for (tag, t) in after.tagStates.sorted(by: { $0.key < $1.key })
-        where t != before.tagStates[tag] && foreign(t.stamp) && (before.tagStates[tag]?.present ?? false) != t.present {
+        where t != before.tagStates[tag] && foreign(t.stamp)
+            && differs(.bool(before.tagStates[tag]?.present ?? false), .bool(t.present))
+        {
             edited[t.stamp.member, default: []].append((t.present ? "+" : "-") + tag)
         }
+        describeMaps(before: before, after: after, me: me, foreign: foreign, edited: &edited, add: add)
         for (member, fields) in edited.sorted(by: { $0.key < $1.key }) { add(.edited, member, fields: fields) }
         // New conflict-log entries: a deletion that set my edit aside is told as such.
         let known = ConflictLog.ids(before.conflicts)
         for json in after.conflicts {
             guard let entry = try? ConflictEntry(json: json), !known.contains(entry.id) else { continue }
+            // Of a task new in the range, entries whose writes are all older than `since` are old.
+            if unknownBefore, let since, ![entry.kept.stamp, entry.lost.stamp].contains(where: { ($0?.wall ?? 0) >= since }) {
+                continue
+            }
             if entry.kind == .deletedEdit, entry.lost.stamp?.replica == replica {
                 add(.deletedMyEdit, entry.kept.member, fields: [entry.field], entry: entry.id, touchesMe: true)
             } else {
@@ -116,6 +130,54 @@ extension Household {
             }
         }
         return out
+    }
+
+    /// A checklist's items others changed, as edits (`+milk`, `x milk`, `o milk`, `-milk`, as
+    /// `edit` names them); a chore's occurrences that others did, skipped or reopened, one
+    /// change per member and kind naming the dates (mine when one of them was my turn);
+    /// take-overs given to me told as assigned to me, others as an edit of `turn`.
+    static func describeMaps(
+        before: Task, after: Task, me: Set<String>, foreign: (FieldStamp?) -> Bool, edited: inout [String: [String]],
+        add: (ReceivedChange.Kind, String, [String], String?, Bool?) -> Void
+    ) {
+        let old = before.checklist
+        for item in after.checklist where foreign(item.stamp) {
+            let was = old.first { $0.key == item.key }
+            guard was?.stamp != item.stamp, was?.state != item.state || was?.text != item.text else { continue }
+            let mark: String
+            switch (was?.state, item.state) {
+            case (_, .removed): mark = "-"
+            case (_, .checked): mark = "x "
+            case (.checked?, .open): mark = "o "
+            default: mark = "+"
+            }
+            edited[item.stamp.member, default: []].append(mark + item.text)
+        }
+        guard after.extra["occurrences"] != before.extra["occurrences"] || after.extra["turns"] != before.extra["turns"] else { return }
+        func isMe(_ name: String?) -> Bool { name.map { me.contains($0.lowercased()) } ?? false }
+        let oldEntries = before.occurrenceEntries
+        var dates: [String: [ReceivedChange.Kind: [String]]] = [:]
+        for (date, e) in after.occurrenceEntries.sorted(by: { $0.key < $1.key })
+        where e != oldEntries[date] && foreign(e.stamp) && (oldEntries[date]?.state ?? .open) != e.state {
+            let kind: ReceivedChange.Kind = e.state == .done ? .choreDone : e.state == .skipped ? .choreSkipped : .reopened
+            dates[e.stamp.member, default: [:]][kind, default: []].append(date)
+        }
+        for (member, kinds) in dates.sorted(by: { $0.key < $1.key }) {
+            for kind in [ReceivedChange.Kind.choreDone, .choreSkipped, .reopened] {
+                guard let ds = kinds[kind] else { continue }
+                let mine = ds.contains { d in CivilDate(iso: Substring(d)).map { isMe(after.assignee(on: $0)) } ?? false }
+                add(kind, member, ds, nil, mine || isMe(after.assignee))
+            }
+        }
+        let oldTurns = before.turnEntries
+        for (date, t) in after.turnEntries.sorted(by: { $0.key < $1.key })
+        where t != oldTurns[date] && foreign(t.stamp) && (oldTurns[date]?.member ?? "") != t.member {
+            if isMe(t.member) {
+                add(.assignedToMe, t.stamp.member, [date], nil, true)
+            } else if edited[t.stamp.member]?.contains("turn") != true {
+                edited[t.stamp.member, default: []].append("turn")
+            }
+        }
     }
 
     // MARK: - The last sync's range

@@ -41,6 +41,8 @@ public enum StoreError: Error, Sendable {
         case unreadableVersion
         /// The entry records a file kept whole: nothing was lost.
         case nothingLost
+        /// The entry's lost value is not a chore or checklist entry this version can write.
+        case unreadableEntry
     }
 }
 

@@ -53,10 +53,8 @@ struct History {
 
     static let day: Int64 = 86_400_000
     static let fields = ["title", "status", "notes", "assignee", "due", "priority", "zone", "repeat", "rotation"]
-    /// Chore and checklist map writes are recorded as `occ:`, `turn:` or `item:` and the key.
-    static func isMapWrite(_ field: String) -> Bool {
-        field.hasPrefix("occ:") || field.hasPrefix("turn:") || field.hasPrefix("item:")
-    }
+    /// Chore and checklist map writes are recorded as the conflict log names them.
+    static func isMapWrite(_ field: String) -> Bool { ChoreFields.mapEntry(ofLogField: field) != nil }
 
     var rng: SplitMix64
     var commits: [Commit] = [Commit(parents: [], bytes: nil, task: nil, ancestors: [0])]
@@ -171,9 +169,7 @@ struct History {
 
     /// The entry a map write left (`.null` when the key is absent).
     static func mapValue(_ t: Task, _ key: String) -> JSONValue {
-        let (map, k): (String, String) =
-            key.hasPrefix("occ:") ? ("occurrences", String(key.dropFirst(4)))
-            : key.hasPrefix("turn:") ? ("turns", String(key.dropFirst(5))) : ("items", String(key.dropFirst(5)))
+        guard let (map, k) = ChoreFields.mapEntry(ofLogField: key) else { return .null }
         return t.extra[map]?[k] ?? .null
     }
 
@@ -235,6 +231,13 @@ struct History {
         for (tag, state) in x.tagStates where y.tagStates[tag]?.present == state.present {
             note("tag:" + tag, state.stamp, y.tagStates[tag]?.stamp)
         }
+        for map in ChoreFields.maps {
+            guard case .object(let entries)? = x.extra[map] else { continue }
+            for (key, e) in entries {
+                guard let f = y.extra[map]?[key], !ChoreFields.entriesDiffer(e, f) else { continue }
+                note(ChoreFields.logField(map: map, key: key), ChoreFields.entryStamp(e), ChoreFields.entryStamp(f))
+            }
+        }
     }
 
     mutating func syncFully(order: [Int]) -> String? {
@@ -281,15 +284,10 @@ struct History {
         }
         func traced(_ w: Write, _ depth: Int) -> Bool {
             if current(w.field).1 == w.stamp { return true }
-            // Map entries are merged per key without a log (docs/MERGE.md): a write stands or
-            // gave way to a greater stamp on the same key, which is still there.
-            if Self.isMapWrite(w.field) {
-                guard let s = current(w.field).1 else { return false }
-                return FieldStamp.precedes(w.stamp, s)
-            }
             let seen = writes.contains { $0.field == w.field && $0.commit != w.commit && commits[$0.commit].ancestors.contains(w.commit) }
             if seen { return true }
-            if entries.contains(where: { $0.field == w.field && $0.lost.value == w.value && $0.lost.fieldStamp == w.stamp }) {
+            let lost = Self.isMapWrite(w.field) ? ChoreFields.entryValue(map: ChoreFields.mapEntry(ofLogField: w.field)!.map, w.value) : w.value
+            if entries.contains(where: { $0.field == w.field && $0.lost.value == lost && $0.lost.fieldStamp == w.stamp }) {
                 return true
             }
             // A merge met the same value with a greater stamp: this write lives on as that one.

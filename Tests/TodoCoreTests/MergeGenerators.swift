@@ -32,24 +32,25 @@ struct TaskVersionGenerator {
     static let itemTexts = ["milk", "Milk", "eggs", "bread"]
 
     /// One write to a chore or checklist map: an occurrence state, a take-over or an item.
-    /// Returns the map key written (`occ:`, `turn:`, `item:` and the key).
+    /// Returns the entry written, named as the conflict log names it (`occurrence:<date>`,
+    /// `turn:<date>`, `item:<key>`).
     @discardableResult
     mutating func mapEdit(_ t: inout Task, stamp s: FieldStamp) -> String {
         switch rng.int(3) {
         case 0:
             let d = CivilDate(iso: Substring(rng.pick(Self.dates)))!
             t.setOccurrence(d, rng.pick(OccurrenceState.allCases), stamp: s)
-            return "occ:\(d)"
+            return ChoreFields.logField(map: "occurrences", key: d.description)
         case 1:
             let d = CivilDate(iso: Substring(rng.pick(Self.dates)))!
             t.setTurn(d, rng.pick(Self.turnNames), stamp: s)
-            return "turn:\(d)"
+            return ChoreFields.logField(map: "turns", key: d.description)
         default:
             let text = rng.pick(Self.itemTexts)
             let key = Checklist.key(text)
             let added = t.checklist.first { $0.key == key }?.added ?? s
             t.setItem(ChecklistItem(key: key, state: rng.pick(ItemState.allCases), text: text, added: added, stamp: s))
-            return "item:\(key)"
+            return ChoreFields.logField(map: "items", key: key)
         }
     }
     /// Two of them are one tag spelled two ways (precomposed, and "e" + U+0301), as two

@@ -59,6 +59,77 @@ import TodoCore
         #expect(try alice.todo("changes", "--since", "today").lines.contains { $0.hasPrefix("  Bob added: Bake bread (") })
     }
 
+    /// Chores done and skipped are told with their dates; an occurrence given to me is marked;
+    /// checklist items as `edit` names them.
+    @Test func syncTellsWhoDidWhichChoreForWhichDate() throws {
+        let host = try GitHost(.path)
+        try host.createRepository()
+        let alice = try Member("Alice", host: host)
+        let bob = try Member("Bob", host: host)
+        try alice.create(remote: host.url())
+        let trash = try alice.add("Take out the trash", "--every", "tue", "--rotate", "Bob,Carol", "--from", "2025-11-11")
+        let groceries = try alice.add("Groceries", "--item", "milk", "--item", "eggs")
+        try alice.sync()
+        try bob.join(host.url())
+        try bob.change("done", trash.short)
+        try bob.change("skip", trash.short)
+        try bob.change("edit", trash.short, "--assign", "Alice")
+        try bob.change("edit", groceries.short, "--check", "milk", "--item", "bread", "--remove-item", "eggs")
+        try bob.sync()
+
+        let r = try alice.sync()
+        let short = String(trash.id.prefix(4))
+        let told = Array(r.lines.dropFirst())
+        #expect(told == [
+            "* Bob assigned to you: Take out the trash (\(short): Tue 25 Nov)",
+            "  Bob did: Take out the trash (\(short): Tue 11 Nov)",
+            "  Bob skipped: Take out the trash (\(short): Tue 18 Nov)",
+            "  Bob edited: Groceries (\(groceries.id.prefix(4)): x milk, -eggs, +bread)",
+        ], "\(r)")
+        #expect(try alice.todo("changes").lines == told)
+        let changes = try json(try alice.todo("changes", "--json").stdout).items
+        let done = try #require(changes.first { $0["kind"] == .string("chore-done") }, "\(changes)")
+        #expect(done["member"] == .string("Bob") && done["fields"] == .array([.string("2025-11-11")]) && done["mine"] == .bool(false))
+        #expect(changes.contains { $0["kind"] == .string("chore-skipped") && $0["fields"] == .array([.string("2025-11-18")]) })
+        let mine = try json(try alice.todo("changes", "--mine", "--json").stdout).items
+        #expect(mine.compactMap { $0["kind"]?.stringValue } == ["assigned-to-me"], "\(mine)")
+    }
+
+    /// `--since` tells an edit made after the date to a task made before it, even when the
+    /// commit `main` had at that date (on its first-parent line, here another member's merge)
+    /// does not hold the task yet.
+    @Test func changesSinceTellsTitleEditsOfOlderTasks() throws {
+        let day: Int64 = 86_400_000
+        let nov1 = fixedNow - 19 * day
+        let host = try GitHost(.path)
+        try host.createRepository()
+        let alice = try Member("Alice", host: host, now: nov1)
+        let bob = try Member("Bob", host: host, now: nov1)
+        try alice.create(remote: host.url())
+        try alice.sync()
+        try bob.join(host.url())
+        alice.sb.now = nov1 + 9 * day  // 10 Nov
+        let milk = try alice.add("Buy milk")
+        try alice.sync()
+        bob.sb.now = nov1 + 11 * day  // 12 Nov
+        _ = try bob.add("Fix bike")
+        bob.sb.now = nov1 + 15 * day  // 16 Nov: Bob merges; Alice fast-forwards to his merge
+        try bob.sync()
+        alice.sb.now = nov1 + 15 * day
+        try alice.sync()
+        bob.sb.now = fixedNow  // 20 Nov
+        try bob.change("edit", milk.short, "--title", "Buy oat milk")
+        try bob.sync()
+        alice.sb.now = fixedNow
+        try alice.sync()
+
+        let r = try alice.todo("changes", "--since", "2025-11-15")
+        #expect(r.exitCode == 0 && r.lines == ["  Bob edited: Buy oat milk (\(milk.id.prefix(4)): title)"], "\(r)")
+        let earlier = try alice.todo("changes", "--since", "2025-11-11")
+        #expect(earlier.lines.contains { $0.hasPrefix("  Bob added: Fix bike (") }, "\(earlier)")
+        #expect(earlier.lines.contains { $0.hasPrefix("  Bob edited: Buy oat milk (") }, "\(earlier)")
+    }
+
     @Test func aLongSummaryStopsAfterTenLinesAndPointsToChanges() throws {
         let host = try GitHost(.path)
         try host.createRepository()

@@ -288,4 +288,25 @@ import TodoCore
         let items = try TaskCodec.decode(try sb.committedBytes(g.path, household: "other")).visibleItems
         #expect(items.map(\.text) == ["milk", "eggs"] && items.map(\.state) == [.open, .checked])
     }
+
+    /// A take-over (`edit --assign` on a rotating chore) travels through `list --json` and
+    /// `import` as the occurrences do.
+    @Test func listJSONImportsBackWithTakeOvers() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        let trash = try sb.add("Take out the trash", "--every", "tue", "--rotate", "Alice,Bob", "--from", "2025-11-04")
+        _ = try run(sb, "done", trash.short)
+        _ = try run(sb, "edit", trash.short, "--assign", "Carol")
+        let exported = try run(sb, "list", "--json").stdout
+        #expect(try json(exported).items.first?["turns"]?["2025-11-11"]?.items.first == .string("Carol"), "\(exported)")
+        try sb.initHousehold("other")
+        let r = try sb.todo(["import", "-H", "other", "-"], stdin: exported)
+        #expect(r.exitCode == 0 && r.stdout == "Imported 1 task.\n", "\(r)")
+        let t = try TaskCodec.decode(try sb.committedBytes(trash.path, household: "other"))
+        #expect(t.turnEntries.mapValues(\.member) == ["2025-11-11": "Carol"])
+        #expect(t.turn(on: CivilDate(year: 2025, month: 11, day: 11)!) == "Carol")
+        #expect(t.turn(on: CivilDate(year: 2025, month: 11, day: 18)!) == "Alice")
+        let listed = try run(sb, "-H", "other", "list", "--json").stdout
+        #expect(try json(listed).items.first?["turn"] == .string("Carol"), "\(listed)")
+    }
 }

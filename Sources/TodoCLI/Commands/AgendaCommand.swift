@@ -7,8 +7,8 @@ struct AgendaCommand: ParsableCommand {
         commandName: "agenda",
         abstract: "What is overdue, due today and due soon.",
         discussion: """
-            Prints nothing and exits 0 when nothing is due, so that cron mails only when there is \
-            something to do.
+            A chore counts by its current occurrence, with whose turn it is. Prints nothing and \
+            exits 0 when nothing is due, so that cron mails only when there is something to do.
 
             Examples:
               todo agenda --mine
@@ -16,7 +16,7 @@ struct AgendaCommand: ParsableCommand {
             """)
 
     @OptionGroup var household: HouseholdOptions
-    @Flag(help: "Only tasks assigned to you.") var mine = false
+    @Flag(help: "Only tasks assigned to you, and chores whose turn is yours.") var mine = false
     @Option(help: "How many days after today to look ahead (default 7).") var days = 7
     @OptionGroup var output: JSONFlag
 
@@ -34,23 +34,28 @@ struct AgendaCommand: ParsableCommand {
         }
         let today = Env.today(h.clock)
         let minute = Env.minuteOfDay(h.clock)
-        let agenda = Agenda(tasks, today: today, minuteOfDay: minute, days: days) { t in
-            !mine || t.assignee.map { me.contains($0.lowercased()) } == true
+        let agenda = Agenda(tasks, today: today, minuteOfDay: minute, days: days) { _, assignee in
+            !mine || assignee.map { me.contains($0.lowercased()) } == true
         }
         let groups = [("overdue", "Overdue:", agenda.overdue), ("today", "Due today:", agenda.today),
                       ("upcoming", days == 1 ? "Tomorrow:" : "Next \(days) days:", agenda.upcoming)]
         var out = Output()
         if output.json {
             out.line(JSONWriter.compact(.object(groups.map { key, _, indices in
-                (key, .array(indices.map { TaskCodec.publicObject(tasks[$0]) }))
+                (key, .array(indices.map { ChoreText.json(tasks[$0]) }))
             })))
         } else if !agenda.isEmpty {
             let render = Render(today: today, minuteOfDay: minute)
             let lengths = ShortIDs.lengths(tasks.map(\.id))
+            // A chore as `list` shows it: its current occurrence, whose turn, a repeat mark.
+            var shown = tasks
+            for i in [agenda.overdue, agenda.today, agenda.upcoming].joined() {
+                if let facts = ListFacts(tasks[i]) { shown[i] = ChoreText.listView(tasks[i], facts) }
+            }
             for (_, title, indices) in groups where !indices.isEmpty {
                 out.line(title)
                 let lines = render.table(
-                    tasks, order: indices, shortLengths: lengths, header: false, width: Terminal.columns.map { $0 - 2 })
+                    shown, order: indices, shortLengths: lengths, header: false, width: Terminal.columns.map { $0 - 2 })
                 for line in lines { out.line("  " + line) }
             }
         }

@@ -7,9 +7,9 @@ struct ChangesCommand: ParsableCommand {
         commandName: "changes",
         abstract: "Show what others changed (the last sync).",
         discussion: """
-            One line per member and kind of change: added, completed, reopened, deleted, restored, \
-            edited (which fields), assigned to you (marked *), a deletion that set your edit aside, \
-            new conflicts. Read from the history and the stamps, so it can be asked again.
+            One line per member and kind of change: added, completed, chore occurrences done or \
+            skipped (which dates), reopened, deleted, restored, edited (which fields), assigned to \
+            you (marked *), a deletion that set your edit aside, new conflicts. Read from the history and the stamps, so it can be asked again.
 
             Examples:
               todo changes
@@ -47,7 +47,7 @@ struct ChangesCommand: ParsableCommand {
             if Terminal.stdoutIsTTY { out.line(since == nil ? "The last sync received nothing from others." : "Nothing from others since then.") }
         } else {
             let shorts = try h.snapshot().shortIDs(changes.map(\.task.id))
-            for line in ChangesText.lines(changes, shorts: shorts, limit: nil) { out.line(line) }
+            for line in ChangesText.lines(changes, shorts: shorts, limit: nil, today: Env.today(h.clock)) { out.line(line) }
         }
         out.flush()
     }

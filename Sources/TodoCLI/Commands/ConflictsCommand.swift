@@ -7,8 +7,9 @@ struct ConflictsCommand: ParsableCommand {
         commandName: "conflicts",
         abstract: "Show what merges set aside, and bring it back.",
         discussion: """
-            When two members changed the same field between syncs, the later write wins and the \
-            other value is logged here, in the household repository, for every member to see.
+            When two members changed the same field between syncs (or the same chore occurrence \
+            or checklist item, differently), the later write wins and the other value is logged \
+            here, in the household repository, for every member to see.
 
             Examples:
               todo conflicts                 newest first
@@ -57,22 +58,28 @@ struct ConflictsListCommand: ParsableCommand {
             return
         }
         let shorts = log.shortIDs
+        let today = Env.today(h.clock)
         for c in entries {
             let short = shorts[c.task.id] ?? String(c.task.id.hex.prefix(4))
             out.line(
                 "\(Terminal.dim(String(c.entry.id.prefix(8))))  \(Render.localTime(c.time, h.clock))  \(short) \(Terminal.safe(c.task.title))")
-            out.line("    " + Self.sentence(c.entry, short: short))
+            out.line("    " + Self.sentence(c.entry, short: short, today: today))
         }
         out.line(Terminal.dim("Bring a lost value back with: todo conflicts restore <entry id>"))
         out.flush()
     }
 
     /// One readable line: whose value was replaced by whose, and why.
-    static func sentence(_ e: ConflictEntry, short: String) -> String {
+    static func sentence(_ e: ConflictEntry, short: String, today: CivilDate? = nil) -> String {
         let kept = who(e.kept.member)
         let lost = who(e.lost.member)
         switch e.kind {
         case .field:
+            if let (map, key) = ChoreFields.mapEntry(ofLogField: e.field) {
+                let doer = e.lost.member.isEmpty ? "Someone" : Terminal.safe(e.lost.member)
+                return "\(doer) \(entryAction(map: map, key: key, e.lost.value, today: today)); "
+                    + "\(kept) \(entryValue(map: map, e.kept.value)) was kept (written later)"
+            }
             let why = e.kept.member == e.lost.member || e.kept.member.isEmpty ? "written later" : "\(Terminal.safe(e.kept.member)) wrote later"
             return "\(lost) \(Terminal.safe(e.field)) \(value(e.lost.value)) was replaced by \(kept) \(value(e.kept.value)) (\(why))"
         case .tag:
@@ -91,6 +98,36 @@ struct ConflictsListCommand: ParsableCommand {
         }
     }
 
+    /// What a chore or checklist entry did, as a verb phrase: "skipped Tue 3 Nov", "checked 'milk'".
+    static func entryAction(map: String, key: String, _ v: JSONValue, today: CivilDate?) -> String {
+        let date = CivilDate(iso: Substring(key)).map { d in today.map { ChoreText.day(d, today: $0) } ?? d.description }
+            ?? Terminal.safe(key)
+        switch (map, v) {
+        case ("occurrences", .string("done")): return "did \(date)"
+        case ("occurrences", .string("skipped")): return "skipped \(date)"
+        case ("occurrences", .string("open")): return "reopened \(date)"
+        case ("turns", .string("")): return "gave \(date) back to the rotation"
+        case ("turns", .string(let m)): return "gave \(date) to \(Terminal.safe(m))"
+        case ("items", .array(let p)) where p.count == 2:
+            let text = value(p[1])
+            switch p[0] {
+            case .string("checked"): return "checked \(text)"
+            case .string("removed"): return "removed \(text)"
+            default: return "marked \(text) open"
+            }
+        default: return "set \(Terminal.safe(ChoreFields.logField(map: map, key: key))) to \(value(v))"
+        }
+    }
+
+    /// A map entry's kept value in a few words: "'done'", "'removed'", "'Cy'".
+    static func entryValue(map: String, _ v: JSONValue) -> String {
+        switch (map, v) {
+        case ("turns", .string("")): return "'no take-over'"
+        case ("items", .array(let p)) where p.count == 2: return value(p[0])
+        default: return value(v)
+        }
+    }
+
     static func who(_ member: String) -> String { member.isEmpty ? "someone's" : "\(Terminal.safe(member))'s" }
 
     static func value(_ v: JSONValue) -> String {
@@ -106,7 +143,8 @@ struct ConflictsListCommand: ParsableCommand {
         var lostBy: [String: Int] = [:]
         var wonBy: [String: Int] = [:]
         for c in entries {
-            byField[c.entry.field.hasPrefix("tag:") ? "tags" : c.entry.field, default: 0] += 1
+            let field = c.entry.field.hasPrefix("tag:") ? "tags" : ChoreFields.mapEntry(ofLogField: c.entry.field)?.map ?? c.entry.field
+            byField[field, default: 0] += 1
             lostBy[c.entry.lost.member, default: 0] += 1
             wonBy[c.entry.kept.member, default: 0] += 1
         }

@@ -145,13 +145,14 @@ extension Household {
 }
 
 extension Household {
-    /// A new imported task's rule and occurrences.
+    /// A new imported task's rule, occurrences, take-overs and items.
     static func importChore(_ item: ImportedTask, into task: inout Task, stamp: FieldStamp) {
         if let r = item.recurrence {
             task.setRecurrence(r, stamp: stamp)
             if !item.rotation.isEmpty { task.setRotation(item.rotation, stamp: stamp) }
         }
         for o in item.occurrences { task.setOccurrence(o.date, o.state, stamp: stamp) }
+        for turn in item.turns { task.setTurn(turn.date, turn.member, stamp: stamp) }
         for (n, i) in item.items.enumerated() where !Checklist.normalised(i.text).isEmpty {
             let key = Checklist.key(i.text)
             task.setItem(ChecklistItem(key: key, state: i.state, text: Checklist.normalised(i.text),

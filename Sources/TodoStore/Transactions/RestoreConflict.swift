@@ -22,7 +22,9 @@ extension Household {
     static func restore(_ entry: ConflictEntry, into task: inout Task, stamp: FieldStamp) throws -> [String] {
         var fields: [String] = []
         func set(_ field: String, _ value: JSONValue) throws {
-            if field.hasPrefix("tag:") {
+            if let (map, key) = ChoreFields.mapEntry(ofLogField: field) {
+                if try restoreEntry(map: map, key: key, value, into: &task, stamp: stamp) { fields.append(field) }
+            } else if field.hasPrefix("tag:") {
                 let tag = String(field.dropFirst(4))
                 let present = value == .bool(true)
                 if (task.tagStates[tag]?.present ?? false) != present {
@@ -52,5 +54,36 @@ extension Household {
             throw StoreError.nothingToRestore(.nothingLost)
         }
         return fields
+    }
+
+    /// Writes a chore or checklist map entry's lost value (docs/MERGE.md) back with `stamp`;
+    /// false when the entry already says it.
+    static func restoreEntry(map: String, key: String, _ value: JSONValue, into task: inout Task, stamp: FieldStamp)
+        throws(StoreError) -> Bool
+    {
+        let date = CivilDate(iso: Substring(key))
+        switch (map, value) {
+        case ("occurrences", .string(let s)):
+            guard let date, let state = OccurrenceState(rawValue: s) else { break }
+            if task.occurrenceEntries[key]?.state == state { return false }
+            task.setOccurrence(date, state, stamp: stamp)
+            return true
+        case ("turns", .string(let member)):
+            guard let date else { break }
+            if (task.turnEntries[key]?.member ?? "") == member { return false }
+            task.setTurn(date, member, stamp: stamp)
+            return true
+        case ("items", .array(let parts)):
+            guard parts.count == 2, let state = parts[0].stringValue.flatMap(ItemState.init), let text = parts[1].stringValue,
+                !Checklist.normalised(text).isEmpty, Checklist.key(text) == key
+            else { break }
+            let current = task.checklist.first { $0.key == key }
+            if let current, current.state == state, current.text == text { return false }
+            // The item keeps its place: its `added` stamp stays.
+            task.setItem(ChecklistItem(key: key, state: state, text: text, added: current?.added ?? stamp, stamp: stamp))
+            return true
+        default: break
+        }
+        throw StoreError.nothingToRestore(.unreadableEntry)
     }
 }

@@ -53,7 +53,14 @@ extension Household {
                 let stamp = stamper.stamp(after: task)
                 var fields: [String] = []
                 for (field, value, written) in Self.takeBack(before: c.before, after: after) {
-                    if field.hasPrefix("tag:") {
+                    if let (map, key) = ChoreFields.mapEntry(ofLogField: field) {
+                        let now = task.extra[map]?[key].flatMap(ChoreFields.entryStamp)
+                        if now != written {
+                            conflicts.append(UndoConflict(task: task, short: short, field: field, since: now))
+                            if !force { continue }
+                        }
+                        if try Self.restoreEntry(map: map, key: key, value, into: &task, stamp: stamp) { fields.append(field) }
+                    } else if field.hasPrefix("tag:") {
                         let tag = String(field.dropFirst(4))
                         if task.tagStates[tag]?.stamp != after.tagStates[tag]?.stamp {
                             conflicts.append(UndoConflict(task: task, short: short, field: field, since: task.tagStates[tag]?.stamp))
@@ -94,8 +101,9 @@ extension Household {
         let conflicts: [UndoConflict]
     }
 
-    /// What undoing one task's change writes: each field or tag the change wrote, with the value
-    /// to write back, and the stamp the field still carries if nobody wrote it since.
+    /// What undoing one task's change writes: each field, tag or chore or checklist entry
+    /// (named as the conflict log names it) the change wrote, with the value to write back, and
+    /// the stamp it still carries if nobody wrote it since.
     static func takeBack(before: Task?, after: Task) -> [(String, JSONValue, FieldStamp?)] {
         guard let before else {
             // The change created the task: take it back by deleting it.
@@ -108,6 +116,21 @@ extension Household {
         for tag in after.tagStates.keys.sorted() where after.tagStates[tag] != before.tagStates[tag] {
             out.append(("tag:" + tag, .bool(before.tagStates[tag]?.present ?? false), after.tagStates[tag]?.stamp))
         }
+        for (map, key, entry) in changedEntries(before: before, after: after) {
+            let old = before.extra[map]?[key]
+            let value = old.map { ChoreFields.entryValue(map: map, $0) } ?? ChoreFields.absentValue(map: map, like: entry)
+            out.append((ChoreFields.logField(map: map, key: key), value, ChoreFields.entryStamp(entry)))
+        }
+        return out
+    }
+
+    /// The chore and checklist entries `after` has that `before` did not have as they are.
+    static func changedEntries(before: Task?, after: Task) -> [(map: String, key: String, entry: JSONValue)] {
+        var out: [(String, String, JSONValue)] = []
+        for map in ChoreFields.maps.sorted() {
+            guard case .object(let entries)? = after.extra[map] else { continue }
+            for (key, entry) in entries where before?.extra[map]?[key] != entry { out.append((map, key, entry)) }
+        }
         return out
     }
 
@@ -118,6 +141,9 @@ extension Household {
             guard let after = c.after else { continue }
             for (field, s) in after.stamps where c.before?.stamps[field] != s { out.append(s.stamp) }
             for (tag, t) in after.tagStates where c.before?.tagStates[tag] != t { out.append(t.stamp.stamp) }
+            for (_, _, entry) in changedEntries(before: c.before, after: after) {
+                if let s = ChoreFields.entryStamp(entry) { out.append(s.stamp) }
+            }
         }
         return out
     }
