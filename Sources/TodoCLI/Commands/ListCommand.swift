@@ -114,7 +114,7 @@ struct ShowCommand: ParsableCommand {
         let snap = try h.snapshot()
         let taskID = try snap.resolve(id)
         guard let task = try snap.task(taskID) else { throw StoreError.taskNotFound(id) }
-        HealthWarnings.handEdits((try? h.quickHandEdits(snap)) ?? [])
+        HealthWarnings.handEdits((try? h.handEdits(snap, task: taskID)) ?? [])
         HealthWarnings.unreadable((try? snap.unreadable()) ?? [])
         if output.json {
             print(JSONWriter.compact(ChoreText.json(task)))

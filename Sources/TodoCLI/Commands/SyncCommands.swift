@@ -253,7 +253,7 @@ struct StatusCommand: ParsableCommand {
         let s = try h.status()
         let shorts = s.unsentShortIDs
         let snap = try h.snapshot()
-        let edited = (try? h.quickHandEdits(snap)) ?? []
+        let edited = (try? h.handEdits()) ?? []
         let unreadable = (try? snap.unreadable()) ?? []
         HealthWarnings.handEdits(edited)
         HealthWarnings.unreadable(unreadable)
