@@ -99,9 +99,7 @@ extension Household {
             let counts = MergeCounts(
                 changed: try counting.changedFiles(oldTasks: before.tasksTree, newTasks: try Self.tasksTree(writer, tree)).count,
                 conflicts: collector.entries.count, authors: try authors(from: theirs, since: head))
-            let me = try identity()
-            let now = clock.nowMillis()
-            let sig = Signature(name: me.name, email: me.email, time: now / 1000, offsetMinutes: clock.offsetMinutes(now))
+            let sig = try signatureNow()
             newCommit = try writer.createCommit(
                 tree: tree, parents: [head, theirs], author: sig, committer: sig, message: message(counts) + "\n")
             try bulk.flush(into: repo, reaching: [newCommit], from: [head, theirs])
