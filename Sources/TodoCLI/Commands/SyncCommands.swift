@@ -119,7 +119,7 @@ struct SyncCommand: ParsableCommand {
         if report.remoteRewritten {
             printError("todo: warning: the remote's history was rewritten since the last sync; it was merged field by field and nothing local was lost.")
         }
-        for who in Set((report.merge?.futureStamps ?? []).map(\.member)).sorted() {
+        for who in Set((report.merge?.futureWrites ?? []).map(\.member)).sorted() {
             printError("todo: warning: \(Terminal.safe(who.isEmpty ? "a member" : who))'s clock looks wrong: their changes are stamped more than a day ahead of this machine's clock. It all merged; ask them to check their clock.")
         }
         if output.json {
