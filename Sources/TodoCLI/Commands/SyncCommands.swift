@@ -12,7 +12,6 @@ extension SyncOptions {
         var o = SyncOptions()
         o.timeout = timeout
         o.home = Env.userHome
-        o.agentSocket = Env.get("SSH_AUTH_SOCK")
         o.certificateFile = Env.get("GIT_SSL_CAINFO")
         o.logDirectory = (Env.get("XDG_STATE_HOME").map(Env.trimSlash) ?? Env.trimSlash(Env.userHome) + "/.local/state") + "/todo"
         o.interactive = !quiet && Terminal.stderrIsTTY && isatty(STDIN_FILENO) == 1
