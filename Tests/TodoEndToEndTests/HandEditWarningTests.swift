@@ -90,6 +90,35 @@ import TodoCore
         }
     }
 
+    /// In a copied household every index entry's stat data is out of date. `todo status`
+    /// compares every file, refreshes the index as `git status` does (so git, and the next
+    /// check, see only the edited file as changed), and `todo list` still reports the edit
+    /// although its folder is now older than the index.
+    @Test func statusRefreshesACopiedIndexAndListStillSeesTheEdit() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        let milk = try sb.add("Buy milk")
+        for n in 1...10 { _ = try sb.add("Task \(n)") }
+        let copy = sb.root + "/copy"
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: sb.repo(), toPath: copy + "/home")
+        let repo = copy + "/home"
+        let full = repo + "/" + milk.path
+        var text = try String(contentsOfFile: full, encoding: .utf8)
+        text = text.replacingOccurrences(of: "Buy milk", with: "Buy oat milk")
+        try writeBytes(full + ".swp", Array(text.utf8))
+        try #require(rename(full + ".swp", full) == 0)
+        let stale = try sb.gitRun(["-C", repo, "diff-files", "--name-only"])
+        try #require(stale.lines.count == 12, "every entry's stat data is out of date in a copy: \(stale)")
+
+        let status = try sb.todo(["status"], env: ["TODO_HOME": copy])
+        #expect(status.exitCode == 0 && warnings(status).count == 1 && status.stderr.contains(milk.path), "\(status)")
+        let refreshed = try sb.gitRun(["-C", repo, "diff-files", "--name-only"])
+        #expect(refreshed.lines == [milk.path], "\(refreshed)")
+        let list = try sb.todo(["list"], env: ["TODO_HOME": copy])
+        #expect(list.exitCode == 0 && list.stderr.contains(Self.editedWarning) && list.stderr.contains(milk.path), "\(list)")
+    }
+
     /// Appends to `path` in place (the same inode), then puts its folder's times back, so that
     /// nothing but the file's own stat data and content tell of the edit.
     func appendInPlace(_ sb: Sandbox, _ path: String, _ text: String) throws {
