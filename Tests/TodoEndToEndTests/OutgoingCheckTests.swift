@@ -156,6 +156,27 @@ import TodoCore
         #expect(try bob.todo("list", "--done").stdout.contains("Buy milk"))
     }
 
+    /// Nothing was ever sent (an empty remote): the new commit starts the history the remote
+    /// gets, with every task.
+    @Test func doctorRepairsAHouseholdThatNeverSent() throws {
+        let (host, alice, _) = try start(synced: false)
+        defer { withExtendedLifetime(host) {} }
+        _ = try breakAndCommit(alice, "notes.txt", Array("hello\n".utf8), message: "notes")
+        _ = try alice.add("Call the plumber")
+        let refused = try alice.todo("sync")
+        #expect(refused.exitCode == 65 && refused.stderr.contains("notes.txt"), "\(refused)")
+        Self.expectForwardAdvice(refused.stderr)
+        #expect(try remoteMain(host).isEmpty)
+        let fix = try alice.todo("doctor", "--fix", "--offline")
+        #expect(fix.exitCode == 0, "\(fix)")
+        try alice.expectClean()
+        #expect(try alice.todo("sync").exitCode == 0)
+        #expect(try remoteMain(host) == alice.head())
+        let bob = try Member("Bob", host: host)
+        try bob.join(host.url())
+        #expect(try bob.allTitles().sorted() == ["Buy milk", "Call the plumber"])
+    }
+
     /// Advice about what was not sent never rewrites what others may have, nor tells a person
     /// to: no rebase, no reset, no forced push.
     static func expectForwardAdvice(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
