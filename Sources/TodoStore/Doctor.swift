@@ -70,10 +70,18 @@ extension Household {
     public func doctor(_ options: DoctorOptions) throws(StoreError) -> [DoctorFinding] {
         do {
             var findings = try checkLocks(fix: options.fix)
-            findings += try checkUnsent(fix: options.fix)
+            let unsent = try checkUnsent(fix: options.fix)
+            findings += unsent
             let snap = try Snapshot(repo: repo)
             let (tasks, bad) = try snap.loadAllFromFiles()
-            findings += try checkTaskFiles(snap, bad: bad, fix: options.fix)
+            var files = try checkTaskFiles(snap, bad: bad, fix: options.fix)
+            if unsent.contains(where: { $0.status == .problem }) {
+                // While the commit that added it is unsent, a new commit removing it cannot help.
+                for i in files.indices where files[i].status == .problem && files[i].path.flatMap(Self.taskID(path:)) == nil {
+                    files[i].advice = "see unsent: `todo doctor --fix` leaves it out of what is sent"
+                }
+            }
+            findings += files
             findings += checkHandEdits()
             findings += checkMergeDriver(options)
             findings += checkClocks(tasks)

@@ -144,6 +144,11 @@ import TodoCore
         let refused = try alice.todo("sync")
         #expect(refused.exitCode == 65 && refused.stderr.contains(stray), "\(refused)")
         Self.expectForwardAdvice(refused.stderr)
+        // Every line about it points to the repair that works: a commit removing the file would
+        // not, while the one that added it is unsent.
+        let check = try alice.todo("doctor", "--offline")
+        let about = check.lines.filter { $0.hasPrefix("problem:") && $0.contains(stray) }
+        #expect(check.exitCode == 65 && about.count == 2 && about.allSatisfy { $0.contains("todo doctor --fix") }, "\(check)")
         let unsentHead = try alice.head()
         let fix = try alice.todo("doctor", "--fix", "--offline")
         #expect(fix.exitCode == 0, "\(fix)")
