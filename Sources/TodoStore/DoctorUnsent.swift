@@ -32,7 +32,7 @@ extension Household {
         }
         let commit: ObjectID, aside: String, dropped: [String]
         do {
-            (commit, aside, dropped) = try setAsideUnsent(head: head, tracking: tracking)
+            (commit, aside, dropped) = try setAsideUnsent(head: head, tracking: tracking, problem: problem)
         } catch StoreError.handEdits(_, let paths) {
             return [
                 DoctorFinding(
@@ -43,15 +43,16 @@ extension Household {
         return [
             DoctorFinding(
                 "unsent", .fixed,
-                message + "; commit \(commit.hex.prefix(10)) now holds every task as it was, without \(dropped.joined(separator: ", ")), and the commits it replaces are kept as \(aside)")
+                message + "; commit \(commit.hex.prefix(10)) now holds every task as it was\(dropped.isEmpty ? "" : ", without " + dropped.joined(separator: ", ")), and the commits it replaces are kept as \(aside)")
         ]
     }
 
     /// Makes one commit on `tracking` (a root commit when nil) with `head`'s tree, less what
     /// receivers refuse, and points `main` at it; the old `main` is kept under
     /// `setAsidePrefix`. Returns the commit, the ref that keeps the old one, and the paths left
-    /// out (or made regular files).
-    func setAsideUnsent(head: ObjectID, tracking: ObjectID?) throws -> (ObjectID, String, [String]) {
+    /// out (or made regular files); none when a later commit already removed what `problem`
+    /// describes.
+    func setAsideUnsent(head: ObjectID, tracking: ObjectID?, problem: String) throws -> (ObjectID, String, [String]) {
         try withLock {
             try recoverInterruptedChange()
             let headTree = try repo.commit(head).tree
@@ -83,8 +84,8 @@ extension Household {
             let message = """
                 doctor: \(replaced) unsent commit\(replaced == 1 ? "" : "s") as one, without what other members refuse
 
-                The commits up to \(head.hex) held what other members' todo refuses:
-                \(shown.map { "  " + $0 }.joined(separator: "\n"))
+                The commits up to \(head.hex) held what other members' todo refuses
+                (\(problem)\(shown.isEmpty ? ", removed since" : "; left out here: " + shown.joined(separator: ", "))).
                 They were never sent. This commit holds every task as they left it; they are
                 kept as \(aside).
                 """
