@@ -1,9 +1,8 @@
 import CLibgit2
 
-/// Credentials a transport can use.
+/// Credentials a transport can use. (ssh authenticates in OpenSSH's own process, see
+/// `SSHTransport`, so libgit2 never asks for an ssh key.)
 public enum Credential: Sendable {
-    case sshAgent(user: String)
-    case sshKey(user: String, publicKey: String?, privateKey: String, passphrase: String?)
     case userPass(user: String, password: String)
     case username(String)
 }
@@ -13,7 +12,6 @@ public struct CredentialTypes: OptionSet, Sendable {
     public let rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }
     public static let userPass = CredentialTypes(rawValue: GIT_CREDENTIAL_USERPASS_PLAINTEXT.rawValue)
-    public static let sshKey = CredentialTypes(rawValue: GIT_CREDENTIAL_SSH_KEY.rawValue)
     public static let username = CredentialTypes(rawValue: GIT_CREDENTIAL_USERNAME.rawValue)
 }
 
@@ -147,8 +145,6 @@ func withCallbacks<T>(_ callbacks: RemoteCallbacks, _ body: (git_remote_callback
             return GIT_EAUTH.rawValue
         }
         switch credential {
-        case .sshAgent(let u): return git_credential_ssh_key_from_agent(out, u)
-        case .sshKey(let u, let pub, let priv, let pass): return git_credential_ssh_key_new(out, u, pub, priv, pass)
         case .userPass(let u, let p): return git_credential_userpass_plaintext_new(out, u, p)
         case .username(let u): return git_credential_username_new(out, u)
         }

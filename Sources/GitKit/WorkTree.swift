@@ -8,8 +8,12 @@ import CLibgit2
 extension Repository {
     /// Paths whose index or work-tree state differs from HEAD, including untracked files,
     /// limited to `pathspec` (e.g. `["tasks/"]`).
-    /// With `exact`, the pathspec entries are literal paths rather than patterns.
-    public func dirtyPaths(pathspec: [String], exact: Bool = false) throws -> [String] {
+    /// With `exact`, the pathspec entries are literal paths rather than patterns. With
+    /// `refreshIndex`, index entries whose file is unchanged but whose stat data is out of date
+    /// (a copied or restored repository) get the file's, and the index is written, as `git
+    /// status` does: the next call need not hash those files again. The caller must hold off
+    /// other writers of the index.
+    public func dirtyPaths(pathspec: [String], exact: Bool = false, refreshIndex: Bool = false) throws -> [String] {
         var opts = git_status_options()
         try check(git_status_options_init(&opts, UInt32(GIT_STATUS_OPTIONS_VERSION)), call: "git_status_options_init")
         opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR
@@ -17,6 +21,7 @@ extension Repository {
             GIT_STATUS_OPT_INCLUDE_UNTRACKED.rawValue | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS.rawValue
             | GIT_STATUS_OPT_EXCLUDE_SUBMODULES.rawValue
         if exact { opts.flags |= GIT_STATUS_OPT_DISABLE_PATHSPEC_MATCH.rawValue }
+        if refreshIndex { opts.flags |= GIT_STATUS_OPT_UPDATE_INDEX.rawValue }
         return try withStrArray(pathspec) { specs in
             opts.pathspec = specs
             var list: OpaquePointer?

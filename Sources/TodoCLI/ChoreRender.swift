@@ -55,10 +55,10 @@ enum ChoreText {
         var counts: [String: (Int, Int)] = [:]
         let since = today.adding(days: -27)
         for (key, e) in task.occurrenceEntries where e.state == .done {
-            var c = counts[e.stamp.member] ?? (0, 0)
+            var c = counts[e.recorded.member] ?? (0, 0)
             c.1 += 1
             if let d = CivilDate(iso: Substring(key)), d >= since, d <= today { c.0 += 1 }
-            counts[e.stamp.member] = c
+            counts[e.recorded.member] = c
         }
         return counts.keys.sorted().map { ($0, counts[$0]!.0, counts[$0]!.1) }
     }
@@ -74,7 +74,7 @@ enum ChoreText {
             let done = task.occurrenceEntries.filter { $0.value.state != .open }.sorted { $0.key > $1.key }.prefix(5)
             for (n, (key, e)) in done.enumerated() {
                 let when = CivilDate(iso: Substring(key)).map { day($0, today: today) } ?? key
-                out.append((n == 0 ? "History" : "", "\(when): \(e.state.rawValue) by \(Terminal.safe(e.stamp.member))"))
+                out.append((n == 0 ? "History" : "", "\(when): \(e.state.rawValue) by \(Terminal.safe(e.recorded.member))"))
             }
         }
         for (n, item) in task.visibleItems.enumerated() {

@@ -20,10 +20,10 @@ struct Render {
     /// there is one (see `Due.display`).
     func due(_ d: Due) -> String { d.display(today: today) }
 
-    /// `YYYY-MM-DD HH:MM by Member` for the write a stamp records.
-    func stamped(_ s: FieldStamp, _ clock: WallClock) -> String {
-        let who = s.member.isEmpty ? "" : " by " + Terminal.safe(s.member)
-        return Render.localTime(min(s.stamp.wall, Render.lastMillis), clock) + who
+    /// `YYYY-MM-DD HH:MM by Member` for a write.
+    func written(_ w: Authorship, _ clock: WallClock) -> String {
+        let who = w.member.isEmpty ? "" : " by " + Terminal.safe(w.member)
+        return Render.localTime(min(w.millis, Render.lastMillis), clock) + who
     }
 
     /// 9999-12-31 23:59:59.999 UTC: stamps and commit times from other people are shown no later.

@@ -17,6 +17,9 @@ public struct OccurrenceEntry: Hashable, Sendable {
         self.stamp = stamp
     }
 
+    /// The member who recorded this state, and when.
+    public var recorded: Authorship { Authorship(stamp) }
+
     var json: JSONValue { .array([.string(state.rawValue), .string(stamp.description)]) }
 }
 

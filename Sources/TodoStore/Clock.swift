@@ -3,6 +3,7 @@ import Glibc
 #else
 import Darwin
 #endif
+import TodoCore
 
 /// The wall clock a household uses for stamps and commit times.
 public struct WallClock: Sendable {
@@ -28,6 +29,13 @@ public struct WallClock: Sendable {
             localtime_r(&t, &tm)
             return Int32(tm.tm_gmtoff / 60)
         })
+
+    /// The moment a local date and time (midnight when it has none) names, in milliseconds
+    /// since the epoch, taking the zone's offset from UTC as it is now.
+    public func millis(atLocal local: Due) -> Int64 {
+        let seconds = Int64(local.date.daysSinceEpoch) * 86_400 + Int64(local.minutes ?? 0) * 60
+        return (seconds - Int64(offsetMinutes(nowMillis())) * 60) * 1000
+    }
 
     /// A clock fixed at `millis` (or shifted by `skew`), for tests and demonstrations.
     public static func fixed(_ millis: Int64) -> WallClock {

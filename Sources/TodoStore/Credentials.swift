@@ -7,10 +7,9 @@ import GitKit
 
 /// Hands libgit2 one credential after another, each at most once per network step, then gives
 /// up: libgit2 asks again after every failure and would otherwise loop. Each step (a fetch, a
-/// push, a retry) opens a connection of its own and starts the list afresh.
+/// push, a retry) opens a connection of its own and starts the list afresh. Only https asks:
+/// ssh runs OpenSSH, which finds keys and agents itself (`SSHTransport` in GitKit).
 final class CredentialSource {
-    let home: String
-    let agentSocket: String?
     let interactive: Bool
     /// When the sync's time is up (monotonic seconds): no helper runs past it.
     let deadline: Double
@@ -19,9 +18,7 @@ final class CredentialSource {
     private(set) var filled: [String: String]?
     private var reported = false
 
-    init(home: String, agentSocket: String?, interactive: Bool, deadline: Double) {
-        self.home = home
-        self.agentSocket = agentSocket
+    init(interactive: Bool, deadline: Double) {
         self.interactive = interactive
         self.deadline = deadline
     }
@@ -35,19 +32,6 @@ final class CredentialSource {
     }
 
     func next(url: String, userFromURL: String?, allowed: CredentialTypes) -> Credential? {
-        let user = userFromURL ?? Identity.loginName()
-        if allowed.contains(.sshKey) {
-            if let agentSocket, !agentSocket.isEmpty, once("agent") { return .sshAgent(user: user) }
-            for name in ["id_ed25519", "id_ecdsa", "id_rsa"] {
-                let key = "\(home)/.ssh/\(name)"
-                guard access(key, R_OK) == 0 else { continue }
-                if once(key) {
-                    let pub = access(key + ".pub", R_OK) == 0 ? key + ".pub" : nil
-                    return .sshKey(user: user, publicKey: pub, privateKey: key, passphrase: nil)
-                }
-            }
-            return nil
-        }
         if allowed.contains(.userPass) {
             if let (u, p) = Self.userPass(inURL: url), once("url") { return .userPass(user: u, password: p) }
             if once("helper"), let f = filled ?? fill(url: url, user: userFromURL), let u = f["username"], let p = f["password"] {
@@ -55,7 +39,7 @@ final class CredentialSource {
             }
             return nil
         }
-        if allowed.contains(.username), once("username") { return .username(user) }
+        if allowed.contains(.username), once("username") { return .username(userFromURL ?? Identity.loginName()) }
         return nil
     }
 
@@ -103,11 +87,7 @@ final class CredentialSource {
             let out = runProgram(
                 ["git", "credential", "fill"], input: input, environment: env, deadline: deadline, isolated: !interactive)
         else { return nil }
-        var result: [String: String] = [:]
-        for line in out.split(separator: "\n") {
-            guard let eq = line.firstIndex(of: "=") else { continue }
-            result[String(line[..<eq])] = String(line[line.index(after: eq)...])
-        }
+        let result = KeyValueText.parse(out)
         filled = result
         reported = false
         return result
@@ -117,7 +97,7 @@ final class CredentialSource {
     /// a rejected one is forgotten.
     func report(success: Bool) {
         guard let filled, !reported else { return }
-        let input = filled.map { "\($0.key)=\($0.value)\n" }.sorted().joined() + "\n"
+        let input = KeyValueText.render(filled.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }) + "\n"
         _ = runProgram(
             ["git", "credential", success ? "approve" : "reject"], input: input, environment: ["GIT_TERMINAL_PROMPT": "0"],
             deadline: deadline)

@@ -17,7 +17,7 @@ public struct DoctorFinding: Sendable {
         case fixed
     }
 
-    /// Which check: `locks`, `task-file`, `hand-edit`, `merge-driver`, `clock`, `remote`.
+    /// Which check: `locks`, `unsent`, `task-file`, `hand-edit`, `merge-driver`, `clock`, `remote`.
     public let check: String
     public var status: Status
     /// The file concerned, if any.
@@ -63,16 +63,25 @@ public struct DoctorOptions: Sendable {
 }
 
 extension Household {
-    /// Checks the household: stale locks, unreadable or misplaced task files, uncommitted hand
-    /// edits, the merge driver, clocks in the stamps, the remote. With `options.fix`, repairs
+    /// Checks the household: stale locks, unsent commits that other members would refuse,
+    /// unreadable or misplaced task files, uncommitted hand edits, the merge driver, clocks in the stamps, the remote. With `options.fix`, repairs
     /// what is safe (stale locks, the driver setting, unreadable files that once were readable)
     /// and reports those as `fixed`. Library code: it prints nothing.
     public func doctor(_ options: DoctorOptions) throws(StoreError) -> [DoctorFinding] {
         do {
             var findings = try checkLocks(fix: options.fix)
+            let unsent = try checkUnsent(fix: options.fix)
+            findings += unsent
             let snap = try Snapshot(repo: repo)
             let (tasks, bad) = try snap.loadAllFromFiles()
-            findings += try checkTaskFiles(snap, bad: bad, fix: options.fix)
+            var files = try checkTaskFiles(snap, bad: bad, fix: options.fix)
+            if unsent.contains(where: { $0.status == .problem }) {
+                // While the commit that added it is unsent, a new commit removing it cannot help.
+                for i in files.indices where files[i].status == .problem && files[i].path.flatMap(Self.taskID(path:)) == nil {
+                    files[i].advice = "see unsent: `todo doctor --fix` leaves it out of what is sent"
+                }
+            }
+            findings += files
             findings += checkHandEdits()
             findings += checkMergeDriver(options)
             findings += checkClocks(tasks)

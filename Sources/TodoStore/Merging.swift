@@ -17,8 +17,9 @@ public struct MergeResult: Sendable {
     public let warnings: [MergeWarning]
     /// Task files the merge changed in our work tree.
     public let changedTasks: [TaskID]
-    /// Stamps received that are over a day ahead of our clock (their member's clock looks wrong).
-    public let futureStamps: [FieldStamp]
+    /// Writes received that are stamped over a day ahead of our clock (their member's clock
+    /// looks wrong).
+    public let futureWrites: [Authorship]
 }
 
 /// Collects what the field-level merge reports, file by file, during one merge.
@@ -74,7 +75,7 @@ extension Household {
         let head = try repo.resolve(reference: Self.branch)
         let before = try Snapshot(repo: repo)
         if let head, try repo.isAncestor(theirs, of: head) {
-            return MergeResult(kind: .upToDate, commit: head.hex, entries: [], warnings: [], changedTasks: [], futureStamps: [])
+            return MergeResult(kind: .upToDate, commit: head.hex, entries: [], warnings: [], changedTasks: [], futureWrites: [])
         }
         var kind = MergeResult.Kind.fastForward
         var newCommit = theirs
@@ -99,9 +100,7 @@ extension Household {
             let counts = MergeCounts(
                 changed: try counting.changedFiles(oldTasks: before.tasksTree, newTasks: try Self.tasksTree(writer, tree)).count,
                 conflicts: collector.entries.count, authors: try authors(from: theirs, since: head))
-            let me = try identity()
-            let now = clock.nowMillis()
-            let sig = Signature(name: me.name, email: me.email, time: now / 1000, offsetMinutes: clock.offsetMinutes(now))
+            let sig = try signatureNow()
             newCommit = try writer.createCommit(
                 tree: tree, parents: [head, theirs], author: sig, committer: sig, message: message(counts) + "\n")
             try bulk.flush(into: repo, reaching: [newCommit], from: [head, theirs])
@@ -119,15 +118,15 @@ extension Household {
         try repo.updateReference(Self.branch, to: newCommit, expected: head, message: "merge")
         if let tree = after.tree { try writeCommitted(paths, of: tree) }
         clearPending()
-        var future: [FieldStamp] = []
+        var future: [Authorship] = []
         let now = clock.nowMillis()
         for (id, _, blob) in diff {
             guard let id, let blob, let task = try? after.decode(blob: blob, id: id) else { continue }
-            future += TaskMerge.futureStamps(in: task, now: now)
+            future += TaskMerge.futureStamps(in: task, now: now).map(Authorship.init)
         }
         return MergeResult(
             kind: kind, commit: newCommit.hex, entries: collector.entries, warnings: collector.warnings,
-            changedTasks: diff.compactMap(\.0), futureStamps: future)
+            changedTasks: diff.compactMap(\.0), futureWrites: future)
     }
 
     static func tasksTree(_ repo: Repository, _ root: ObjectID) throws -> ObjectID? {

@@ -37,10 +37,11 @@ enum Outgoing {
         let by = r.commit.map { " (commit \($0.id.hex.prefix(10)) by \($0.author.name) <\($0.author.email)>)" } ?? ""
         if r.path.isEmpty {
             // Receivers check every commit, so a later commit that removes the path does not
-            // make this one acceptable; it has never been sent, so only local history changes.
+            // make this one acceptable: what is sent must not descend from it. It has never been
+            // sent, so `todo doctor --fix` sets the unsent commits aside (DoctorUnsent.swift).
             throw SyncError(
                 .unsendable,
-                "Nothing was sent: this household has \(r.problem)\(by), and other members' todo refuses every commit that adds it, even if a later one removes it.\nThat commit has not been sent: leave it out of the commits not yet sent (git rebase -i refs/remotes/origin/main, in the household repository); nothing anyone else has is rewritten.")
+                "Nothing was sent: this household has \(r.problem)\(by), and other members' todo refuses every commit that adds it, even if a later one removes it.\nRepair it with `todo doctor --fix`: one new commit on the remote's main takes the place of the commits not yet sent, with every task as it is now and without that path; those commits, which nobody else has, are kept under refs/todo/set-aside/.")
         }
         throw SyncError(
             .unsendable,

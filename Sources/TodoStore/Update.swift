@@ -187,9 +187,7 @@ extension Household {
         }
         if changes.isEmpty { return }
         let tree = try writer.updateTree(snap.tree, changes)
-        let me = try identity()
-        let now = clock.nowMillis()
-        let sig = Signature(name: me.name, email: me.email, time: now / 1000, offsetMinutes: clock.offsetMinutes(now))
+        let sig = try signatureNow()
         let parents = snap.commit.map { [$0] } ?? []
         let commit = try writer.createCommit(
             tree: tree, parents: parents, author: sig, committer: sig, message: change.message + "\n")
@@ -206,6 +204,13 @@ extension Household {
         try updateWorkTree(written)
         clearPending()
         if bulk { _ = try? repo.consolidatePacks(above: Self.packLimit) }
+    }
+
+    /// This member, now, as a commit's author and committer.
+    func signatureNow() throws -> Signature {
+        let me = try identity()
+        let now = clock.nowMillis()
+        return Signature(name: me.name, email: me.email, time: now / 1000, offsetMinutes: clock.offsetMinutes(now))
     }
 
     /// Brings `paths` in the work tree and index to their state in `tree`: files written and

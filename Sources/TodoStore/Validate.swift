@@ -35,46 +35,62 @@ enum Incoming {
 
     /// The first disallowed entry under `prefix`, described; nil when all is well.
     static func check(_ repo: Repository, tree: ObjectID, old: ObjectID?, prefix: String) throws -> String? {
+        try disallowed(repo, tree: tree, old: old, prefix: prefix, all: false).first?.problem
+    }
+
+    /// An entry the format does not allow: its path, the entry, and the problem described.
+    struct Disallowed {
+        let path: String
+        let entry: TreeEntry
+        let problem: String
+    }
+
+    /// The disallowed entries of `tree` under `prefix` that differ from `old`'s: the first one
+    /// only, or with `all` every one (a disallowed folder counts once, not its content).
+    static func disallowed(_ repo: Repository, tree: ObjectID, old: ObjectID?, prefix: String, all: Bool) throws -> [Disallowed] {
         var before: [String: TreeEntry] = [:]
         if let old { for e in try repo.treeEntries(old) { before[e.name] = e } }
+        var found: [Disallowed] = []
         for e in try repo.treeEntries(tree) {
             if let o = before[e.name], o.id == e.id, o.mode == e.mode { continue }
             let path = prefix + e.name
             let shown = "\"\(path)\""
-            switch e.mode {
-            case 0o120000: return "a symbolic link at \(shown)"
-            case 0o160000: return "a submodule at \(shown)"
-            case 0o100755: return "an executable file at \(shown)"
-            default: break
-            }
-            switch prefix {
-            case "":
-                if e.name == "tasks" && e.kind == .tree {
-                    if let p = try check(repo, tree: e.id, old: before[e.name].flatMap { $0.kind == .tree ? $0.id : nil }, prefix: "tasks/") {
-                        return p
+            func problem() throws -> String? {
+                switch e.mode {
+                case 0o120000: return "a symbolic link at \(shown)"
+                case 0o160000: return "a submodule at \(shown)"
+                case 0o100755: return "an executable file at \(shown)"
+                default: break
+                }
+                let oldTree = before[e.name].flatMap { $0.kind == .tree ? $0.id : nil }
+                switch prefix {
+                case "":
+                    if e.name == "tasks" && e.kind == .tree {
+                        found += try disallowed(repo, tree: e.id, old: oldTree, prefix: "tasks/", all: all)
+                    } else if e.name == MergeSetup.attributesPath && e.mode == 0o100644 {
+                        if try repo.blobSize(e.id) > maxAttributesSize { return "an oversized file at \(shown)" }
+                    } else {
+                        return "a path the household format does not allow, \(shown)"
                     }
-                } else if e.name == MergeSetup.attributesPath && e.mode == 0o100644 {
-                    if try repo.blobSize(e.id) > maxAttributesSize { return "an oversized file at \(shown)" }
-                } else {
-                    return "a path the household format does not allow, \(shown)"
+                case "tasks/":
+                    guard e.kind == .tree, e.name.utf8.count == 2, e.name.utf8.allSatisfy(isLowerHex) else {
+                        return "a path the household format does not allow, \(shown)"
+                    }
+                    found += try disallowed(repo, tree: e.id, old: oldTree, prefix: path + "/", all: all)
+                default:
+                    let dir = String(prefix.dropFirst(6).dropLast())
+                    guard e.mode == 0o100644, Snapshot.taskID(fileName: e.name, dir: dir) != nil else {
+                        return "a path the household format does not allow, \(shown)"
+                    }
+                    let size = try repo.blobSize(e.id)
+                    if size > 1 << 20 { return "an oversized task file (\(size) bytes) at \(shown)" }
                 }
-            case "tasks/":
-                guard e.kind == .tree, e.name.utf8.count == 2, e.name.utf8.allSatisfy(isLowerHex) else {
-                    return "a path the household format does not allow, \(shown)"
-                }
-                if let p = try check(repo, tree: e.id, old: before[e.name].flatMap { $0.kind == .tree ? $0.id : nil }, prefix: path + "/") {
-                    return p
-                }
-            default:
-                let dir = String(prefix.dropFirst(6).dropLast())
-                guard e.mode == 0o100644, Snapshot.taskID(fileName: e.name, dir: dir) != nil else {
-                    return "a path the household format does not allow, \(shown)"
-                }
-                let size = try repo.blobSize(e.id)
-                if size > 1 << 20 { return "an oversized task file (\(size) bytes) at \(shown)" }
+                return nil
             }
+            if let p = try problem() { found.append(Disallowed(path: path, entry: e, problem: p)) }
+            if !all && !found.isEmpty { return Array(found.prefix(1)) }
         }
-        return nil
+        return found
     }
 
     static func isLowerHex(_ b: UInt8) -> Bool { (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) }

@@ -90,6 +90,84 @@ import TodoCore
         }
     }
 
+    /// In a copied household every index entry's stat data is out of date. `todo status`
+    /// compares every file, refreshes the index as `git status` does (so git, and the next
+    /// check, see only the edited file as changed), and `todo list` still reports the edit
+    /// although its folder is now older than the index.
+    @Test func statusRefreshesACopiedIndexAndListStillSeesTheEdit() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        let milk = try sb.add("Buy milk")
+        for n in 1...10 { _ = try sb.add("Task \(n)") }
+        let copy = sb.root + "/copy"
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: sb.repo(), toPath: copy + "/home")
+        let repo = copy + "/home"
+        let full = repo + "/" + milk.path
+        var text = try String(contentsOfFile: full, encoding: .utf8)
+        text = text.replacingOccurrences(of: "Buy milk", with: "Buy oat milk")
+        try writeBytes(full + ".swp", Array(text.utf8))
+        try #require(rename(full + ".swp", full) == 0)
+        let stale = try sb.gitRun(["-C", repo, "diff-files", "--name-only"])
+        try #require(stale.lines.count == 12, "every entry's stat data is out of date in a copy: \(stale)")
+
+        let status = try sb.todo(["status"], env: ["TODO_HOME": copy])
+        #expect(status.exitCode == 0 && warnings(status).count == 1 && status.stderr.contains(milk.path), "\(status)")
+        let refreshed = try sb.gitRun(["-C", repo, "diff-files", "--name-only"])
+        #expect(refreshed.lines == [milk.path], "\(refreshed)")
+        let list = try sb.todo(["list"], env: ["TODO_HOME": copy])
+        #expect(list.exitCode == 0 && list.stderr.contains(Self.editedWarning) && list.stderr.contains(milk.path), "\(list)")
+    }
+
+    /// Appends to `path` in place (the same inode), then puts its folder's times back, so that
+    /// nothing but the file's own stat data and content tell of the edit.
+    func appendInPlace(_ sb: Sandbox, _ path: String, _ text: String) throws {
+        let full = sb.repo() + "/" + path
+        let folder = String(full[..<(full.lastIndex(of: "/") ?? full.endIndex)])
+        var before = stat()
+        try #require(stat(folder, &before) == 0)
+        var inode = stat()
+        try #require(stat(full, &inode) == 0)
+        let fd = open(full, O_WRONLY | O_APPEND)
+        try #require(fd >= 0)
+        let written = text.withCString { write(fd, $0, strlen($0)) }
+        close(fd)
+        try #require(written == text.utf8.count)
+        var times = [before.st_atim, before.st_mtim]
+        try #require(utimensat(AT_FDCWD, folder, &times, 0) == 0)
+        var after = stat()
+        try #require(stat(folder, &after) == 0 && stat(full, &inode) == 0)
+        try #require(after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec)
+    }
+
+    /// An editor that writes in place (nano, `echo >> file`) leaves the folder's time alone:
+    /// `todo status` compares every task file with the index, `todo show` its own file.
+    @Test func anInPlaceEditIsSeenByStatusAndShow() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        let milk = try sb.add("Buy milk")
+        _ = try sb.add("Take out the bins")
+        try appendInPlace(sb, milk.path, "\n")
+
+        for args in [["status"], ["show", milk.short]] {
+            let r = try sb.todo(args)
+            #expect(r.exitCode == 0, "\(r)")
+            #expect(warnings(r).count == 1 && r.stderr.contains(Self.editedWarning) && r.stderr.contains(milk.path), "\(r)")
+        }
+        #expect(try sb.todo("show", milk.short).stdout.contains("Buy milk"))
+        let report = try sb.todo("status", "--json")
+        #expect(report.exitCode == 0, "\(report)")
+        #expect(try json(report.stdout)["handEdits"]?.strings == [milk.path], "\(report)")
+
+        // Discarded with git: nothing to warn about.
+        #expect(try sb.git("checkout", "--", milk.path).exitCode == 0)
+        for args in [["status"], ["show", milk.short]] {
+            let r = try sb.todo(args)
+            #expect(r.exitCode == 0 && r.stderr.isEmpty, "\(r)")
+        }
+        #expect(try json(try sb.todo("status", "--json").stdout)["handEdits"] == .array([]))
+    }
+
     /// A file rewritten in place (no rename) is seen by `todo doctor`, which compares every file.
     @Test func anInPlaceEditIsSeenByDoctor() throws {
         let sb = try Sandbox()

@@ -51,6 +51,7 @@ import TodoCore
         #expect(r.stderr.contains(String(bad.prefix(10))) && r.stderr.contains("Alice <alice@example.org>"), "\(r)")
         #expect(r.stderr.contains("Nothing was sent") && r.stderr.contains("todo doctor --fix"), "\(r)")
         #expect(r.stderr.contains("new commit"), "\(r)")
+        Self.expectForwardAdvice(r.stderr)
         // The remote did not move and holds neither the bad commit nor the one before it.
         #expect(try remoteMain(host) == before)
         #expect(try host.git("household.git", "cat-file", "-e", bad).exitCode != 0)
@@ -95,14 +96,98 @@ import TodoCore
     }
 
     /// A path the format does not allow, added in one commit and removed in the next: every
-    /// other member's todo refuses the commit that holds it, so it is not sent either.
-    @Test func aDisallowedPathIsNotPushed() throws {
+    /// other member's todo refuses the commit that holds it, so it is not sent either. The
+    /// advice is a repair that cannot hurt: `todo doctor --fix` puts one new commit on the
+    /// remote's main in place of the unsent ones, and everything goes out.
+    @Test func aDisallowedPathIsNotPushedAndDoctorRepairsIt() throws {
         let (host, alice, _) = try start()
         defer { withExtendedLifetime(host) {} }
         let before = try remoteMain(host)
+        _ = try alice.add("Call the plumber")
         let bad = try breakAndCommit(alice, "notes.txt", Array("hello\n".utf8), message: "notes")
+        #expect(try alice.git("rm", "-q", "notes.txt").exitCode == 0)
+        #expect(try alice.git("commit", "-q", "-m", "no notes").exitCode == 0)
+        _ = try alice.add("Fix the bike")
         let r = try alice.todo("sync")
         #expect(r.exitCode == 65 && r.stderr.contains("notes.txt") && r.stderr.contains(String(bad.prefix(10))), "\(r)")
+        Self.expectForwardAdvice(r.stderr)
         #expect(try remoteMain(host) == before)
+
+        let check = try alice.todo("doctor", "--offline")
+        #expect(check.exitCode == 65, "\(check)")
+        #expect(check.lines.contains { $0.hasPrefix("problem: unsent: ") && $0.contains(String(bad.prefix(10))) }, "\(check)")
+        Self.expectForwardAdvice(check.stdout)
+        let unsentHead = try alice.head()
+        let fix = try alice.todo("doctor", "--fix", "--offline")
+        #expect(fix.exitCode == 0 && fix.lines.contains { $0.hasPrefix("fixed: unsent: ") }, "\(fix)")
+        try alice.expectClean()
+        #expect(try alice.git("rev-parse", "--verify", "-q", "refs/todo/set-aside/\(unsentHead)").exitCode == 0)
+
+        let sent = try alice.todo("sync")
+        #expect(sent.exitCode == 0, "\(sent)")
+        #expect(try remoteMain(host) == alice.head())
+        #expect(try host.git("household.git", "cat-file", "-e", bad).exitCode != 0, "the refused commit stays at home")
+        try expectRemote(host)
+        let bob = try Member("Bob", host: host)
+        try bob.join(host.url())
+        #expect(try bob.allTitles().sorted() == ["Buy milk", "Call the plumber", "Fix the bike"])
+    }
+
+    /// A disallowed file still there at the tip is left out of the new commit and kept, with
+    /// the commits set aside, where git can show it.
+    @Test func doctorLeavesOutADisallowedFileAndKeepsIt() throws {
+        let (host, alice, milk) = try start()
+        defer { withExtendedLifetime(host) {} }
+        let stray = "tasks/\(milk.id.prefix(2))/readme.txt"
+        _ = try breakAndCommit(alice, stray, Array("hello\n".utf8), message: "readme")
+        _ = try alice.todo("done", milk.short)
+        let refused = try alice.todo("sync")
+        #expect(refused.exitCode == 65 && refused.stderr.contains(stray), "\(refused)")
+        Self.expectForwardAdvice(refused.stderr)
+        // Every line about it points to the repair that works: a commit removing the file would
+        // not, while the one that added it is unsent.
+        let check = try alice.todo("doctor", "--offline")
+        let about = check.lines.filter { $0.hasPrefix("problem:") && $0.contains(stray) }
+        #expect(check.exitCode == 65 && about.count == 2 && about.allSatisfy { $0.contains("todo doctor --fix") }, "\(check)")
+        let unsentHead = try alice.head()
+        let fix = try alice.todo("doctor", "--fix", "--offline")
+        #expect(fix.exitCode == 0, "\(fix)")
+        #expect(!FileManager.default.fileExists(atPath: alice.repo + "/" + stray))
+        try alice.expectClean()
+        #expect(try alice.git("show", "refs/todo/set-aside/\(unsentHead):\(stray)").stdout == "hello\n")
+        #expect(try alice.todo("sync").exitCode == 0)
+        let bob = try Member("Bob", host: host)
+        try bob.join(host.url())
+        #expect(try bob.todo("list", "--done").stdout.contains("Buy milk"))
+    }
+
+    /// Nothing was ever sent (an empty remote): the new commit starts the history the remote
+    /// gets, with every task.
+    @Test func doctorRepairsAHouseholdThatNeverSent() throws {
+        let (host, alice, _) = try start(synced: false)
+        defer { withExtendedLifetime(host) {} }
+        _ = try breakAndCommit(alice, "notes.txt", Array("hello\n".utf8), message: "notes")
+        _ = try alice.add("Call the plumber")
+        let refused = try alice.todo("sync")
+        #expect(refused.exitCode == 65 && refused.stderr.contains("notes.txt"), "\(refused)")
+        Self.expectForwardAdvice(refused.stderr)
+        #expect(try remoteMain(host).isEmpty)
+        let fix = try alice.todo("doctor", "--fix", "--offline")
+        #expect(fix.exitCode == 0, "\(fix)")
+        try alice.expectClean()
+        #expect(try alice.todo("sync").exitCode == 0)
+        #expect(try remoteMain(host) == alice.head())
+        let bob = try Member("Bob", host: host)
+        try bob.join(host.url())
+        #expect(try bob.allTitles().sorted() == ["Buy milk", "Call the plumber"])
+    }
+
+    /// Advice about what was not sent never rewrites what others may have, nor tells a person
+    /// to: no rebase, no reset, no forced push.
+    static func expectForwardAdvice(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(text.contains("todo doctor --fix"), "\(text)", sourceLocation: sourceLocation)
+        for word in ["rebase", "reset", "--force", "push -f"] {
+            #expect(!text.contains(word), "\(word): \(text)", sourceLocation: sourceLocation)
+        }
     }
 }

@@ -31,8 +31,7 @@ struct ChangesCommand: ParsableCommand {
         var changes: [ReceivedChange]
         if let since {
             let due = try Input.due(since, today: Env.today(h.clock))
-            let local = Int64(due.date.daysSinceEpoch) * 86_400 + Int64(due.minutes ?? 0) * 60
-            let millis = (local - Int64(h.clock.offsetMinutes(h.clock.nowMillis())) * 60) * 1000
+            let millis = h.clock.millis(atLocal: due)
             changes = try h.receivedChanges(from: try h.commitBefore(millis), to: try h.headCommit(), sinceMillis: millis)
         } else if let range = h.lastSyncRange() {
             changes = try h.receivedChanges(from: range.from, to: range.to)

@@ -7,15 +7,18 @@ struct DoctorCommand: ParsableCommand {
         commandName: "doctor",
         abstract: "Check a household and say what to do.",
         discussion: """
-            Checks, one line per finding: stale locks and interrupted changes; task files that \
+            Checks, one line per finding: stale locks and interrupted changes; commits not yet \
+            sent that other members would refuse (a path the format does not allow); task files that \
             cannot be read or are not where their id says; task files changed by hand and not \
             committed; the merge driver that plain `git merge` uses (the program it names exists \
             and is this version of todo); stamps more than a day ahead of this machine's clock; \
             the remote (reachable, and its main shares history with this household).
 
             --fix repairs what is safe to repair: removes stale locks, finishes an interrupted \
-            change, points the merge driver at this todo, and restores each unreadable task file \
-            to its last readable version in one new commit (history is never rewritten).
+            change, puts one new commit on the remote's main in place of unsent commits that \
+            others would refuse (kept under refs/todo/set-aside/), points the merge driver at \
+            this todo, and restores each unreadable task file to its last readable version in one \
+            new commit (history others have is never rewritten).
 
             Exit status: 0 when healthy (or everything found was fixed), 65 when something needs \
             a person.

@@ -128,7 +128,7 @@ struct ShowCommand: ParsableCommand {
         let snap = try h.snapshot()
         let taskID = try snap.resolve(id)
         guard let task = try snap.task(taskID) else { throw StoreError.taskNotFound(id) }
-        HealthWarnings.handEdits((try? h.quickHandEdits(snap)) ?? [])
+        HealthWarnings.handEdits((try? h.handEdits(snap, task: taskID)) ?? [])
         HealthWarnings.unreadable((try? snap.unreadable()) ?? [])
         if output.json {
             print(JSONWriter.compact(ChoreText.json(task)))
@@ -163,8 +163,8 @@ struct ShowCommand: ParsableCommand {
             if name.isEmpty { out.line(String(repeating: " ", count: 10) + value) } else { field(name, value) }
         }
         // Who finished or deleted it, and when: from the stamp of that write.
-        if task.status == .done, let s = task.stamps["status"] { field("Done", render.stamped(s, h.clock)) }
-        if task.deleted, let s = task.stamps["deleted"] { field("Deleted", render.stamped(s, h.clock)) }
+        if let done = task.completion { field("Done", render.written(done, h.clock)) }
+        if let deletion = task.deletion { field("Deleted", render.written(deletion, h.clock)) }
         if !task.conflicts.isEmpty { field("Conflicts", "\(task.conflicts.count) (todo conflicts \(short))") }
         field("ID", task.id.hex)
         out.flush()

@@ -28,11 +28,7 @@ struct LogCommand: ParsableCommand {
 
     func run() throws {
         let h = try household.open()
-        let sinceTime = try since.map { text -> Int64 in
-            let due = try Input.due(text, today: Env.today(h.clock))
-            let local = Int64(due.date.daysSinceEpoch) * 86_400 + Int64(due.minutes ?? 0) * 60
-            return local - Int64(h.clock.offsetMinutes(h.clock.nowMillis())) * 60
-        }
+        let sinceTime = try since.map { try Input.due($0, today: Env.today(h.clock)) }
         let log = try h.log(of: id, limit: n, since: sinceTime, author: author, withShortIDs: !output.json)
         let (entries, taskID, shorts) = (log.entries, log.task, log.shortIDs)
         var out = Output()

@@ -12,7 +12,6 @@ extension SyncOptions {
         var o = SyncOptions()
         o.timeout = timeout
         o.home = Env.userHome
-        o.agentSocket = Env.get("SSH_AUTH_SOCK")
         o.certificateFile = Env.get("GIT_SSL_CAINFO")
         o.logDirectory = (Env.get("XDG_STATE_HOME").map(Env.trimSlash) ?? Env.trimSlash(Env.userHome) + "/.local/state") + "/todo"
         o.interactive = !quiet && Terminal.stderrIsTTY && isatty(STDIN_FILENO) == 1
@@ -119,7 +118,7 @@ struct SyncCommand: ParsableCommand {
         if report.remoteRewritten {
             printError("todo: warning: the remote's history was rewritten since the last sync; it was merged field by field and nothing local was lost.")
         }
-        for who in Set((report.merge?.futureStamps ?? []).map(\.member)).sorted() {
+        for who in Set((report.merge?.futureWrites ?? []).map(\.member)).sorted() {
             printError("todo: warning: \(Terminal.safe(who.isEmpty ? "a member" : who))'s clock looks wrong: their changes are stamped more than a day ahead of this machine's clock. It all merged; ask them to check their clock.")
         }
         if output.json {
@@ -253,7 +252,7 @@ struct StatusCommand: ParsableCommand {
         let s = try h.status()
         let shorts = s.unsentShortIDs
         let snap = try h.snapshot()
-        let edited = (try? h.quickHandEdits(snap)) ?? []
+        let edited = (try? h.handEdits()) ?? []
         let unreadable = (try? snap.unreadable()) ?? []
         HealthWarnings.handEdits(edited)
         HealthWarnings.unreadable(unreadable)

@@ -65,7 +65,7 @@ struct UndoCommand: ParsableCommand {
             for c in conflicts {
                 let who = c.since.map { s in
                     let name = Terminal.safe(s.member.isEmpty ? "someone" : s.member)
-                    return "\(name) on \(Render.localTime(min(s.stamp.wall, Render.lastMillis), h.clock))"
+                    return "\(name) on \(Render.localTime(min(s.millis, Render.lastMillis), h.clock))"
                 } ?? "someone"
                 lines.append("  \(who): \(Self.fieldName(c.field)) of \(Terminal.safe(c.task.title)) (\(c.short))")
             }

@@ -27,7 +27,7 @@ final class Network {
         self.options = options
         self.deadline = deadline
         credentials = CredentialSource(
-            home: options.home, agentSocket: options.agentSocket, interactive: options.interactive, deadline: deadline)
+            interactive: options.interactive, deadline: deadline)
     }
 
     /// Runs one network step, retrying transient failures with exponential backoff and jitter

@@ -10,12 +10,11 @@ public struct SyncOptions: Sendable {
     public var attempts = 4
     /// Whether credential helpers may prompt (a person at a terminal).
     public var interactive = false
-    /// `$HOME`, for `~/.ssh` keys.
+    /// `$HOME`, for `~/` in git's `http.sslCAInfo`.
     public var home: String = "/"
     /// CA certificates to trust for https instead of the system's (`GIT_SSL_CAINFO`); else
     /// git's `http.sslCAInfo` setting, else the system bundle.
     public var certificateFile: String?
-    public var agentSocket: String?
     /// Called with a progress line ("Receiving objects: 45% (450/1000)") during transfers.
     public var progress: (@Sendable (String) -> Void)?
     /// Where the sync log goes (`$XDG_STATE_HOME/todo`); nil for none.

@@ -41,14 +41,13 @@ extension Household {
     }
 
     func writeSyncState(_ state: SyncState) {
-        var text = ""
-        if let v = state.lastSuccess { text += "lastSuccess=\(v)\n" }
-        if let v = state.lastAttempt { text += "lastAttempt=\(v)\n" }
-        if let v = state.lastErrorClass { text += "lastErrorClass=\(v)\n" }
-        if let v = state.lastError { text += "lastError=\(v)\n" }
-        if let v = state.failingSince { text += "failingSince=\(v)\n" }
-        if let v = state.notifiedAt { text += "notifiedAt=\(v)\n" }
-        if let v = state.lastRemote { text += "lastRemote=\(v)\n" }
+        let fields: [(String, String?)] = [
+            ("lastSuccess", state.lastSuccess.map { "\($0)" }), ("lastAttempt", state.lastAttempt.map { "\($0)" }),
+            ("lastErrorClass", state.lastErrorClass), ("lastError", state.lastError),
+            ("failingSince", state.failingSince.map { "\($0)" }), ("notifiedAt", state.notifiedAt.map { "\($0)" }),
+            ("lastRemote", state.lastRemote),
+        ]
+        let text = KeyValueText.render(fields.compactMap { k, v in v.map { (k, $0) } })
         mkdir(repo.gitDirectory + "todo", 0o755)
         try? writeFile(syncStatePath, text, sync: false)
     }
@@ -79,22 +78,10 @@ extension Household {
 
     /// When the last sync succeeded and, if the last attempt failed, why.
     public func syncState() -> SyncState {
-        var s = SyncState()
-        for line in (readFile(syncStatePath) ?? "").split(separator: "\n") {
-            guard let eq = line.firstIndex(of: "=") else { continue }
-            let key = line[..<eq]
-            let value = String(line[line.index(after: eq)...])
-            switch key {
-            case "lastSuccess": s.lastSuccess = Int64(value)
-            case "lastAttempt": s.lastAttempt = Int64(value)
-            case "lastErrorClass": s.lastErrorClass = value
-            case "lastError": s.lastError = value
-            case "failingSince": s.failingSince = Int64(value)
-            case "notifiedAt": s.notifiedAt = Int64(value)
-            case "lastRemote": s.lastRemote = value
-            default: break
-            }
-        }
-        return s
+        let v = KeyValueText.parse(readFile(syncStatePath) ?? "")
+        return SyncState(
+            lastSuccess: v["lastSuccess"].flatMap { Int64($0) }, lastAttempt: v["lastAttempt"].flatMap { Int64($0) },
+            lastError: v["lastError"], lastErrorClass: v["lastErrorClass"], failingSince: v["failingSince"].flatMap { Int64($0) },
+            notifiedAt: v["notifiedAt"].flatMap { Int64($0) }, lastRemote: v["lastRemote"])
     }
 }

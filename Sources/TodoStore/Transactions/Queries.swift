@@ -10,13 +10,16 @@ public struct HouseholdLog: Sendable {
 }
 
 extension Household {
-    /// The history of the household, or of the task whose id starts with `prefix`, newest first.
+    /// The history of the household, or of the task whose id starts with `prefix`, newest first;
+    /// with `since`, only commits made at or after that local date and time (midnight when it
+    /// has none) in the household clock's zone.
     public func log(
-        of prefix: String?, limit: Int?, since: Int64? = nil, author: String? = nil, withShortIDs: Bool
+        of prefix: String?, limit: Int?, since: Due? = nil, author: String? = nil, withShortIDs: Bool
     ) throws(StoreError) -> HouseholdLog {
         let snap = try snapshot()
         let id = try prefix.map { p throws(StoreError) in try snap.resolve(p) }
-        let entries = try history(of: id, limit: limit, since: since, author: author)
+        let seconds = since.map { clock.millis(atLocal: $0) / 1000 }
+        let entries = try history(of: id, limit: limit, since: seconds, author: author)
         let shorts = withShortIDs ? ShortIDs.map(try snap.loadAll().tasks.map(\.id.hex)) : [:]
         return HouseholdLog(entries: entries, task: id, shortIDs: shorts)
     }

@@ -7,7 +7,7 @@ public struct UndoConflict: Sendable {
     /// The field (`tag:<name>` for a tag).
     public let field: String
     /// The write that came after the commit: who and when.
-    public let since: FieldStamp?
+    public let since: Authorship?
 }
 
 /// What `undo` did: the tasks it wrote back, or why it refused.
@@ -56,14 +56,14 @@ extension Household {
                     if let (map, key) = ChoreFields.mapEntry(ofLogField: field) {
                         let now = task.extra[map]?[key].flatMap(ChoreFields.entryStamp)
                         if now != written {
-                            conflicts.append(UndoConflict(task: task, short: short, field: field, since: now))
+                            conflicts.append(UndoConflict(task: task, short: short, field: field, since: now.map { Authorship($0) }))
                             if !force { continue }
                         }
                         if try Self.restoreEntry(map: map, key: key, value, into: &task, stamp: stamp) { fields.append(field) }
                     } else if field.hasPrefix("tag:") {
                         let tag = String(field.dropFirst(4))
                         if task.tagStates[tag]?.stamp != after.tagStates[tag]?.stamp {
-                            conflicts.append(UndoConflict(task: task, short: short, field: field, since: task.tagStates[tag]?.stamp))
+                            conflicts.append(UndoConflict(task: task, short: short, field: field, since: task.tagStates[tag].map { Authorship($0.stamp) }))
                             if !force { continue }
                         }
                         let present = value == .bool(true)
@@ -73,7 +73,7 @@ extension Household {
                         }
                     } else {
                         if task.stamps[field] != written {
-                            conflicts.append(UndoConflict(task: task, short: short, field: field, since: task.stamps[field]))
+                            conflicts.append(UndoConflict(task: task, short: short, field: field, since: task.stamps[field].map(Authorship.init)))
                             if !force { continue }
                         }
                         if task.value(of: field) != value {
