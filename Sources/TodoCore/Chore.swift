@@ -210,6 +210,13 @@ public enum ChoreFields {
         return first
     }
 
+    /// The value that says a stamped field a task did not have is absent, in a form the file
+    /// format accepts: `[]` for `rotation` (no rotation), `null` for the others (`repeat`: not a
+    /// chore; a newer version's field: nothing).
+    public static func absentFieldValue(_ field: String) -> JSONValue {
+        field == "rotation" ? .array([]) : .null
+    }
+
     /// What an entry's absence says, as `entryValue` would: an occurrence open, no take-over,
     /// an item removed (with the text of `entry`, the same key's entry).
     public static func absentValue(map: String, like entry: JSONValue) -> JSONValue {

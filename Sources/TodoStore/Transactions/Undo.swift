@@ -111,7 +111,7 @@ extension Household {
         }
         var out: [(String, JSONValue, FieldStamp?)] = []
         for field in Task.stampedFields + after.extra.keys.sorted() where after.stamps[field] != before.stamps[field] {
-            out.append((field, before.value(of: field) ?? .null, after.stamps[field]))
+            out.append((field, before.value(of: field) ?? ChoreFields.absentFieldValue(field), after.stamps[field]))
         }
         for tag in after.tagStates.keys.sorted() where after.tagStates[tag] != before.tagStates[tag] {
             out.append(("tag:" + tag, .bool(before.tagStates[tag]?.present ?? false), after.tagStates[tag]?.stamp))

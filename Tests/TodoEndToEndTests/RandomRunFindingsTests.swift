@@ -1,0 +1,25 @@
+import Foundation
+import Testing
+import TodoCore
+
+/// Faults that randomized runs of several members (scripts/chaos.py) found, each reduced to the
+/// few commands that show it.
+@Suite(.timeLimit(.minutes(20)), .kit) struct RandomRunFindingsTests {
+    /// An undo of the edit that gave a chore its first rotation wrote `"rotation": null`, which
+    /// the format does not allow: the task dropped out of every list and the household could no
+    /// longer sync (exit 65) until `doctor --fix`.
+    @Test func undoOfAFirstRotationLeavesAReadableChore() throws {
+        let (host, alice) = try aliceSyncedWithAPathRemote(first: "Buy milk")
+        let trash = try alice.add("Take out the trash", "--every", "week")
+        try alice.change("edit", trash.short, "--rotate", "Alice,Bob")
+        try alice.change("undo")
+
+        let task = try TaskCodec.decode(try alice.sb.committedBytes(trash.path))
+        #expect(task.rotation.isEmpty && task.isChore)
+        let list = try alice.todo("list")
+        #expect(list.exitCode == 0 && list.stderr.isEmpty && list.stdout.contains("Take out the trash"), "\(list)")
+        try alice.sync()
+        try expectRemote(host, tree: try alice.tree())
+        try alice.expectClean()
+    }
+}
