@@ -37,6 +37,13 @@ RULES = ["day", "3d", "week", "2w", "tue", "mon,thu", "weekday", "weekend", "mon
 PRIORITIES = ["low", "normal", "high"]
 
 
+def item_key(text):
+    h = 0xCBF29CE484222325
+    for b in " ".join(text.split()).lower().encode():
+        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return "%016x" % h
+
+
 class Failure(Exception):
     pass
 
@@ -83,6 +90,7 @@ class World:
         self.killed = 0
         self.problems = []
         self.last_killed = {}
+        self.extreme = False
 
     # -- running ---------------------------------------------------------------------------------
 
@@ -186,7 +194,7 @@ class World:
         if r < 0.6:
             base = self.now + self.rng.randint(-10, 30) * DAY
             return time.strftime("%Y-%m-%d", time.gmtime(base / 1000))
-        return self.rng.choice(["today", "tomorrow", "fri", "+3d", "+2w", "eom", "next mon", "1st"])
+        return self.rng.choice(["today", "tomorrow", "fri", "+3d", "+2w", "eom", "next mon", "1st", "+1y", "eoy", "31st"])
 
     # -- operations ------------------------------------------------------------------------------
 
@@ -243,6 +251,8 @@ class World:
                 return
             for f, v in fields.items():
                 self.write(m, tid, f, v)
+            for it in items:
+                self.write(m, tid, "item:" + item_key(it), "open")
             w = self.write(m, tid, "exists", True)
             self.tasks[tid] = {"kind": kind, "rotation": rotation, "items": items, "by": m.name, "serial": w["serial"]}
 
@@ -303,13 +313,24 @@ class World:
                 fields["tag:" + t] = False
             elif c == "item":
                 it = self.rng.choice(WORDS)
+                if "item:" + item_key(it) in fields:
+                    continue
                 args += ["--item", it]
                 info["items"].append(it)
+                fields["item:" + item_key(it)] = ("+", "open")
             elif c in ("check", "uncheck", "remove-item"):
                 if not info["items"]:
                     continue
                 it = self.rng.choice(info["items"])
-                args += ["--" + c, it if self.rng.random() < 0.7 else str(self.rng.randint(1, 4))]
+                if "item:" + item_key(it) in fields:
+                    continue
+                if self.rng.random() < 0.8:
+                    mark, state = {"check": ("x", "checked"), "uncheck": ("o", "open"), "remove-item": ("-", "removed")}[c]
+                    fields["item:" + item_key(it)] = (mark, state)
+                else:
+                    it = str(self.rng.randint(1, 4))
+                    fields["numbered"] = None
+                args += ["--" + c, it]
             elif c == "every":
                 args += ["--every", self.rng.choice(RULES)]
             elif c == "rotate":
@@ -324,18 +345,29 @@ class World:
         rc, out, err = self.run(m, args, kill)
         if rc is None:
             for f, v in fields.items():
-                self.write(m, tid, f, v, acked=False)
+                if f == "numbered":
+                    self.write(m, tid, "*", None, acked=False, wild=True)
+                else:
+                    self.write(m, tid, f, v[1] if f.startswith("item:") else v, acked=False)
         elif rc == 0:
             # Only fields whose value changed here are written ("Changed title, +tag: ...").
             changed = set()
             first = out.splitlines()[0] if out else ""
             if first.startswith("Changed "):
-                for name in first[len("Changed "):].split(": ")[0].split(", "):
+                for name in first[len("Changed "):].rsplit(": ", 1)[0].split(", "):
                     if name[:1] in "+-":
                         changed.add("tag:" + name[1:])
+                        changed.add((name[0], item_key(name[1:])))
+                    if name[:2] in ("x ", "o "):
+                        changed.add((name[0], item_key(name[2:])))
                     changed.add(name)
             for f, v in fields.items():
-                if f in changed:
+                if f == "numbered":
+                    self.write(m, tid, "*", None, acked=False, wild=True)
+                elif f.startswith("item:"):
+                    if (v[0], f[5:]) in changed:
+                        self.write(m, tid, f, v[1])
+                elif f in changed:
                     self.write(m, tid, f, v)
 
     def op_state(self, m, kill):
@@ -456,6 +488,9 @@ class World:
         m = self.rng.choice(self.members)
         if self.rng.random() < 0.03:
             m.skew = self.rng.choice([0, 1, -1, 5, -5, 24, -24, 72, -72]) * HOUR
+        if self.extreme and self.rng.random() < 0.01:
+            # A clock years off: before 2000, or near the year 9999.
+            m.skew = self.rng.choice([-27 * 365 * DAY, 8073 * 365 * DAY, 30 * 365 * DAY])
         kill = None
         if self.rng.random() < 0.08:
             kill = self.rng.uniform(0.0, 0.15) if self.rng.random() < 0.7 else self.rng.uniform(0.0, 0.6)
@@ -517,11 +552,16 @@ class World:
             if field.startswith("tag:"):
                 tag = field[4:]
                 return tag in (t.get("tags") or [])
+            if field.startswith("item:"):
+                entry = (t.get("items") or {}).get(field[5:])
+                return entry[0] if entry else None
             return t.get(field)
 
         def logged(t, field, value):
             for e in t.get("conflicts") or []:
                 lost = (e.get("lost") or {}).get("value", "\0")
+                if field.startswith("item:") and isinstance(lost, list) and lost:
+                    lost = lost[0]
                 if e.get("field") == field and lost == value:
                     return True
                 if field.startswith("tag:") and e.get("field") == field:
@@ -586,12 +626,14 @@ def main():
     ap.add_argument("--todo", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.build/debug/todo"))
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--trace", action="store_true")
+    ap.add_argument("--extreme", action="store_true", help="now and then a clock decades off")
     a = ap.parse_args()
     todo = os.path.abspath(a.todo)
     failed = []
     for seed in parse_seeds(a.seeds):
         root = tempfile.mkdtemp(prefix=f"todo-chaos-{seed}-")
         w = World(seed, todo, a.ops, a.trace, root)
+        w.extreme = a.extreme
         start = time.time()
         try:
             w.go()
