@@ -22,4 +22,19 @@ import TodoCore
         try expectRemote(host, tree: try alice.tree())
         try alice.expectClean()
     }
+
+    /// A clock past the year 9999 (here 10093) made `add --every` start the chore on a date the
+    /// format does not allow: the new task was unreadable and the household could not sync.
+    @Test func aClockPastTheYear9999AddsReadableChores() throws {
+        let (host, alice) = try aliceSyncedWithAPathRemote(first: "Buy milk")
+        alice.sb.now = 316_633_324_020_000
+        let trash = try alice.add("Take out the trash", "--every", "mon,thu")
+        let task = try TaskCodec.decode(try alice.sb.committedBytes(trash.path))
+        #expect(task.isChore && task.recurrence?.from.year == 9999, "\(task.recurrence.map { "\($0.from)" } ?? "none")")
+        let list = try alice.todo("list")
+        #expect(list.exitCode == 0 && list.stderr.isEmpty && list.stdout.contains("Take out the trash"), "\(list)")
+        try alice.sync()
+        try expectRemote(host, tree: try alice.tree())
+        try alice.expectClean()
+    }
 }
