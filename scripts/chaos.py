@@ -153,13 +153,15 @@ class World:
         return subprocess.run(["git", "-C", repo] + list(args), capture_output=True, text=True,
                               env={"PATH": os.environ["PATH"], "HOME": self.root, "GIT_CONFIG_NOSYSTEM": "1", "LC_ALL": "C"})
 
-    def fsck(self, repo, who):
+    def fsck(self, repo, who, status=True):
         r = self.git(repo, "fsck", "--strict", "--no-progress", "--no-dangling")
         lines = [l for l in (r.stdout + r.stderr).splitlines()
                  if l and not l.startswith("notice: HEAD points to an unborn branch")]
         if r.returncode != 0 or lines:
             self.problem(f"git fsck of {who} ({repo}): exit {r.returncode}: {' | '.join(lines[:10])}")
-        st = self.git(repo, "status", "--porcelain") if who != "remote" else None
+        # A read-only command does not finish a change a kill interrupted (the next writing one
+        # does), so the work tree is judged only after writing commands.
+        st = self.git(repo, "status", "--porcelain") if who != "remote" and status else None
         if st is not None and st.stdout.strip():
             self.problem(f"git status of {who} not clean: {st.stdout.strip()[:500]}")
 
@@ -504,7 +506,7 @@ class World:
             rc, out, err = self.run(m, ["list", "--all"])
             if rc != 0:
                 self.problem(f"{m.name}: list after a kill exited {rc}: {err[:500]}")
-            self.fsck(m.repo, m.name)
+            self.fsck(m.repo, m.name, status=False)
 
     def settle(self):
         for rnd in range(3):
