@@ -363,7 +363,8 @@ class World:
                     if name[:2] in ("x ", "o "):
                         changed.add((name[0], item_key(name[2:])))
                     changed.add(name)
-            for f, v in fields.items():
+            # An item named by its number may be one named by text too: its write comes last.
+            for f, v in sorted(fields.items(), key=lambda fv: fv[0] == "numbered"):
                 if f == "numbered":
                     self.write(m, tid, "*", None, acked=False, wild=True)
                 elif f.startswith("item:"):
