@@ -447,6 +447,10 @@ class World:
                 # Lost the lock or the push race: it may still have pushed or fetched part.
                 who.known |= self.remote_known
                 self.remote_known |= who.known
+        # The two syncs ran at once, in either order: each may have received the other's.
+        if p2 is not None:
+            m.known |= self.remote_known
+            other.known |= self.remote_known
 
     def op_offline_sync(self, m, kill):
         away = self.remote + ".away"
