@@ -20,6 +20,7 @@ struct HouseholdOptions: ParsableArguments {
     func open() throws -> Household {
         let h = try Household.open(home: Env.home, name: name, clock: Env.clock)
         h.repairStaleMergeDriver(searchPath: Env.get("PATH")) { Env.driverCommand }
+        h.finishInterruptedChangeIfFree()
         return h
     }
 }

@@ -68,15 +68,31 @@ extension Household {
     /// Holds the household's kernel lock while `body` runs. Stale `*.lock` files that a killed
     /// process left are removed once we hold it: no other `todo` can be writing.
     func withLock<T>(_ body: () throws -> T) throws -> T {
-        let gitDir = repo.gitDirectory
-        guard let lock = try FileLock.acquire(path: gitDir + "todo.lock", timeout: Self.lockTimeout) else {
+        guard let lock = try FileLock.acquire(path: repo.gitDirectory + "todo.lock", timeout: Self.lockTimeout) else {
             throw StoreError.locked(repo: path, seconds: Int(Self.lockTimeout))
         }
-        for stale in ["index.lock", "HEAD.lock", "config.lock", "packed-refs.lock", "refs/heads/main.lock"] {
-            unlink(gitDir + stale)
-        }
+        removeStaleLockFiles()
         defer { withExtendedLifetime(lock) {} }
         return try body()
+    }
+
+    private func removeStaleLockFiles() {
+        for stale in ["index.lock", "HEAD.lock", "config.lock", "packed-refs.lock", "refs/heads/main.lock"] {
+            unlink(repo.gitDirectory + stale)
+        }
+    }
+
+    /// Finishes a change a killed command left half-written (its record names paths), so that
+    /// even a command that only reads leaves the work tree and index matching `HEAD`: only when
+    /// no other `todo` holds the lock (it never waits), and silently (what commands read comes
+    /// from the commit either way; otherwise the next writing command finishes it).
+    public func finishInterruptedChangeIfFree() {
+        var st = stat()
+        guard stat(pendingPath, &st) == 0, st.st_size > 0 else { return }
+        guard let lock = try? FileLock.acquire(path: repo.gitDirectory + "todo.lock", timeout: 0) else { return }
+        removeStaleLockFiles()
+        try? recoverInterruptedChange()
+        withExtendedLifetime(lock) {}
     }
 
     /// Above this many files, one change is written as a pack; up to it, as loose objects.

@@ -37,4 +37,21 @@ import TodoCore
         try expectRemote(host, tree: try alice.tree())
         try alice.expectClean()
     }
+
+    /// A write killed after moving the branch but before writing the work tree and index left
+    /// `git status` dirty until the next writing command: a command that only reads now
+    /// finishes it when no other `todo` holds the lock.
+    @Test func aReadFinishesAnInterruptedChange() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        let a = try sb.add("Walk the dog")
+        let full = sb.repo() + "/" + a.path
+        try writeBytes(full, Array("{\"half\": ".utf8))
+        try writeBytes(sb.repo() + "/.git/todo-pending", Array("\(a.path)\n".utf8))
+        let list = try sb.todo("list")
+        #expect(list.exitCode == 0 && list.stdout.contains("Walk the dog"), "\(list)")
+        #expect(readBytes(full) == (try sb.committedBytes(a.path)))
+        #expect(readBytes(sb.repo() + "/.git/todo-pending") ?? [] == [])
+        try sb.expectClean()
+    }
 }
