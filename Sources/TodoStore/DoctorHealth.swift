@@ -47,9 +47,11 @@ extension Household {
     public func handEdits(_ snap: Snapshot, task id: TaskID) throws(StoreError) -> [String] {
         let quick = try quickHandEdits(snap)
         do {
-            var own = try repo.pathsDiffering(from: snap.tree, paths: [id.path])
+            // The file against the commit: one lstat and one hash, without reading the index
+            // (a megabyte at 10,000 tasks).
+            var own = try repo.workFilesDiffering(from: snap.tree, paths: [id.path])
             if !own.isEmpty {
-                own = try confirmed { try repo.pathsDiffering(from: $0.tree, paths: [id.path]) } ?? own
+                own = try confirmed { try repo.workFilesDiffering(from: $0.tree, paths: [id.path]) } ?? own
             }
             return Set(quick + own).sorted()
         } catch {
