@@ -1201,6 +1201,10 @@ NOTES = [
     "Alternated rows: `todo add` (then `todo done`) in a household of the smallest and of the "
     "largest size, one after the other, after one untimed pair; the cell is the two medians and "
     "their ratio, from the same minutes of the machine's life.",
+    "Chores: a household of the largest size where every tenth task is a chore (a rule, often a "
+    "rotation, some completions) or a checklist (2 to 12 items), beside the same tasks all plain; "
+    "`done` completes a chore's current occurrence (on the plain side, a task). The three "
+    "households take turns run by run; \"before\" is the --baseline-todo binary on plain tasks.",
     "Slow disk: every fsync, fdatasync, syncfs, sync_file_range, msync and sync sleeps "
     f"{SLOW_DELAY_US / 1000:g} ms first (scripts/bench/syncprobe.c, preloaded into todo, git and "
     "Taskwarrior alike; a laptop SSD's flush costs 0.5-3 ms, an SD card's 5-20). git runs with "
