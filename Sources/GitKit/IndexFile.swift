@@ -39,33 +39,22 @@ struct IndexFile {
     /// checked. The note is not synced: a lost or torn note only means one more checksum.
     struct Written {
         var stamp: Stamp
-        var checksum: [UInt8]
+        /// The file's trailing SHA-1, which has the form of an object id.
+        var checksum: ObjectID
 
         /// `inode size seconds nanoseconds checksum-hex`, one line.
         static func load(_ path: String) -> Written? {
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            if fd < 0 { return nil }
-            defer { close(fd) }
-            var buffer = [UInt8](repeating: 0, count: 160)
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-            guard n > 0, n < buffer.count else { return nil }
-            let fields = String(decoding: buffer[0..<n], as: UTF8.self).split(separator: " ")
+            guard let bytes = readBytes(path), bytes.count < 160 else { return nil }
+            let fields = String(decoding: bytes, as: UTF8.self).split(separator: " ")
             guard fields.count == 5, let inode = UInt64(fields[0]), let size = Int(fields[1]), let seconds = Int(fields[2]),
-                let nanoseconds = Int(fields[3]), fields[4].utf8.count == 41
+                let nanoseconds = Int(fields[3]), fields[4].last == "\n", let checksum = ObjectID(hex: String(fields[4].dropLast()))
             else { return nil }
-            var checksum: [UInt8] = []
-            let hex = Array(fields[4].utf8.dropLast())  // the newline
-            for i in stride(from: 0, to: 40, by: 2) {
-                guard let byte = UInt8(String(decoding: hex[i..<i + 2], as: UTF8.self), radix: 16) else { return nil }
-                checksum.append(byte)
-            }
             return Written(stamp: Stamp(seconds: seconds, nanoseconds: nanoseconds, size: size, inode: inode), checksum: checksum)
         }
 
         /// Replaces the note (not synced); failures are ignored, as the note is only a hint.
         func save(_ path: String) {
-            let hex = checksum.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-            let line = Array("\(stamp.inode) \(stamp.size) \(stamp.seconds) \(stamp.nanoseconds) \(hex)\n".utf8)
+            let line = Array("\(stamp.inode) \(stamp.size) \(stamp.seconds) \(stamp.nanoseconds) \(checksum.hex)\n".utf8)
             let temporary = path + ".tmp"
             let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             if fd < 0 { return }
@@ -104,7 +93,7 @@ struct IndexFile {
         if !complete { return nil }
         let stamp = Stamp(
             seconds: Int(st.st_mtim.tv_sec), nanoseconds: Int(st.st_mtim.tv_nsec), size: size, inode: UInt64(st.st_ino))
-        let known = written.flatMap(Written.load).map { $0.stamp == stamp && $0.checksum.elementsEqual(bytes[(size - 20)...]) } ?? false
+        let known = written.flatMap(Written.load).map { $0.stamp == stamp && $0.checksum == ObjectID(raw: bytes[(size - 20)...]) } ?? false
         return IndexFile(bytes: bytes, stamp: stamp, checked: known)
     }
 

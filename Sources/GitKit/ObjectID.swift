@@ -8,6 +8,14 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
 
     init(_ pointer: UnsafePointer<git_oid>) { self.raw = pointer.pointee }
 
+    /// The id whose 20 bytes these are; nil for another count.
+    init?(raw bytes: ArraySlice<UInt8>) {
+        guard bytes.count == 20 else { return nil }
+        var oid = git_oid()
+        withUnsafeMutableBytes(of: &oid.id) { $0.copyBytes(from: bytes) }
+        self.raw = oid
+    }
+
     /// Parses 40 hex digits; nil for anything else.
     public init?(hex: String) {
         guard hex.utf8.count == 40 else { return nil }

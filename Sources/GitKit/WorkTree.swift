@@ -250,12 +250,12 @@ extension Repository {
             unlink(lock)
             throw GitError.system(errno: err, call: "rename \(lock)")
         }
-        if stamped, bytes.count >= 20 {
+        if stamped, let checksum = ObjectID(raw: bytes.suffix(20)) {
             mkdir(gitDirectory + "todo", 0o755)
             let stamp = IndexFile.Stamp(
                 seconds: Int(st.st_mtim.tv_sec), nanoseconds: Int(st.st_mtim.tv_nsec), size: Int(st.st_size),
                 inode: UInt64(st.st_ino))
-            IndexFile.Written(stamp: stamp, checksum: Array(bytes.suffix(20))).save(indexWrittenPath)
+            IndexFile.Written(stamp: stamp, checksum: checksum).save(indexWrittenPath)
         }
     }
 

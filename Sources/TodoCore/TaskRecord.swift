@@ -43,8 +43,7 @@ public enum TaskRecord {
         let tags = task.tags.prefix(Int(UInt16.max))
         appendInt(UInt32(tags.count), 2, to: &out)
         for t in tags { appendString(t, to: &out) }
-        let f = facts ?? (task.extra.isEmpty ? nil : ListFacts(task))
-        guard let f else {
+        guard let f = facts ?? ListFacts(task) else {
             out.append(0)
             return
         }

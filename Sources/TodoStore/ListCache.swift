@@ -24,17 +24,17 @@ struct ListCache {
     var tasks: [Task]
     var bad: [BadFile]
     /// What a list shows of each chore and checklist, by task.
-    var facts: [TaskID: ListFacts] = [:]
+    var facts: [TaskID: ListFacts]
     /// The extra fields, as JSON text, of the tasks read without them (`read(parseExtra: false)`).
-    var unparsed: [TaskID: [UInt8]] = [:]
+    var unparsed: [TaskID: [UInt8]]
 
-    init(tree: ObjectID, tasks: [Task], bad: [BadFile]) {
+    init(tree: ObjectID, tasks: [Task], bad: [BadFile], facts: [TaskID: ListFacts]? = nil, unparsed: [TaskID: [UInt8]] = [:]) {
         self.tree = tree
         self.tasks = tasks
         self.bad = bad
-        for t in tasks where !t.extra.isEmpty {
-            if let f = ListFacts(t) { facts[t.id] = f }
-        }
+        self.unparsed = unparsed
+        // Read from the files: each chore's and checklist's facts worked out here.
+        self.facts = facts ?? Dictionary(tasks.compactMap { t in ListFacts(t).map { (t.id, $0) } }, uniquingKeysWith: { a, _ in a })
     }
 
     static func path(_ repo: Repository) -> String { repo.gitDirectory + "todo/list-cache" }
@@ -69,11 +69,7 @@ struct ListCache {
             }
         }
         guard r.offset == bytes.count else { return nil }
-        var cache = ListCache(tree: tree, tasks: [], bad: bad)
-        cache.tasks = tasks
-        cache.facts = facts
-        cache.unparsed = unparsed
-        return cache
+        return ListCache(tree: tree, tasks: tasks, bad: bad, facts: facts, unparsed: unparsed)
     }
 
     /// Writes the cache atomically; failures are ignored (it is only a cache).

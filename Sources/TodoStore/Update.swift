@@ -271,21 +271,6 @@ func readFile(_ path: String) -> String? {
     return String(decoding: bytes, as: UTF8.self)
 }
 
-func readBytes(_ path: String) -> [UInt8]? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    if fd < 0 { return nil }
-    defer { close(fd) }
-    var out: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { break }
-        out.append(contentsOf: chunk[0..<n])
-    }
-    return out
-}
-
 func writeFile(_ path: String, _ text: String, sync: Bool) throws {
     try writeFile(path, Array(text.utf8), sync: sync)
 }

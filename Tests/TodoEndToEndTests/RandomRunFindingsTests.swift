@@ -46,8 +46,7 @@ import TodoCore
         try sb.initHousehold()
         let a = try sb.add("Walk the dog")
         let full = sb.repo() + "/" + a.path
-        try writeBytes(full, Array("{\"half\": ".utf8))
-        try writeBytes(sb.repo() + "/.git/todo-pending", Array("\(a.path)\n".utf8))
+        try sb.leaveInterruptedChange(of: a)
         let list = try sb.todo("list")
         #expect(list.exitCode == 0 && list.stdout.contains("Walk the dog"), "\(list)")
         #expect(readBytes(full) == (try sb.committedBytes(a.path)))

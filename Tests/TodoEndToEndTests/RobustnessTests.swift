@@ -266,14 +266,11 @@ import Testing
     }
 
     @Test func anInterruptedChangeRecordIsRecoveredByTheNextCommand() throws {
-        // What a kill between moving the branch and writing the work tree leaves behind: the
-        // record of paths in flight, and a work-tree file that does not match HEAD.
         let sb = try Sandbox()
         try sb.initHousehold()
         let a = try sb.add("Walk the dog")
         let full = sb.repo() + "/" + a.path
-        try writeBytes(full, Array("{\"half\": ".utf8))
-        try writeBytes(sb.repo() + "/.git/todo-pending", Array("\(a.path)\n".utf8))
+        try sb.leaveInterruptedChange(of: a)
         let add = try sb.todo("add", "Feed the cat")
         #expect(add.exitCode == 0, "\(add)")
         #expect(readBytes(full) == (try sb.committedBytes(a.path)))

@@ -176,6 +176,13 @@ extension Sandbox {
     }
 
     /// The committed bytes of `path` on `main`.
+    /// What a kill between moving the branch and writing the work tree leaves behind: the
+    /// record of the paths in flight, and a work-tree file that does not match HEAD.
+    func leaveInterruptedChange(of task: TaskRef) throws {
+        try writeBytes(repo() + "/" + task.path, Array("{\"half\": ".utf8))
+        try writeBytes(repo() + "/.git/todo-pending", Array("\(task.path)\n".utf8))
+    }
+
     func committedBytes(_ path: String, household: String = "home") throws -> [UInt8] {
         try git("cat-file", "blob", "refs/heads/main:\(path)", in: household).stdoutBytes
     }
