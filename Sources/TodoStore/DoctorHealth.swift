@@ -23,13 +23,13 @@ extension Household {
     public func handEdits() throws(StoreError) -> [String] {
         let spec = ["tasks/", MergeSetup.attributesPath]
         do {
-            if let lock = try? FileLock.acquire(path: repo.gitDirectory + "todo.lock", timeout: 0) {
+            if let lock = lockIfFree() {
                 defer { withExtendedLifetime(lock) {} }
+                // A change a killed command left half-written is finished first, not taken for edits.
+                try? recoverInterruptedChange()
                 let started = Self.now()
-                let pending = Set((readFile(pendingPath) ?? "").split(separator: "\n").map(String.init))
                 // Another program (plain git) may hold the index's own lock: then no refresh.
-                let all = try (try? repo.dirtyPaths(pathspec: spec, refreshIndex: true)) ?? repo.dirtyPaths(pathspec: spec)
-                let found = all.filter { !pending.contains($0) }.sorted()
+                let found = try ((try? repo.dirtyPaths(pathspec: spec, refreshIndex: true)) ?? repo.dirtyPaths(pathspec: spec)).sorted()
                 recordChecked(Self.folders(of: found), started: started)
                 return found
             }

@@ -89,10 +89,17 @@ extension Household {
     public func finishInterruptedChangeIfFree() {
         var st = stat()
         guard stat(pendingPath, &st) == 0, st.st_size > 0 else { return }
-        guard let lock = try? FileLock.acquire(path: repo.gitDirectory + "todo.lock", timeout: 0) else { return }
-        removeStaleLockFiles()
+        guard let lock = lockIfFree() else { return }
         try? recoverInterruptedChange()
         withExtendedLifetime(lock) {}
+    }
+
+    /// The household lock if no other `todo` holds it now (never waits), with the stale
+    /// `*.lock` files a killed process left removed; nil otherwise.
+    func lockIfFree() -> FileLock? {
+        guard let lock = try? FileLock.acquire(path: repo.gitDirectory + "todo.lock", timeout: 0) else { return nil }
+        removeStaleLockFiles()
+        return lock
     }
 
     /// Above this many files, one change is written as a pack; up to it, as loose objects.
