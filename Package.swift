@@ -4,6 +4,21 @@ import PackageDescription
 /// swift-system: `Errno`, and `FileDescriptor` for whole-file reads and writes.
 let systemPackage = Target.Dependency.product(name: "SystemPackage", package: "swift-system")
 
+/// On Linux, libgit2 and the libraries it needs are linked from their static libraries (Debian's
+/// libgit2-dev brings them all): loading libgit2.so and its twenty shared libraries cost about
+/// 3 ms at every start, a tenth of a `todo add`. GSSAPI, which libgit2 calls only for a Kerberos
+/// credential that todo never offers, is not linked (CInterposers/no_gssapi.c). The wraps send two of
+/// libgit2's calls to CInterposers first (deferred_certificates.c, deferred_ssh2.c).
+let libgit2Link: [LinkerSetting] = [
+    .unsafeFlags(
+        ["libgit2.a", "libmbedtls.a", "libmbedx509.a", "libmbedcrypto.a", "libhttp_parser.a", "libssh2.a",
+         "libcrypto.a", "libpcre2-8.a", "libz.a"].flatMap { ["-Xlinker", "-l:\($0)"] }
+            + ["-Xlinker", "--wrap=mbedtls_x509_crt_parse_file", "-Xlinker", "--wrap=libssh2_init"],
+        .when(platforms: [.linux])),
+    .linkedLibrary("git2", .when(platforms: [.macOS])),
+    .linkedLibrary("z", .when(platforms: [.macOS])),
+]
+
 let package = Package(
     name: "todo",
     // Linux (the platform CI builds and tests on) and macOS 15, the first with the standard
@@ -19,19 +34,16 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2", traits: []),
     ],
     targets: [
-        // libgit2 through pkg-config; only GitKit imports it.
-        .systemLibrary(
-            name: "CLibgit2",
-            pkgConfig: "libgit2",
-            providers: [.apt(["libgit2-dev"])]
-        ),
+        // libgit2's headers (in the compiler's default search path once libgit2-dev is installed);
+        // only GitKit imports it. How it is linked: `libgit2Link` above.
+        .systemLibrary(name: "CLibgit2", providers: [.apt(["libgit2-dev"])]),
         // Calls of libgit2 that the executable takes over: the CA bundle's parse at start-up,
         // put off until a transfer needs it; connect, to turn Nagle's algorithm off.
         // Also two helpers GitKit needs from the C library and zlib (syncfs, reading a loose
         // object back).
-        .target(name: "CInterposers", linkerSettings: [.linkedLibrary("z")]),
+        .target(name: "CInterposers"),
         // The one Swift module that talks to libgit2.
-        .target(name: "GitKit", dependencies: ["CLibgit2", "CInterposers"]),
+        .target(name: "GitKit", dependencies: ["CLibgit2", "CInterposers"], linkerSettings: libgit2Link),
         // Pure Swift: task model, clock, canonical encoding, dates, merge. Never prints or exits.
         .target(name: "TodoCore"),
         // A household: every transaction and query, sync, credentials; reads and writes through GitKit.
@@ -45,16 +57,7 @@ let package = Package(
             dependencies: ["TodoStore", "TodoCore", systemPackage, .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The executable exports the interposers, so that libgit2's calls bind to them.
-        .executableTarget(
-            name: "todo", dependencies: ["TodoCLI"],
-            linkerSettings: [
-                .unsafeFlags([
-                    "-Xlinker", "--export-dynamic-symbol=mbedtls_x509_crt_parse_file",
-                    "-Xlinker", "--export-dynamic-symbol=connect",
-                    "-Xlinker", "--export-dynamic-symbol=libssh2_init",
-                ], .when(platforms: [.linux]))
-            ]
-        ),
+        .executableTarget(name: "todo", dependencies: ["TodoCLI"]),
         // Helpers shared by the test targets only.
         .target(name: "TestKit", path: "Tests/TestKit"),
         .testTarget(name: "TodoCoreTests", dependencies: ["TodoCore", "TestKit"]),

@@ -1,8 +1,8 @@
 // libgit2 1.5 leaves Nagle's algorithm on for the TCP sockets of its ssh, smart-HTTP and git://
 // transports. Their exchanges write small messages and wait for the answer, and with Nagle on
-// each such turn can stall until the peer's delayed acknowledgement (40 ms on Linux). The
-// executable exports this definition of connect, so the calls of libgit2 and libssh2 bind here
-// first (see Package.swift): a TCP socket gets TCP_NODELAY, then the C library connects it.
+// each such turn can stall until the peer's delayed acknowledgement (40 ms on Linux). libgit2
+// is linked into the executable (see Package.swift), and its calls of connect bind to this
+// definition: a TCP socket gets TCP_NODELAY, then the C library's connect connects it.
 // Measured with `make bench` (ssh on loopback, 50 changed tasks each): a push 433 -> 263 ms.
 
 #define _GNU_SOURCE

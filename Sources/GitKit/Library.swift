@@ -14,9 +14,9 @@ public enum GitLibrary {
     public static func start(fsync: Bool = true) {
         if started { return }
         started = true
-        todo_defer_certificates(1)
+        todo_library_starting(1)
         git_libgit2_init()
-        todo_defer_certificates(0)
+        todo_library_starting(0)
         fsyncing = fsync
         _ = todo_git_enable_fsync(fsync ? 1 : 0)
     }

@@ -17,6 +17,9 @@ final class CredentialSource {
     /// What `git credential fill` gave us, to approve or reject afterwards.
     private(set) var filled: [String: String]?
     private var reported = false
+    /// Whether a server asked for nothing todo can give: only the Kerberos ticket of the
+    /// logged-in user (HTTP "Negotiate"), which todo never offers.
+    private(set) var askedOnlyForKerberos = false
 
     init(interactive: Bool, deadline: Double) {
         self.interactive = interactive
@@ -39,7 +42,10 @@ final class CredentialSource {
             }
             return nil
         }
-        if allowed.contains(.username), once("username") { return .username(userFromURL ?? Identity.loginName()) }
+        if allowed.contains(.username) {
+            return once("username") ? .username(userFromURL ?? Identity.loginName()) : nil
+        }
+        askedOnlyForKerberos = true
         return nil
     }
 

@@ -13,7 +13,7 @@ public let debianPackages: [String: String] = [
     "ssh": "openssh-client", "ssh-keygen": "openssh-client", "ssh-agent": "openssh-client", "ssh-add": "openssh-client",
     "ssh-keyscan": "openssh-client",
     "python3": "python3", "openssl": "openssl", "strace": "strace", "cc": "gcc",
-    "sh": "dash", "unshare": "util-linux", "mount": "mount",
+    "sh": "dash", "unshare": "util-linux", "mount": "mount", "readelf": "binutils",
 ]
 
 public let serverInstallHint = "run scripts/servers/install.sh (as root it installs what the tests need)"

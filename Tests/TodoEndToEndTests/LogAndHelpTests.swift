@@ -18,6 +18,22 @@ import Testing
         return (sb, milk, plumber)
     }
 
+    /// Every command starts by loading the executable's shared libraries: libgit2 and what it
+    /// needs are linked in (Package.swift), so that only the C and C++ runtimes are loaded
+    /// (and, in a debug build, Swift's own).
+    @Test func theExecutableLoadsNoSharedLibraryOfLibgit2s() throws {
+        let r = try runProcess(try requireProgram("readelf"), ["-d", todoExecutable])
+        #expect(r.exitCode == 0, "\(r)")
+        let needed = r.lines.compactMap { line -> String? in
+            guard line.contains("(NEEDED)"), let open = line.firstIndex(of: "["), let close = line.lastIndex(of: "]") else { return nil }
+            return String(line[line.index(after: open)..<close])
+        }
+        #expect(needed.contains { $0.hasPrefix("libc.so") }, "\(r)")
+        let runtimes = ["libc.so", "libm.so", "libstdc++.so", "libgcc_s.so", "ld-linux", "libswift", "libFoundation", "lib_Foundation", "libdispatch", "libBlocksRuntime"]
+        let others = needed.filter { name in !runtimes.contains { name.hasPrefix($0) } }
+        #expect(others.isEmpty, "shared libraries beyond the runtimes: \(others)")
+    }
+
     @Test func logListsEveryCommitNewestFirstWithAuthorAndFields() throws {
         let (sb, milk, plumber) = try history()
         let c = try sb.commits().map { String($0.prefix(8)) }

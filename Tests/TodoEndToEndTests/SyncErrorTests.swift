@@ -116,6 +116,36 @@ import Testing
         try expectUntouched(alice, since: before, pending: [Self.pending])
     }
 
+    /// A server whose 401 offers Kerberos (HTTP Negotiate) before basic auth: todo offers no
+    /// Kerberos ticket, and the stored password gets in; a wrong one is refused as from any
+    /// server. A server that offers Kerberos only is refused with a message that says so.
+    @Test func aServerOfferingKerberosTakesThePasswordOrSaysWhatItWants() throws {
+        let host = try GitHost(.http, kerberos: .first)
+        try host.createRepository()
+        let (alice, before) = try household(host, url: host.url())
+        try host.storeCredentials(in: alice.sb, password: "not the password")
+        let wrong = try alice.todo("sync")
+        #expect(wrong.exitCode == 77, "\(wrong)")
+        #expect(wrong.stderr.contains("did not accept your credentials"), "\(wrong)")
+        try expectUntouched(alice, since: before, pending: [Self.pending])
+        try host.storeCredentials(in: alice.sb, password: host.httpPassword)
+        let right = try alice.todo("sync")
+        #expect(right.exitCode == 0, "\(right)")
+        #expect(try host.git("household.git", "log", "-1", "--format=%s", "refs/heads/main").stdout.contains(Self.pending))
+
+        let only = try GitHost(.http, kerberos: .only)
+        try only.createRepository()
+        let bob = try Member("Bob", host: only)
+        try bob.create(remote: only.url())
+        _ = try bob.add(Self.pending)
+        let kept = try LocalState(bob)
+        let refused = try bob.todo("sync")
+        #expect(refused.exitCode == 77, "\(refused)")
+        #expect(refused.stderr.contains("asks for Kerberos sign-in (HTTP Negotiate), which todo does not offer"), "\(refused)")
+        #expect(refused.stderr.contains("Ask for password sign-in on that server, or use an ssh remote."), "\(refused)")
+        try expectUntouched(bob, since: kept, pending: [Self.pending])
+    }
+
     @Test func anUnknownOrChangedSSHHostKeyIsNotTrusted() throws {
         let host = try GitHost(.ssh)
         try host.createRepository()

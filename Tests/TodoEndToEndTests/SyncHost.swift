@@ -36,6 +36,11 @@ final class GitHost {
     private(set) var port: UInt16 = 0
     /// Whether the http server speaks TLS (with a self-signed certificate).
     let tls: Bool
+    /// What the http server's 401 offers besides basic auth.
+    enum Kerberos { case no, first, only }
+    /// Whether the http server's 401 offers Kerberos (Negotiate): not at all, before basic
+    /// auth, or instead of it.
+    let kerberos: Kerberos
     let httpUser = "member"
     /// Characters that need percent-encoding in a credential URL, on purpose.
     let httpPassword = "s3cret p@ss"
@@ -48,9 +53,10 @@ final class GitHost {
 
     /// `gitAccessHook`: a shell script git daemon runs before serving each connection, with the
     /// service and the repository's path as its first arguments.
-    init(_ transport: Transport, tls: Bool = false, gitAccessHook: String? = nil) throws {
+    init(_ transport: Transport, tls: Bool = false, kerberos: Kerberos = .no, gitAccessHook: String? = nil) throws {
         self.transport = transport
         self.tls = tls
+        self.kerberos = kerberos
         box = try Sandbox()
         try FileManager.default.createDirectory(atPath: repositories, withIntermediateDirectories: true)
         switch transport {
@@ -257,6 +263,11 @@ final class GitHost {
 
     private func startHTTP() throws {
         var args = ["--root", repositories, "--user", httpUser, "--password", httpPassword, "--busy-file", busyFile]
+        switch kerberos {
+        case .no: break
+        case .first: args.append("--negotiate")
+        case .only: args.append("--negotiate-only")
+        }
         if tls {
             let openssl = try requireProgram("openssl")
             let r = try runProgram(

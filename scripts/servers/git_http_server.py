@@ -3,7 +3,10 @@
 
 Modes:
   (default)   smart HTTP for the repositories under --root, optionally behind HTTP basic
-              auth (--user/--password) and TLS (--cert/--key).
+              auth (--user/--password) and TLS (--cert/--key). With --negotiate, the
+              server's 401 offers Kerberos ("WWW-Authenticate: Negotiate") before basic
+              auth, with --negotiate-only instead of it; the server cannot check a Kerberos
+              token, so only basic auth ever gets in.
   --silent    a plain TCP listener that accepts connections and never answers, for timeouts.
               It prints "accepted connection from 127.0.0.1 port N" on stdout for each one,
               so a test can tell that a client is now waiting on it.
@@ -43,6 +46,8 @@ def parse_args():
     p.add_argument("--root", help="GIT_PROJECT_ROOT: the directory holding the repositories")
     p.add_argument("--user", help="require HTTP basic auth with this user name")
     p.add_argument("--password", default="")
+    p.add_argument("--negotiate", action="store_true", help="offer Negotiate (Kerberos) before basic auth")
+    p.add_argument("--negotiate-only", action="store_true", help="offer Negotiate (Kerberos) and nothing else")
     p.add_argument("--cert", help="serve https with this PEM certificate")
     p.add_argument("--key", help="the certificate's PEM private key")
     p.add_argument("--busy-file", help="while it holds N > 0, answer the next N requests with 503")
@@ -117,7 +122,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if config.busy.take():
             return self.reply(503, b"server busy, try again later\n", [("Retry-After", "1")])
         if config.user is not None and not self.authorized(config):
-            return self.reply(401, b"authentication required\n", [("WWW-Authenticate", 'Basic realm="house"')])
+            offers = [("WWW-Authenticate", "Negotiate")] if config.negotiate or config.negotiate_only else []
+            if not config.negotiate_only:
+                offers.append(("WWW-Authenticate", 'Basic realm="house"'))
+            return self.reply(401, b"authentication required\n", offers)
         body = self.read_body()
         if body is None:
             return self.reply(400, b"bad request body\n")
@@ -286,6 +294,8 @@ class Config:
         self.root = os.path.abspath(args.root)
         self.user = args.user
         self.password = args.password
+        self.negotiate = args.negotiate
+        self.negotiate_only = args.negotiate_only
         self.busy = Busy(args.busy_file)
         exec_path = subprocess.run(["git", "--exec-path"], stdout=subprocess.PIPE, check=True).stdout
         self.backend = os.path.join(exec_path.decode().strip(), "git-http-backend")

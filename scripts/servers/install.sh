@@ -3,7 +3,8 @@
 # http-backend), openssh-server (sshd run by the tests in the foreground, never as a system
 # service), openssh-client (ssh, ssh-keygen, ssh-agent, ssh-add), openssl (test certificates
 # and keys), python3 (the smart-HTTP server), strace (watching system calls), gcc (cc, for
-# small probe libraries), util-linux and mount (unshare and mount for a private tmpfs).
+# small probe libraries), util-linux and mount (unshare and mount for a private tmpfs),
+# binutils (readelf, to read which shared libraries the executable loads).
 # Tests/TestKit/Programs.swift names the same packages when a program is missing.
 #
 # As root it installs the missing Debian packages with apt-get; as anyone else it only
@@ -31,6 +32,7 @@ need strace /usr/bin/strace
 need gcc /usr/bin/cc
 need util-linux /usr/bin/unshare
 need mount /usr/bin/mount
+need binutils /usr/bin/readelf
 
 if [ -x /usr/bin/git ] && [ ! -x "$(/usr/bin/git --exec-path)/git-http-backend" ]; then
     missing="$missing git"

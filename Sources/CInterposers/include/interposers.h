@@ -3,9 +3,12 @@
 
 #include <stddef.h>
 
-/// While on, a CA bundle that libgit2 asks mbedTLS to parse is only remembered, not parsed.
-/// Turned on around git_libgit2_init only.
-void todo_defer_certificates(int on);
+/// On while libgit2 starts (around git_libgit2_init only): a CA bundle that libgit2 asks
+/// mbedTLS to parse is then only remembered, and libssh2_init does nothing.
+void todo_library_starting(int on);
+
+/// Whether `todo_library_starting(1)` is in force.
+int todo_is_library_starting(void);
 
 /// The CA bundle whose parse was put off, or NULL when none was.
 const char *todo_deferred_certificate_file(void);
@@ -17,10 +20,8 @@ int todo_syncfs(int fd);
 /// it cannot be read, is larger than `limit`, or is not one whole zlib stream.
 unsigned char *todo_inflate_file(const char *path, size_t limit, size_t *size_out);
 
-/// SHA-1 of `length` bytes into `out` through libcrypto if loaded: 0, else -1 (nothing done).
+/// SHA-1 of `length` bytes into `out` through libcrypto: 0, or -1 (nothing done) where the
+/// executable has no libcrypto.
 int todo_fast_sha1(const void *data, size_t length, unsigned char out[20]);
-
-/// A no-op standing in for libssh2_init (deferred_ssh2.c).
-int libssh2_init(int flags);
 
 #endif

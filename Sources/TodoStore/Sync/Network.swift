@@ -99,6 +99,12 @@ final class Network {
             return SyncError(.remoteBusy, "The household remote is busy (\(e.message)).", detail: detail, cause: cause)
         case .auth:
             // https: ssh's refusals are explained in SSHFailure.swift.
+            if credentials.askedOnlyForKerberos {
+                return SyncError(
+                    .credentialsRefused,
+                    "The household remote \(shown) asks for Kerberos sign-in (HTTP Negotiate), which todo does not offer.\nAsk for password sign-in on that server, or use an ssh remote.",
+                    detail: detail, cause: cause)
+            }
             return SyncError(
                 .credentialsRefused,
                 "The household remote \(shown) did not accept your credentials.\nStore the password with a git credential helper.",
