@@ -23,18 +23,25 @@ struct ListCache {
     /// In no particular order.
     var tasks: [Task]
     var bad: [BadFile]
-    /// What a list shows of each chore and checklist, by task.
-    var facts: [TaskID: ListFacts]
-    /// The extra fields, as JSON text, of the tasks read without them (`read(parseExtra: false)`).
-    var unparsed: [TaskID: [UInt8]]
+    /// What a list shows of each chore and checklist: `facts[i]` is `tasks[i]`'s (nil for a
+    /// plain task). Kept beside the tasks, not by id, so that a list finds them without hashing.
+    var facts: [ListFacts?]
+    /// `unparsed[i]`: the extra fields of `tasks[i]` as JSON text, when read without them
+    /// (`read(parseExtra: false)`).
+    var unparsed: [[UInt8]?]
 
-    init(tree: ObjectID, tasks: [Task], bad: [BadFile], facts: [TaskID: ListFacts]? = nil, unparsed: [TaskID: [UInt8]] = [:]) {
+    /// From the task files: each chore's and checklist's facts worked out here.
+    init(tree: ObjectID, tasks: [Task], bad: [BadFile]) {
+        self.init(tree: tree, tasks: tasks, bad: bad, facts: tasks.map(ListFacts.init), unparsed: Array(repeating: nil, count: tasks.count))
+    }
+
+    init(tree: ObjectID, tasks: [Task], bad: [BadFile], facts: [ListFacts?], unparsed: [[UInt8]?]) {
+        precondition(facts.count == tasks.count && unparsed.count == tasks.count)
         self.tree = tree
         self.tasks = tasks
         self.bad = bad
+        self.facts = facts
         self.unparsed = unparsed
-        // Read from the files: each chore's and checklist's facts worked out here.
-        self.facts = facts ?? Dictionary(tasks.compactMap { t in ListFacts(t).map { (t.id, $0) } }, uniquingKeysWith: { a, _ in a })
     }
 
     static func path(_ repo: Repository) -> String { repo.gitDirectory + "todo/list-cache" }
@@ -48,19 +55,22 @@ struct ListCache {
         var r = TaskRecord.Reader(bytes: bytes, offset: 48)
         guard let count = r.int(4) else { return nil }
         var tasks: [Task] = []
-        tasks.reserveCapacity(Int(min(count, 1 << 24)))
+        var facts: [ListFacts?] = []
+        var unparsed: [[UInt8]?] = []
+        let capacity = Int(min(count, 1 << 24))
+        tasks.reserveCapacity(capacity)
+        facts.reserveCapacity(capacity)
+        unparsed.reserveCapacity(capacity)
         var bad: [BadFile] = []
-        var facts: [TaskID: ListFacts] = [:]
-        var unparsed: [TaskID: [UInt8]] = [:]
         for _ in 0..<count {
             switch r.byte() {
             case 0:
                 var offset = r.offset
                 guard let entry = TaskRecord.read(bytes, at: &offset, parseExtra: parseExtra) else { return nil }
                 r.offset = offset
-                if let f = entry.facts { facts[entry.task.id] = f }
-                if let text = entry.unparsedExtra { unparsed[entry.task.id] = text }
                 tasks.append(entry.task)
+                facts.append(entry.facts)
+                unparsed.append(entry.unparsedExtra)
             case 1:
                 guard let p = r.string(), let reason = r.string() else { return nil }
                 bad.append(BadFile(path: p, reason: reason))
@@ -78,9 +88,9 @@ struct ListCache {
         out.reserveCapacity(tasks.count * 160)
         out.append(contentsOf: Array(tree.hex.utf8))
         TaskRecord.appendInt(UInt32(tasks.count + bad.count), 4, to: &out)
-        for task in tasks {
+        for i in tasks.indices {
             out.append(0)
-            TaskRecord.append(task, facts: facts[task.id], extraText: unparsed[task.id], to: &out)
+            TaskRecord.append(tasks[i], facts: facts[i], extraText: unparsed[i], to: &out)
         }
         for b in bad {
             out.append(1)
@@ -146,20 +156,33 @@ extension Snapshot {
         let changedPaths = Set(changed.keys.map(\.path))
         c.bad.removeAll { changedPaths.contains($0.path) }
         c.bad += unreadable
-        for id in changed.keys {
-            c.unparsed[id] = nil
-            c.facts[id] = nil
-        }
-        for case let (id, now?) in changed {
-            if let f = ListFacts(now) { c.facts[id] = f }
-        }
         var gone = Set<Int>()
+        // A few changed files (one command's worth) are looked for by comparing ids, which
+        // costs less than hashing each of the cache's ids.
+        let few = changed.count <= 16 ? Array(changed.keys) : nil
         for i in c.tasks.indices {
+            if changed.isEmpty { break }
+            if let few, !few.contains(c.tasks[i].id) { continue }
             guard let now = changed.removeValue(forKey: c.tasks[i].id) else { continue }
-            if let now { c.tasks[i] = now } else { gone.insert(i) }
+            guard let now else {
+                gone.insert(i)
+                continue
+            }
+            c.tasks[i] = now
+            c.facts[i] = ListFacts(now)
+            c.unparsed[i] = nil
         }
-        if !gone.isEmpty { c.tasks = c.tasks.indices.filter { !gone.contains($0) }.map { c.tasks[$0] } }
-        for case let (_, now?) in changed { c.tasks.append(now) }
+        if !gone.isEmpty {
+            let kept = c.tasks.indices.filter { !gone.contains($0) }
+            c.tasks = kept.map { c.tasks[$0] }
+            c.facts = kept.map { c.facts[$0] }
+            c.unparsed = kept.map { c.unparsed[$0] }
+        }
+        for case let (_, now?) in changed {
+            c.tasks.append(now)
+            c.facts.append(ListFacts(now))
+            c.unparsed.append(nil)
+        }
         c.tree = target
         // Rewriting the whole cache costs more than patching a few files again next time.
         if diff.count > ListCache.rewriteAfter { c.write(repo) }

@@ -102,10 +102,11 @@ public struct Snapshot {
     }
 
     /// What `todo list` needs: every task without its extra fields (`extra` is empty), the
-    /// facts of each chore and checklist by task, and the files that cannot be read. Cheaper
-    /// than `loadAll` when many tasks are chores or checklists.
-    public func loadListView() throws(StoreError) -> (tasks: [Task], facts: [TaskID: ListFacts], bad: [BadFile]) {
-        guard var c = try cachedTasks(parseExtra: false) else { return ([], [:], []) }
+    /// facts of each chore and checklist (`facts[i]` is `tasks[i]`'s, nil for a plain task),
+    /// and the files that cannot be read. Cheaper than `loadAll` when many tasks are chores or
+    /// checklists.
+    public func loadListView() throws(StoreError) -> (tasks: [Task], facts: [ListFacts?], bad: [BadFile]) {
+        guard var c = try cachedTasks(parseExtra: false) else { return ([], [], []) }
         // Tasks decoded from their files by a patch carry their extra fields: drop them too.
         for i in c.tasks.indices where !c.tasks[i].extra.isEmpty { c.tasks[i].extra = [:] }
         return (c.tasks, c.facts, c.bad)

@@ -50,12 +50,10 @@ struct ListCommand: ParsableCommand {
                 tasks[i] = ChoreText.listView(tasks[i], facts)
             }
         } else {
-            let facts: [TaskID: ListFacts]
+            let facts: [ListFacts?]
             (tasks, facts, bad) = try snap.loadListView()
-            if !facts.isEmpty {
-                // Changed in place (the array is not copied).
-                for i in tasks.indices { if let f = facts[tasks[i].id] { tasks[i] = ChoreText.listView(tasks[i], f) } }
-            }
+            // Changed in place (the array is not copied).
+            for i in tasks.indices { if let f = facts[i] { tasks[i] = ChoreText.listView(tasks[i], f) } }
         }
         for b in bad {
             printError("todo: warning: \(Terminal.safe(b.path)) cannot be read (\(Terminal.safe(b.reason))); it is left out.")
