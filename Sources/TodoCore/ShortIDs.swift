@@ -24,15 +24,7 @@ public enum ShortIDs {
     /// that no other id shares. Ids are sorted as 128-bit numbers, which is their hex order,
     /// and neighbours compared a word at a time: no strings are made.
     public static func lengths(_ ids: [TaskID]) -> [Int] {
-        let keys = ids.map { id -> (UInt64, UInt64) in
-            var hi: UInt64 = 0
-            var lo: UInt64 = 0
-            for (n, c) in id.hex.utf8.enumerated() {
-                let digit = UInt64(c <= 0x39 ? c - 0x30 : c - 0x61 + 10)
-                if n < 16 { hi = hi << 4 | digit } else { lo = lo << 4 | digit }
-            }
-            return (hi, lo)
-        }
+        let keys = ids.map { ($0.high, $0.low) }
         let order = keys.indices.sorted { keys[$0] < keys[$1] }
         var out = [Int](repeating: minimum, count: ids.count)
         for k in order.indices.dropFirst() {

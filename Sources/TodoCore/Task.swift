@@ -1,17 +1,47 @@
 /// A task's 128-bit random id, as 32 lowercase hex digits.
 public struct TaskID: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let hex: String
+    /// The id as a number, its first and last 16 hex digits: equality, hashing and order use
+    /// these, so that they never read the string's storage (a list compares and hashes ten
+    /// thousand ids).
+    public let high: UInt64
+    public let low: UInt64
 
     public init?(_ hex: String) {
-        guard hex.utf8.count == 32, hex.utf8.allSatisfy(isLowerHex) else { return nil }
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var n = 0
+        for c in hex.utf8 {
+            guard n < 32, isLowerHex(c) else { return nil }
+            let digit = UInt64(c <= 0x39 ? c - 0x30 : c - 0x61 + 10)
+            if n < 16 { high = high << 4 | digit } else { low = low << 4 | digit }
+            n += 1
+        }
+        guard n == 32 else { return nil }
         self.hex = hex
+        self.high = high
+        self.low = low
+    }
+
+    /// The id of these 128 bits.
+    public init(high: UInt64, low: UInt64) {
+        self.hex = hex64(high) + hex64(low)
+        self.high = high
+        self.low = low
+    }
+
+    public static func == (a: TaskID, b: TaskID) -> Bool { a.high == b.high && a.low == b.low }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(high)
+        hasher.combine(low)
     }
 
     /// A fresh random id.
     public static func random<G: RandomNumberGenerator>(using rng: inout G) -> TaskID {
         let a = rng.next() as UInt64
         let b = rng.next() as UInt64
-        return TaskID(hex64(a) + hex64(b))!
+        return TaskID(high: a, low: b)
     }
 
     public var description: String { hex }
@@ -19,14 +49,21 @@ public struct TaskID: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// `tasks/<first two>/<id>.json`
     public var path: String { "tasks/\(hex.prefix(2))/\(hex).json" }
 
-    public static func < (a: TaskID, b: TaskID) -> Bool { a.hex < b.hex }
+    /// The order of the hex digits.
+    public static func < (a: TaskID, b: TaskID) -> Bool { a.high != b.high ? a.high < b.high : a.low < b.low }
 }
 
 func isLowerHex(_ b: UInt8) -> Bool { (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) }
 
+/// `v` as 16 lowercase hex digits.
 public func hex64(_ v: UInt64) -> String {
-    let s = String(v, radix: 16)
-    return String(repeating: "0", count: 16 - s.count) + s
+    String(unsafeUninitializedCapacity: 16) { out in
+        for i in 0..<16 {
+            let digit = UInt8(truncatingIfNeeded: v >> (60 - 4 * UInt64(i))) & 15
+            out[i] = digit < 10 ? 0x30 + digit : 0x61 + digit - 10
+        }
+        return 16
+    }
 }
 
 public enum Status: String, Sendable, CaseIterable {

@@ -107,14 +107,12 @@ public enum TaskRecord {
         return Entry(task: task, facts: facts, unparsedExtra: unparsed)
     }
 
-    static let hexDigits = Array("0123456789abcdef".utf8)
-
+    /// The id's 128 bits, most significant byte first (the order of its hex digits).
     static func appendID(_ id: TaskID, to out: inout [UInt8]) {
-        let u = Array(id.hex.utf8)
-        for i in stride(from: 0, to: 32, by: 2) { out.append(nibble(u[i]) << 4 | nibble(u[i + 1])) }
+        for half in [id.high, id.low] {
+            for i in 0..<8 { out.append(UInt8(truncatingIfNeeded: half >> (56 - 8 * UInt64(i)))) }
+        }
     }
-
-    static func nibble(_ c: UInt8) -> UInt8 { c <= 0x39 ? c - 0x30 : c - 0x61 + 10 }
 
     public static func appendInt(_ v: UInt32, _ width: Int, to out: inout [UInt8]) {
         for i in 0..<width { out.append(UInt8(truncatingIfNeeded: v >> (8 * UInt32(i)))) }
@@ -165,13 +163,12 @@ public enum TaskRecord {
 
         mutating func id() -> TaskID? {
             guard let raw = raw(16) else { return nil }
-            var hex = [UInt8]()
-            hex.reserveCapacity(32)
-            for b in raw {
-                hex.append(TaskRecord.hexDigits[Int(b >> 4)])
-                hex.append(TaskRecord.hexDigits[Int(b & 15)])
+            var high: UInt64 = 0
+            var low: UInt64 = 0
+            for (n, b) in raw.enumerated() {
+                if n < 8 { high = high << 8 | UInt64(b) } else { low = low << 8 | UInt64(b) }
             }
-            return TaskID(String(decoding: hex, as: UTF8.self))
+            return TaskID(high: high, low: low)
         }
     }
 }

@@ -156,14 +156,20 @@ extension Snapshot {
         let changedPaths = Set(changed.keys.map(\.path))
         c.bad.removeAll { changedPaths.contains($0.path) }
         c.bad += unreadable
+        // Where the changed tasks are in the cache: ids read in place (a copy of each Task would
+        // retain and release all of its fields), by the first half of their number, which needs
+        // neither the id's string nor a hash of it; only a match is looked up whole.
+        var found: [(Int, Task?)] = []
+        let highs = Set(changed.keys.map(\.high))
+        c.tasks.withUnsafeBufferPointer { tasks in
+            for i in tasks.indices {
+                if changed.isEmpty { break }
+                guard highs.contains(tasks[i].id.high) else { continue }
+                if let now = changed.removeValue(forKey: tasks[i].id) { found.append((i, now)) }
+            }
+        }
         var gone = Set<Int>()
-        // A few changed files (one command's worth) are looked for by comparing ids, which
-        // costs less than hashing each of the cache's ids.
-        let few = changed.count <= 16 ? Array(changed.keys) : nil
-        for i in c.tasks.indices {
-            if changed.isEmpty { break }
-            if let few, !few.contains(c.tasks[i].id) { continue }
-            guard let now = changed.removeValue(forKey: c.tasks[i].id) else { continue }
+        for (i, now) in found {
             guard let now else {
                 gone.insert(i)
                 continue
