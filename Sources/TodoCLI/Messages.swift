@@ -50,6 +50,10 @@ extension CLIError {
             self.init(
                 "Task \(Terminal.safe(task)) has no item \"\(Terminal.safe(item))\".\nRun `todo show \(Terminal.safe(task))` to see its items and their numbers.",
                 exit: .notFound)
+        case .itemCheckedAndUnchecked(let task, let item):
+            self.init(
+                "--check and --uncheck both name item \"\(Terminal.safe(item))\" of task \(Terminal.safe(task)). Nothing was changed.\nSay one of them.",
+                exit: .usage)
         case .notAChore(let task):
             self.init(
                 "Task \(Terminal.safe(task)) does not repeat, so it has no occurrence to skip.\nMake it a chore with `todo edit \(Terminal.safe(task)) --every RULE`.",

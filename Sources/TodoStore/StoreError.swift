@@ -31,6 +31,8 @@ public enum StoreError: Error, Sendable {
     case badImport(file: String, reason: String)
     /// No checklist item of the task matches the text or index given.
     case itemNotFound(task: String, item: String)
+    /// One edit both checks and unchecks one checklist item (`item` as the task shows it).
+    case itemCheckedAndUnchecked(task: String, item: String)
     /// `skip` on a task that is not a chore.
     case notAChore(String)
     case git(GitError)

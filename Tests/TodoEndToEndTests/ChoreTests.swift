@@ -92,7 +92,7 @@ import TodoCore
         #expect(skip.stdout == "Skipped: Water plants (\(plants.short)), Sat 22 Nov; next: Tue 25 Nov\n")
     }
 
-    @Test func badRulesAndSkippingPlainTasksAreRefused() throws {
+    @Test func badRulesSkippingPlainTasksAndContradictoryItemEditsAreRefused() throws {
         let sb = try Sandbox()
         try sb.initHousehold()
         let milk = try sb.add("Buy milk")
@@ -106,6 +106,16 @@ import TodoCore
         r = try sb.todo("edit", milk.short, "--check", "eggs")
         #expect(r.exitCode == 66 && r.stderr.contains("has no item \"eggs\""), "\(r)")
         #expect(try sb.commits() == before)
+        // One item checked and unchecked in one edit, by text and by number, either way round.
+        let bread = try sb.add("Groceries", "--item", "bread", "--item", "eggs")
+        let listed = try sb.commits()
+        r = try sb.todo("edit", bread.short, "--check", "bread", "--uncheck", "1")
+        #expect(r.exitCode == 64 && r.stderr.contains("--check and --uncheck both name item \"bread\""), "\(r)")
+        r = try sb.todo("edit", bread.short, "--uncheck", "EGGS", "--check", "bread", "--check", "2")
+        #expect(r.exitCode == 64 && r.stderr.contains("--check and --uncheck both name item \"eggs\""), "\(r)")
+        #expect(try sb.commits() == listed)
+        #expect(try run(sb, "edit", bread.short, "--check", "bread", "--check", "1").exitCode == 0, "the same thing twice is one")
+        #expect(try sb.commits().count == listed.count + 1)
         // done on a plain task works as before.
         #expect(try run(sb, "done", milk.short).stdout == "Done: Buy milk (\(milk.short))\n")
     }

@@ -128,6 +128,11 @@ extension Household {
         let checks = try edit.checkItems.map { name throws(StoreError) in try findItem(name, in: task) }
         let unchecks = try edit.uncheckItems.map { name throws(StoreError) in try findItem(name, in: task) }
         let removals = try edit.removeItems.map { name throws(StoreError) in try findItem(name, in: task) }
+        // Checked and unchecked in one edit says two things; a removal after either is one.
+        let checked = Set(checks.map(\.key))
+        if let both = unchecks.first(where: { checked.contains($0.key) }) {
+            throw StoreError.itemCheckedAndUnchecked(task: String(task.id.hex.prefix(8)), item: both.text)
+        }
         for (n, text) in edit.addItems.enumerated() where addItem(text, to: &task, stamp: stamp, position: n) {
             fields.append("+" + Checklist.normalised(text))
         }
