@@ -13,27 +13,44 @@
 #include "interposers.h"
 
 #ifdef __linux__
-// OpenSSL's SHA_CTX: five 32-bit words of state, the length in two words, 16 words of
-// block data and a count; 96 bytes. Room is left to spare.
-typedef struct {
-    unsigned char opaque[256];
-} sha_ctx_room;
-
+// The context is OpenSSL's SHA_CTX: five 32-bit words of state, the length in two words, 16
+// words of block data and a count, 96 bytes; TODO_SHA1_CONTEXT_SIZE leaves room to spare.
 int SHA1_Init(void *context);
 int SHA1_Update(void *context, const void *data, size_t length);
 int SHA1_Final(unsigned char *out, void *context);
 
-int todo_fast_sha1(const void *data, size_t length, unsigned char out[20]) {
-    sha_ctx_room ctx;
-    memset(&ctx, 0, sizeof ctx);
-    if (SHA1_Init(&ctx) != 1 || SHA1_Update(&ctx, data, length) != 1 || SHA1_Final(out, &ctx) != 1) return -1;
-    return 0;
+int todo_sha1_init(void *context) {
+    memset(context, 0, TODO_SHA1_CONTEXT_SIZE);
+    return SHA1_Init(context) == 1 ? 0 : -1;
 }
+
+int todo_sha1_update(void *context, const void *data, size_t length) {
+    return SHA1_Update(context, data, length) == 1 ? 0 : -1;
+}
+
+int todo_sha1_final(void *context, unsigned char out[20]) { return SHA1_Final(out, context) == 1 ? 0 : -1; }
 #else
-int todo_fast_sha1(const void *data, size_t length, unsigned char out[20]) {
+int todo_sha1_init(void *context) {
+    (void)context;
+    return -1;
+}
+
+int todo_sha1_update(void *context, const void *data, size_t length) {
+    (void)context;
     (void)data;
     (void)length;
+    return -1;
+}
+
+int todo_sha1_final(void *context, unsigned char out[20]) {
+    (void)context;
     (void)out;
     return -1;
 }
 #endif
+
+int todo_fast_sha1(const void *data, size_t length, unsigned char out[20]) {
+    _Alignas(16) unsigned char context[TODO_SHA1_CONTEXT_SIZE];
+    if (todo_sha1_init(context) != 0 || todo_sha1_update(context, data, length) != 0) return -1;
+    return todo_sha1_final(context, out);
+}

@@ -210,32 +210,98 @@ struct IndexFile {
         return out
     }
 
+    /// A new index file made of this one's bytes and new ones: written piece by piece, never
+    /// gathered into one buffer (a fresh megabyte costs a page fault every 4 KB, more than
+    /// the copy itself).
+    struct Rewrite {
+        enum Piece {
+            /// A run of the file as read.
+            case old(Range<Int>)
+            case new([UInt8])
+        }
+
+        let pieces: [Piece]
+        /// The new file's trailing SHA-1 (also its last piece).
+        let checksum: [UInt8]
+    }
+
     /// The file with `entries` (path, encoded entry) put in: replacing every stage of a path
     /// already there, inserted in order otherwise; the cache tree dropped; a new checksum.
-    func replacing(_ entries: [(path: String, entry: [UInt8])]) -> [UInt8]? {
+    func replacing(_ entries: [(path: String, entry: [UInt8])]) -> Rewrite? {
         var sorted = entries.map { (key: Array($0.path.utf8), entry: $0.entry) }
         sorted.sort { $0.key.lexicographicallyPrecedes($1.key) }
-        var out: [UInt8] = []
-        out.reserveCapacity(entriesEnd + sorted.count * 128 + 20)
-        out += bytes[0..<8]
-        out += [0, 0, 0, 0]  // the entry count, set below
+        var pieces: [Rewrite.Piece] = [.old(0..<8), .new([0, 0, 0, 0])]  // the entry count, set below
         var count = starts.count
-        var copiedUpTo = 0  // entries before this one are in `out`
+        var copiedUpTo = 0  // entries before this one are in `pieces`
         for (key, entry) in sorted {
             let at = lowerBound(key)
             guard at >= copiedUpTo else { return nil }  // the same path twice
-            out += bytes[entryStart(copiedUpTo)..<entryStart(at)]
+            pieces.append(.old(entryStart(copiedUpTo)..<entryStart(at)))
             var next = at
             while next < starts.count, path(at: next).elementsEqual(key) { next += 1 }
             count += 1 - (next - at)
-            out += entry
+            pieces.append(.new(entry))
             copiedUpTo = next
         }
-        out += bytes[entryStart(copiedUpTo)..<entriesEnd]
-        out.replaceSubrange(8..<12, with: Self.bigEndian(UInt32(count)))
-        guard let digest = Self.sha1(out, 0..<out.count) else { return nil }
-        out.append(contentsOf: digest)
-        return out
+        pieces.append(.old(entryStart(copiedUpTo)..<entriesEnd))
+        pieces[1] = .new(Self.bigEndian(UInt32(count)))
+        let digest = checksum(of: pieces)
+        pieces.append(.new(digest))
+        return Rewrite(pieces: pieces, checksum: digest)
+    }
+
+    /// SHA-1 of the pieces: libcrypto's, else GitKit's own.
+    private func checksum(of pieces: [Rewrite.Piece]) -> [UInt8] {
+        bytes.withUnsafeBytes { file in
+            var context = [UInt8](repeating: 0, count: Int(TODO_SHA1_CONTEXT_SIZE))
+            var digest = [UInt8](repeating: 0, count: 20)
+            let fast = context.withUnsafeMutableBytes { c -> Bool in
+                guard todo_sha1_init(c.baseAddress!) == 0 else { return false }
+                for piece in pieces {
+                    let ok: Bool
+                    switch piece {
+                    case .old(let r): ok = todo_sha1_update(c.baseAddress!, file.baseAddress! + r.lowerBound, r.count) == 0
+                    case .new(let b): ok = b.withUnsafeBytes { todo_sha1_update(c.baseAddress!, $0.baseAddress, $0.count) } == 0
+                    }
+                    if !ok { return false }
+                }
+                return digest.withUnsafeMutableBufferPointer { todo_sha1_final(c.baseAddress!, $0.baseAddress!) } == 0
+            }
+            if fast { return digest }
+            var sha = SHA1()
+            for piece in pieces {
+                switch piece {
+                case .old(let r): sha.update(UnsafeBufferPointer(rebasing: file.bindMemory(to: UInt8.self)[r]))
+                case .new(let b): sha.update(b)
+                }
+            }
+            return sha.finish()
+        }
+    }
+
+    /// Writes `rewrite` to `fd`: 0, or the errno of the write that failed.
+    func emit(_ rewrite: Rewrite, to fd: Int32) -> Int32 {
+        bytes.withUnsafeBytes { file in
+            func all(_ buffer: UnsafeRawBufferPointer) -> Int32 {
+                var offset = 0
+                while offset < buffer.count {
+                    let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                    if n < 0 && errno == EINTR { continue }
+                    if n <= 0 { return n < 0 ? errno : EIO }
+                    offset += n
+                }
+                return 0
+            }
+            for piece in rewrite.pieces {
+                let failed: Int32
+                switch piece {
+                case .old(let r): failed = all(UnsafeRawBufferPointer(rebasing: file[r]))
+                case .new(let b): failed = b.withUnsafeBytes { all($0) }
+                }
+                if failed != 0 { return failed }
+            }
+            return 0
+        }
     }
 
     private func entryStart(_ entry: Int) -> Int { entry < starts.count ? starts[entry] : entriesEnd }

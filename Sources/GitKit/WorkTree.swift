@@ -187,9 +187,9 @@ extension Repository {
                 }
                 entries.append((path, IndexFile.entry(path: path, id: withUnsafeBytes(of: blob.raw.id) { Array($0) }, stat: st)))
             }
-            if let bytes = file.replacing(entries) {
+            if let rewrite = file.replacing(entries) {
                 indexFile = nil
-                try writeIndex(bytes)
+                try writeIndex(rewrite, of: file)
                 return
             }
         }
@@ -226,21 +226,15 @@ extension Repository {
     static let directIndexLimit = 256
 
     /// Replaces the index as git does: `index.lock` created exclusively, written, renamed.
-    private func writeIndex(_ bytes: [UInt8]) throws {
+    private func writeIndex(_ rewrite: IndexFile.Rewrite, of file: IndexFile) throws {
         let path = gitDirectory + "index"
         let lock = path + ".lock"
         let fd = try createLockFile(lock, errorClass: GIT_ERROR_INDEX, what: "the index")
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 {
-                let err = errno
-                close(fd)
-                unlink(lock)
-                throw GitError.system(errno: err, call: "write \(lock)")
-            }
-            offset += n
+        let failed = file.emit(rewrite, to: fd)
+        if failed != 0 {
+            close(fd)
+            unlink(lock)
+            throw GitError.system(errno: failed, call: "write \(lock)")
         }
         var st = stat()
         let stamped = fstat(fd, &st) == 0
@@ -250,7 +244,7 @@ extension Repository {
             unlink(lock)
             throw GitError.system(errno: err, call: "rename \(lock)")
         }
-        if stamped, let checksum = ObjectID(raw: bytes.suffix(20)) {
+        if stamped, let checksum = ObjectID(raw: rewrite.checksum[...]) {
             mkdir(gitDirectory + "todo", 0o755)
             let stamp = IndexFile.Stamp(
                 seconds: Int(st.st_mtim.tv_sec), nanoseconds: Int(st.st_mtim.tv_nsec), size: Int(st.st_size),
