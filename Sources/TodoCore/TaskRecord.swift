@@ -13,12 +13,12 @@ public enum TaskRecord {
     public struct Entry {
         public var task: Task
         public var facts: ListFacts?
-        public var unparsedExtra: [UInt8]?
+        public var unparsedExtra: ArraySlice<UInt8>?
     }
 
     /// Appends `task`'s record. `extraText` stands in for the extra fields when the task was
     /// read without them; `facts` are computed from the task when not given.
-    public static func append(_ task: Task, facts: ListFacts? = nil, extraText: [UInt8]? = nil, to out: inout [UInt8]) {
+    public static func append(_ task: Task, facts: ListFacts? = nil, extraText: ArraySlice<UInt8>? = nil, to out: inout [UInt8]) {
         appendID(task.id, to: &out)
         var flags: UInt8 = 0
         if task.status == .done { flags |= 1 }
@@ -71,13 +71,13 @@ public enum TaskRecord {
                 ? Due(date: CivilDate(daysSinceEpoch: Int(Int32(bitPattern: days))), minutes: flags & 8 != 0 ? Int(minutes) : nil)
                 : nil,
             priority: prio == 0 ? .low : prio == 2 ? .high : .normal, deleted: flags & 2 != 0)
-        var unparsed: [UInt8]?
+        var unparsed: ArraySlice<UInt8>?
         if !extraText.isEmpty {
             if parseExtra {
                 guard case .object(let members)? = try? JSONParser.parse(Array(extraText)) else { return nil }
                 for (k, v) in members { task.extra[k] = v }
             } else {
-                unparsed = Array(extraText)
+                unparsed = extraText  // a view of the cache's bytes, not a copy
             }
         }
         for _ in 0..<tagCount {

@@ -28,14 +28,14 @@ struct ListCache {
     var facts: [ListFacts?]
     /// `unparsed[i]`: the extra fields of `tasks[i]` as JSON text, when read without them
     /// (`read(parseExtra: false)`).
-    var unparsed: [[UInt8]?]
+    var unparsed: [ArraySlice<UInt8>?]
 
     /// From the task files: each chore's and checklist's facts worked out here.
     init(tree: ObjectID, tasks: [Task], bad: [BadFile]) {
         self.init(tree: tree, tasks: tasks, bad: bad, facts: tasks.map(ListFacts.init), unparsed: Array(repeating: nil, count: tasks.count))
     }
 
-    init(tree: ObjectID, tasks: [Task], bad: [BadFile], facts: [ListFacts?], unparsed: [[UInt8]?]) {
+    init(tree: ObjectID, tasks: [Task], bad: [BadFile], facts: [ListFacts?], unparsed: [ArraySlice<UInt8>?]) {
         precondition(facts.count == tasks.count && unparsed.count == tasks.count)
         self.tree = tree
         self.tasks = tasks
@@ -56,7 +56,7 @@ struct ListCache {
         guard let count = r.int(4) else { return nil }
         var tasks: [Task] = []
         var facts: [ListFacts?] = []
-        var unparsed: [[UInt8]?] = []
+        var unparsed: [ArraySlice<UInt8>?] = []
         let capacity = Int(min(count, 1 << 24))
         tasks.reserveCapacity(capacity)
         facts.reserveCapacity(capacity)
