@@ -271,7 +271,7 @@ struct IndexFile {
             var sha = SHA1()
             for piece in pieces {
                 switch piece {
-                case .old(let r): sha.update(UnsafeBufferPointer(rebasing: file.bindMemory(to: UInt8.self)[r]))
+                case .old(let r): sha.update(UnsafeBufferPointer(rebasing: file.assumingMemoryBound(to: UInt8.self)[r]))
                 case .new(let b): sha.update(b)
                 }
             }

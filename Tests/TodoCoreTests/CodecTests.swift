@@ -191,6 +191,25 @@ import Testing
             #expect(String(id.hex.prefix(length)) == byHex[id.hex], "\(id)")
         }
     }
+
+    /// An id's number and its hex agree: the same id from either, the order of the hex, one
+    /// hash for equal ids; anything but 32 lowercase hex digits is no id.
+    @Test func idsCompareAndHashAsTheirHex() {
+        var rng = SplitMix64(seed: 2026_11_24)
+        let ids = (0..<500).map { _ in TaskID.random(using: &rng) } + [TaskID(high: 0, low: .max), TaskID(high: .max, low: 0)]
+        for id in ids {
+            #expect(id.hex.utf8.count == 32 && id.hex.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+            #expect(TaskID(id.hex) == id && TaskID(high: id.high, low: id.low).hex == id.hex)
+            #expect(Set([id, TaskID(id.hex)!]).count == 1)
+        }
+        for (a, b) in zip(ids, ids.dropFirst()) {
+            #expect((a < b) == (a.hex < b.hex) && (b < a) == (b.hex < a.hex), "\(a) \(b)")
+        }
+        for bad in ["", "3f2a", String(repeating: "A", count: 32), String(repeating: "0", count: 31) + "g",
+                    String(repeating: "0", count: 33), String(repeating: "0", count: 31) + "é"] {
+            #expect(TaskID(bad) == nil, "\(bad)")
+        }
+    }
 }
 
 @Suite(.timeLimit(.minutes(20)), .kit) struct ImportTests {
