@@ -1,4 +1,4 @@
-// SHA-1 of a buffer through OpenSSL's libcrypto (linked into the executable for libssh2): it
+// SHA-1 through OpenSSL's libcrypto (linked into the executable for libssh2): it
 // uses the CPU's SHA instructions where there are some, several times faster than libgit2's
 // collision-detecting SHA-1. Used for the index checksum only, which guards against a torn
 // file, not against an attacker.
@@ -49,8 +49,3 @@ int todo_sha1_final(void *context, unsigned char out[20]) {
 }
 #endif
 
-int todo_fast_sha1(const void *data, size_t length, unsigned char out[20]) {
-    _Alignas(16) unsigned char context[TODO_SHA1_CONTEXT_SIZE];
-    if (todo_sha1_init(context) != 0 || todo_sha1_update(context, data, length) != 0) return -1;
-    return todo_sha1_final(context, out);
-}

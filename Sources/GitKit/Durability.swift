@@ -143,18 +143,6 @@ extension Repository {
         if mkdir(path, 0o755) != 0 && errno != EEXIST { throw GitError.system(errno: errno, call: "mkdir \(path)") }
     }
 
-    private func writeAll(_ fd: Int32, _ bytes: [UInt8], what: String) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw GitError.system(errno: errno, call: "write \(what)")
-            }
-            offset += n
-        }
-    }
-
     /// Removes those of `ids` whose loose files are damaged (empty, cut short, not the object
     /// their name says): what a machine that stopped before a write was made durable can leave.
     /// Objects in packs and loose objects that read back whole are kept. Returns how many went.

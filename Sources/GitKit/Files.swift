@@ -4,7 +4,8 @@ import Glibc
 import Darwin
 #endif
 
-// Two file-system helpers GitKit needs for pack files and the store for its own folders.
+// File-system helpers GitKit needs for pack files, refs and the index, and the store for its
+// own folders.
 
 /// The names in a directory, without `.` and `..`; empty when it cannot be read.
 public func listDirectory(_ path: String) -> [String] {
@@ -26,6 +27,23 @@ public func syncDirectory(_ path: String) {
     guard fd >= 0 else { return }
     fsync(fd)
     close(fd)
+}
+
+/// Writes all of `buffer` to `fd` (`what` names the file in the error).
+func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, what: String) throws {
+    var offset = 0
+    while offset < buffer.count {
+        let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw GitError.system(errno: errno, call: "write \(what)")
+        }
+        offset += n
+    }
+}
+
+func writeAll(_ fd: Int32, _ bytes: [UInt8], what: String) throws {
+    try bytes.withUnsafeBytes { try writeAll(fd, $0, what: what) }
 }
 
 /// The whole file; nil when it does not exist or cannot be read.

@@ -30,6 +30,18 @@ struct IndexFile {
         var nanoseconds: Int
         var size: Int
         var inode: UInt64
+
+        init(seconds: Int, nanoseconds: Int, size: Int, inode: UInt64) {
+            self.seconds = seconds
+            self.nanoseconds = nanoseconds
+            self.size = size
+            self.inode = inode
+        }
+
+        /// The stamp of the file `st` describes.
+        init(_ st: stat) {
+            self.init(seconds: Int(st.st_mtim.tv_sec), nanoseconds: Int(st.st_mtim.tv_nsec), size: Int(st.st_size), inode: UInt64(st.st_ino))
+        }
     }
 
     /// A note, written beside the index after `IndexFile` wrote it, of that file's stamp and
@@ -91,8 +103,7 @@ struct IndexFile {
             count = complete ? size : 0
         }
         if !complete { return nil }
-        let stamp = Stamp(
-            seconds: Int(st.st_mtim.tv_sec), nanoseconds: Int(st.st_mtim.tv_nsec), size: size, inode: UInt64(st.st_ino))
+        let stamp = Stamp(st)
         let known = written.flatMap(Written.load).map { $0.stamp == stamp && $0.checksum == ObjectID(raw: bytes[(size - 20)...]) } ?? false
         return IndexFile(bytes: bytes, stamp: stamp, checked: known)
     }
@@ -106,7 +117,7 @@ struct IndexFile {
         let count = Int(Self.u32(bytes, 8))
         let end = bytes.count - 20
         if !checked {
-            guard let digest = Self.sha1(bytes, 0..<end), digest.elementsEqual(bytes[end...]) else { return nil }
+            guard bytes.withUnsafeBytes({ Self.sha1([.old(0..<end)], of: $0) }).elementsEqual(bytes[end...]) else { return nil }
         }
         var starts: [Int] = []
         starts.reserveCapacity(count + 1)
@@ -245,62 +256,48 @@ struct IndexFile {
         }
         pieces.append(.old(entryStart(copiedUpTo)..<entriesEnd))
         pieces[1] = .new(Self.bigEndian(UInt32(count)))
-        let digest = checksum(of: pieces)
+        let digest = bytes.withUnsafeBytes { Self.sha1(pieces, of: $0) }
         pieces.append(.new(digest))
         return Rewrite(pieces: pieces, checksum: digest)
     }
 
-    /// SHA-1 of the pieces: libcrypto's, else GitKit's own.
-    private func checksum(of pieces: [Rewrite.Piece]) -> [UInt8] {
-        bytes.withUnsafeBytes { file in
-            var context = [UInt8](repeating: 0, count: Int(TODO_SHA1_CONTEXT_SIZE))
-            var digest = [UInt8](repeating: 0, count: 20)
-            let fast = context.withUnsafeMutableBytes { c -> Bool in
-                guard todo_sha1_init(c.baseAddress!) == 0 else { return false }
-                for piece in pieces {
-                    let ok: Bool
-                    switch piece {
-                    case .old(let r): ok = todo_sha1_update(c.baseAddress!, file.baseAddress! + r.lowerBound, r.count) == 0
-                    case .new(let b): ok = b.withUnsafeBytes { todo_sha1_update(c.baseAddress!, $0.baseAddress, $0.count) } == 0
-                    }
-                    if !ok { return false }
-                }
-                return digest.withUnsafeMutableBufferPointer { todo_sha1_final(c.baseAddress!, $0.baseAddress!) } == 0
-            }
-            if fast { return digest }
-            var sha = SHA1()
+    /// SHA-1 of `pieces`, whose `.old` runs are runs of `file`: libcrypto's (the CPU's SHA
+    /// instructions), else GitKit's own.
+    static func sha1(_ pieces: [Rewrite.Piece], of file: UnsafeRawBufferPointer) -> [UInt8] {
+        var context = [UInt8](repeating: 0, count: Int(TODO_SHA1_CONTEXT_SIZE))
+        var digest = [UInt8](repeating: 0, count: 20)
+        let fast = context.withUnsafeMutableBytes { c -> Bool in
+            guard todo_sha1_init(c.baseAddress!) == 0 else { return false }
             for piece in pieces {
+                let ok: Bool
                 switch piece {
-                case .old(let r): sha.update(UnsafeBufferPointer(rebasing: file.assumingMemoryBound(to: UInt8.self)[r]))
-                case .new(let b): sha.update(b)
+                case .old(let r): ok = todo_sha1_update(c.baseAddress!, file.baseAddress! + r.lowerBound, r.count) == 0
+                case .new(let b): ok = b.withUnsafeBytes { todo_sha1_update(c.baseAddress!, $0.baseAddress, $0.count) } == 0
                 }
+                if !ok { return false }
             }
-            return sha.finish()
+            return digest.withUnsafeMutableBufferPointer { todo_sha1_final(c.baseAddress!, $0.baseAddress!) } == 0
         }
+        if fast { return digest }
+        var sha = SHA1()
+        for piece in pieces {
+            switch piece {
+            case .old(let r): sha.update(UnsafeBufferPointer(rebasing: file.assumingMemoryBound(to: UInt8.self)[r]))
+            case .new(let b): sha.update(b)
+            }
+        }
+        return sha.finish()
     }
 
-    /// Writes `rewrite` to `fd`: 0, or the errno of the write that failed.
-    func emit(_ rewrite: Rewrite, to fd: Int32) -> Int32 {
-        bytes.withUnsafeBytes { file in
-            func all(_ buffer: UnsafeRawBufferPointer) -> Int32 {
-                var offset = 0
-                while offset < buffer.count {
-                    let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                    if n < 0 && errno == EINTR { continue }
-                    if n <= 0 { return n < 0 ? errno : EIO }
-                    offset += n
-                }
-                return 0
-            }
+    /// Writes `rewrite` to `fd` (`what` names the file in the error).
+    func emit(_ rewrite: Rewrite, to fd: Int32, what: String) throws {
+        try bytes.withUnsafeBytes { file in
             for piece in rewrite.pieces {
-                let failed: Int32
                 switch piece {
-                case .old(let r): failed = all(UnsafeRawBufferPointer(rebasing: file[r]))
-                case .new(let b): failed = b.withUnsafeBytes { all($0) }
+                case .old(let r): try writeAll(fd, UnsafeRawBufferPointer(rebasing: file[r]), what: what)
+                case .new(let b): try writeAll(fd, b, what: what)
                 }
-                if failed != 0 { return failed }
             }
-            return 0
         }
     }
 
@@ -318,15 +315,4 @@ struct IndexFile {
 
     static func appendU32(_ out: inout [UInt8], _ v: UInt32) { out += bigEndian(v) }
 
-    /// SHA-1 of `bytes[range]`: libcrypto's when loaded, else GitKit's own.
-    static func sha1(_ bytes: [UInt8], _ range: Range<Int>) -> [UInt8]? {
-        var digest = [UInt8](repeating: 0, count: 20)
-        let fast = bytes.withUnsafeBytes { buf in
-            digest.withUnsafeMutableBufferPointer { todo_fast_sha1(buf.baseAddress! + range.lowerBound, range.count, $0.baseAddress!) }
-        }
-        if fast == 0 { return digest }
-        var sha = SHA1()
-        bytes.withUnsafeBufferPointer { sha.update(UnsafeBufferPointer(rebasing: $0[range])) }
-        return sha.finish()
-    }
 }

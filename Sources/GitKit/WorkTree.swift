@@ -111,9 +111,7 @@ extension Repository {
         let path = gitDirectory + "index"
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
-        let stamp = IndexFile.Stamp(
-            seconds: Int(st.st_mtim.tv_sec), nanoseconds: Int(st.st_mtim.tv_nsec), size: Int(st.st_size),
-            inode: UInt64(st.st_ino))
+        let stamp = IndexFile.Stamp(st)
         if let cached = indexFile, cached.stamp == stamp { return cached }
         indexFile = IndexFile.load(path, written: indexWrittenPath)
         return indexFile
@@ -230,11 +228,12 @@ extension Repository {
         let path = gitDirectory + "index"
         let lock = path + ".lock"
         let fd = try createLockFile(lock, errorClass: GIT_ERROR_INDEX, what: "the index")
-        let failed = file.emit(rewrite, to: fd)
-        if failed != 0 {
+        do {
+            try file.emit(rewrite, to: fd, what: lock)
+        } catch {
             close(fd)
             unlink(lock)
-            throw GitError.system(errno: failed, call: "write \(lock)")
+            throw error
         }
         var st = stat()
         let stamped = fstat(fd, &st) == 0
@@ -246,9 +245,7 @@ extension Repository {
         }
         if stamped, let checksum = ObjectID(raw: rewrite.checksum[...]) {
             mkdir(gitDirectory + "todo", 0o755)
-            let stamp = IndexFile.Stamp(
-                seconds: Int(st.st_mtim.tv_sec), nanoseconds: Int(st.st_mtim.tv_nsec), size: Int(st.st_size),
-                inode: UInt64(st.st_ino))
+            let stamp = IndexFile.Stamp(st)
             IndexFile.Written(stamp: stamp, checksum: checksum).save(indexWrittenPath)
         }
     }

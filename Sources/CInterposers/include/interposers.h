@@ -20,10 +20,6 @@ int todo_syncfs(int fd);
 /// it cannot be read, is larger than `limit`, or is not one whole zlib stream.
 unsigned char *todo_inflate_file(const char *path, size_t limit, size_t *size_out);
 
-/// SHA-1 of `length` bytes into `out` through libcrypto: 0, or -1 (nothing done) where the
-/// executable has no libcrypto.
-int todo_fast_sha1(const void *data, size_t length, unsigned char out[20]);
-
 /// Bytes a `todo_sha1_*` context needs.
 #define TODO_SHA1_CONTEXT_SIZE 256
 
