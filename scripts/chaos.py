@@ -301,18 +301,12 @@ class World:
                 p = self.rng.choice(PRIORITIES)
                 args += ["--priority", p]
                 fields["priority"] = p
-            elif c == "tag":
+            elif c in ("tag", "untag"):
                 t = self.rng.choice(TAGS)
                 if "tag:" + t in fields:
                     continue
-                args += ["--tag", t]
-                fields["tag:" + t] = True
-            elif c == "untag":
-                t = self.rng.choice(TAGS)
-                if "tag:" + t in fields:
-                    continue
-                args += ["--untag", t]
-                fields["tag:" + t] = False
+                args += ["--" + c, t]
+                fields["tag:" + t] = c == "tag"
             elif c == "item":
                 it = self.rng.choice(WORDS)
                 if "item:" + item_key(it) in fields:
