@@ -12,8 +12,8 @@ enum ChoreText {
     }
 
     /// "Tue 2 Dec, Bob" (the turn when there is one).
-    static func occurrence(_ d: CivilDate, of task: Task, today: CivilDate) -> String {
-        day(d, today: today) + (task.assignee(on: d).map { ", " + Terminal.safe($0) } ?? "")
+    static func occurrence(_ d: CivilDate, of schedule: ChoreSchedule, today: CivilDate) -> String {
+        day(d, today: today) + (schedule.assignee(on: d).map { ", " + Terminal.safe($0) } ?? "")
     }
 
     /// A task as `list` shows it: a chore with its current occurrence as due date, whose turn
@@ -35,12 +35,12 @@ enum ChoreText {
 
     /// `--json` members added after a task's own fields: for a chore its current occurrence and
     /// whose turn it is; for a checklist its progress.
-    static func json(_ task: Task) -> JSONValue {
+    static func json(_ task: Task, today: CivilDate) -> JSONValue {
         guard case .object(var members) = TaskCodec.publicObject(task) else { return .null }
-        if task.isChore {
-            let current = task.currentOccurrence
+        if let s = task.schedule(today: today) {
+            let current = s.current
             members.append(("current", current.map { .string($0.description) } ?? .null))
-            members.append(("turn", current.flatMap { task.assignee(on: $0) }.map { .string($0) } ?? .null))
+            members.append(("turn", current.flatMap { s.assignee(on: $0) }.map { .string($0) } ?? .null))
         }
         if let p = task.checklistProgress {
             members.append((
@@ -50,36 +50,51 @@ enum ChoreText {
         return .object(members)
     }
 
-    /// Completions per member: (last 28 days up to today, all time), by who recorded them.
-    static func completions(_ task: Task, today: CivilDate) -> [(member: String, recent: Int, all: Int)] {
-        var counts: [String: (Int, Int)] = [:]
-        let since = today.adding(days: -27)
-        for (key, e) in task.occurrenceEntries where e.state == .done {
-            var c = counts[e.recorded.member] ?? (0, 0)
-            c.1 += 1
-            if let d = CivilDate(iso: Substring(key)), d >= since, d <= today { c.0 += 1 }
-            counts[e.recorded.member] = c
-        }
-        return counts.keys.sorted().map { ($0, counts[$0]!.0, counts[$0]!.1) }
-    }
-
     /// The `show` lines of a chore and a checklist.
     static func showLines(_ task: Task, today: CivilDate) -> [(String, String)] {
         var out: [(String, String)] = []
         if let r = task.recurrence {
-            out.append(("Repeats", "\(r.rule.phrase) (\(r.rule)), from \(day(r.from, today: today))"))
-            if !task.rotation.isEmpty { out.append(("Rotation", task.rotation.map(Terminal.safe).joined(separator: ", "))) }
-            let next = task.upcomingOccurrences(3).map { occurrence($0, of: task, today: today) }
+            let s = ChoreSchedule(task, recurrence: r, today: today)
+            var how = "\(r.rule.phrase) (\(r.rule)), from \(day(r.from, today: today))"
+            if s.mode == .catchUp { how += "; every occurrence must be done (catch-up)" }
+            out.append(("Repeats", how))
+            if !s.rotation.isEmpty {
+                out.append((
+                    "Rotation", s.rotation.map(Terminal.safe).joined(separator: ", ")
+                        + (s.rotate == .fewest ? " (fewest done in 4 weeks goes next)" : "")
+                ))
+            }
+            let next = s.upcoming(3).map { occurrence($0, of: s, today: today) }
             out.append(("Next", next.isEmpty ? "none (the rule has no more dates)" : next.joined(separator: "; ")))
-            let done = task.occurrenceEntries.filter { $0.value.state != .open }.sorted { $0.key > $1.key }.prefix(5)
-            for (n, (key, e)) in done.enumerated() {
-                let when = CivilDate(iso: Substring(key)).map { day($0, today: today) } ?? key
-                out.append((n == 0 ? "History" : "", "\(when): \(e.state.rawValue) by \(Terminal.safe(e.recorded.member))"))
+            for (n, h) in s.history(8).enumerated() {
+                out.append((n == 0 ? "History" : "", historyLine(h.date, h.status, s, task, today: today)))
             }
         }
         for (n, item) in task.visibleItems.enumerated() {
             out.append((n == 0 ? "Items" : "", "\(n + 1). [\(item.state == .checked ? "x" : " ")] \(Terminal.safe(item.text))"))
         }
         return out
+    }
+
+    /// "Thu 3 Dec: done by Sam, Kim (on Sat 5 Dec)", "skipped by Lee", "missed (Lee's turn)".
+    static func historyLine(_ date: CivilDate, _ status: OccurrenceStatus, _ s: ChoreSchedule, _ task: Task, today: CivilDate)
+        -> String
+    {
+        let credits = s.credits(on: date)
+        let who = credits.map { c in
+            Terminal.safe(c.member) + (c.day != date ? " (on \(day(c.day, today: today)))" : "")
+        }.joined(separator: ", ")
+        let when = day(date, today: today)
+        switch status {
+        case .done:
+            return "\(when): done by \(who.isEmpty ? Terminal.safe(task.occurrenceEntries[date.description]?.recorded.member ?? "") : who)"
+        case .skipped:
+            let by = task.occurrenceEntries[date.description].map { " by " + Terminal.safe($0.recorded.member) } ?? ""
+            return "\(when): skipped\(by)" + (who.isEmpty ? "" : "; done by \(who)")
+        case .missed:
+            return "\(when): missed" + (s.turn(on: date).map { " (\(Terminal.safe($0))'s turn)" } ?? "")
+        case .open:
+            return "\(when): open" + (who.isEmpty ? "" : "; done by \(who)")
+        }
     }
 }

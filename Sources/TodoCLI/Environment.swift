@@ -45,18 +45,10 @@ struct Env {
     }
 
     /// The household's local date today.
-    static func today(_ clock: WallClock) -> CivilDate {
-        let now = clock.nowMillis()
-        let local = now / 1000 + Int64(clock.offsetMinutes(now)) * 60
-        return CivilDate(daysSinceEpoch: Int((local - (local < 0 ? 86_399 : 0)) / 86_400))
-    }
+    static func today(_ clock: WallClock) -> CivilDate { clock.today }
 
     /// Minutes after local midnight now.
-    static func minuteOfDay(_ clock: WallClock) -> Int {
-        let now = clock.nowMillis()
-        let local = now / 1000 + Int64(clock.offsetMinutes(now)) * 60
-        return Int(((local % 86_400) + 86_400) % 86_400) / 60
-    }
+    static func minuteOfDay(_ clock: WallClock) -> Int { clock.minuteOfDay }
 
     /// The absolute path of the running executable, for the merge-driver config.
     static var executablePath: String {

@@ -58,6 +58,26 @@ extension CLIError {
             self.init(
                 "Task \(Terminal.safe(task)) does not repeat, so it has no occurrence to skip.\nMake it a chore with `todo edit \(Terminal.safe(task)) --every RULE`.",
                 exit: .usage)
+        case .notAnOccurrence(let task, let date):
+            self.init(
+                "\(date) is not an occurrence of chore \(Terminal.safe(task)). Nothing was changed.\nRun `todo show \(Terminal.safe(task))` to see its rule and dates.",
+                exit: .usage)
+        case .noRotation(let task):
+            self.init(
+                "Chore \(Terminal.safe(task)) has no rotation, so it has no turns to swap or pass. Nothing was changed.\nGive it one with `todo edit \(Terminal.safe(task)) --rotate A,B,...`.",
+                exit: .usage)
+        case .notInRotation(let task, let member, let rotation):
+            self.init(
+                "\"\(Terminal.safe(member))\" is not in the rotation of chore \(Terminal.safe(task)) (\(rotation.map(Terminal.safe).joined(separator: ", "))). Nothing was changed.\nName one of them, or add them with `todo edit \(Terminal.safe(task)) --rotate ...`.",
+                exit: .usage)
+        case .noComingTurn(let task, let member):
+            self.init(
+                "\(Terminal.safe(member)) has no coming turn of chore \(Terminal.safe(task)). Nothing was changed.\nRun `todo show \(Terminal.safe(task))` to see whose turns come next.",
+                exit: .data)
+        case .sameMember(let task, let member):
+            self.init(
+                "\(Terminal.safe(member)) would swap or pass a turn of chore \(Terminal.safe(task)) with themselves. Nothing was changed.",
+                exit: .usage)
         case .ambiguousID(let prefix, let candidates):
             self.init(
                 "The id \"\(Terminal.safe(prefix))\" matches several tasks: \(candidates.joined(separator: ", ")).\nType more of the id.",

@@ -17,7 +17,7 @@ struct Todo: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             InitCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self,
-            DoneCommand.self, SkipCommand.self, ReopenCommand.self, RemoveCommand.self, RestoreCommand.self, LogCommand.self, ChoresCommand.self,
+            DoneCommand.self, SkipCommand.self, SwapCommand.self, PassCommand.self, ReopenCommand.self, RemoveCommand.self, RestoreCommand.self, LogCommand.self, ChoresCommand.self,
             AgendaCommand.self, UndoCommand.self, ChangesCommand.self,
             ImportCommand.self, HouseholdsCommand.self, ConflictsCommand.self, SyncCommand.self, CloneCommand.self, RemoteCommand.self, StatusCommand.self,
             DoctorCommand.self, MergeDriverCommand.self,

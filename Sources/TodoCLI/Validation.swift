@@ -85,6 +85,29 @@ extension Input {
         return t
     }
 
+    /// A date an option names (`--on`), in the words `--due` accepts; a time is ignored.
+    static func date(_ text: String, option: String, today: CivilDate) throws -> CivilDate {
+        try due(text, today: today).date
+    }
+
+    /// A member's name an option gives (`--with`, `--to`).
+    static func name(_ who: String, option: String) throws -> String {
+        let w = who.trimmingSpaces
+        if w.isEmpty { throw CLIError("\(option) needs a member's name.", exit: .usage) }
+        if w.count > maxName { throw CLIError("The name given to \(option) is longer than \(maxName) characters.", exit: .usage) }
+        return w
+    }
+
+    /// `--turns order|fewest`.
+    static func turns(_ text: String) throws -> RotateMode {
+        guard let mode = RotateMode(rawValue: text.lowercased()) else {
+            throw CLIError(
+                "\"\(Terminal.safe(text))\" is not a way of taking turns. Use order (one after another) or fewest (whoever did it least in the last 4 weeks).",
+                exit: .usage)
+        }
+        return mode
+    }
+
     /// `--from DATE`: the day a chore starts (a time, if given, is ignored).
     static func startDate(_ text: String?, today: CivilDate) throws -> CivilDate {
         try text.map { try due($0, today: today).date } ?? today

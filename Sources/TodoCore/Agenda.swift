@@ -19,7 +19,7 @@ public struct Agenda: Sendable {
         var picked: [(Due, Int)] = []
         for (i, t) in tasks.enumerated() {
             guard t.status == .open, !t.deleted else { continue }
-            let (due, assignee) = Self.due(of: t)
+            let (due, assignee) = Self.due(of: t, today: day)
             guard let due, due.date <= last, include(t, assignee) else { continue }
             picked.append((due, i))
         }
@@ -37,9 +37,10 @@ public struct Agenda: Sendable {
 
     /// When a task is due and whose it is: for a chore, its current occurrence (at the chore's
     /// time of day, if it has one) and whose turn that is; for any other task, its own.
-    public static func due(of task: Task) -> (due: Due?, assignee: String?) {
+    public static func due(of task: Task, today: CivilDate) -> (due: Due?, assignee: String?) {
         guard let r = task.recurrence else { return (task.due, task.assignee) }
-        guard let current = task.upcomingOccurrences(1, of: r).first else { return (nil, task.assignee) }
-        return (Due(date: current, minutes: task.due?.minutes), task.assignee(on: current))
+        let s = ChoreSchedule(task, recurrence: r, today: today)
+        guard let current = s.current else { return (nil, task.assignee) }
+        return (Due(date: current, minutes: task.due?.minutes), s.assignee(on: current))
     }
 }

@@ -86,7 +86,7 @@ public enum Checklist {
 /// Checking, merging and stamps of the chore and checklist fields.
 public enum ChoreFields {
     /// The maps whose entries carry their own stamps, merged per key.
-    public static let maps: Set<String> = ["items", "occurrences", "turns"]
+    public static let maps: Set<String> = ["completions", "items", "occurrences", "turns"]
 
     /// Throws when a chore or checklist field does not have its documented shape; drops empty maps.
     static func check(_ task: inout Task) throws(TaskFormatError) {
@@ -95,6 +95,11 @@ public enum ChoreFields {
                 case .string(let from)? = r["from"], RepeatRule(every)?.description == every,
                 CivilDate(iso: Substring(from)) != nil
             else { throw TaskFormatError("\"repeat\" must be {\"every\": RULE, \"from\": \"YYYY-MM-DD\"}") }
+        }
+        for field in ["schedule", "rotate"] {
+            guard let v = task.extra[field] else { continue }
+            // Null is what undoing the first setting writes; an unknown value reads as the default.
+            guard v == .null || v.stringValue != nil else { throw TaskFormatError("\"\(field)\" must be a string") }
         }
         if let r = task.extra["rotation"] {
             guard case .array(let names) = r, names.allSatisfy({ ($0.stringValue.map { !$0.isEmpty }) ?? false }) else {
@@ -124,6 +129,9 @@ public enum ChoreFields {
                 && FieldStamp(strings[1]) != nil
         case "turns":
             return e.count == 2 && CivilDate(iso: Substring(key)) != nil && FieldStamp(strings[1]) != nil
+        case "completions":
+            return e.count == 4 && Completion.parse(key: key) != nil && CompletionState(rawValue: strings[0]) != nil
+                && strings[2].utf8.count == 10 && CivilDate(iso: Substring(strings[2])) != nil && FieldStamp(strings[3]) != nil
         case "items":
             return e.count == 4 && key.utf8.count == 16 && key.utf8.allSatisfy(isLowerHex)
                 && ItemState(rawValue: strings[0]) != nil && !strings[1].isEmpty && FieldStamp(strings[2]) != nil
@@ -179,7 +187,7 @@ public enum ChoreFields {
 
     /// The conflict-log prefixes of the maps' entries (docs/MERGE.md, "What is logged").
     static let logPrefixes: [(map: String, prefix: String)] = [
-        ("occurrences", "occurrence:"), ("turns", "turn:"), ("items", "item:"),
+        ("occurrences", "occurrence:"), ("completions", "completion:"), ("turns", "turn:"), ("items", "item:"),
     ]
 
     /// The conflict-log field of one map entry: `occurrence:<date>`, `turn:<date>`, `item:<key>`.
@@ -222,6 +230,7 @@ public enum ChoreFields {
     public static func absentValue(map: String, like entry: JSONValue) -> JSONValue {
         switch map {
         case "occurrences": return .string(OccurrenceState.open.rawValue)
+        case "completions": return .string(CompletionState.undone.rawValue)
         case "turns": return .string("")
         default:
             guard case .array(let e) = entry, e.count > 1 else { return .array([.string(ItemState.removed.rawValue), .string("")]) }
@@ -328,44 +337,9 @@ extension Task {
     /// The items not removed, in order: what `show` numbers from 1.
     public var visibleItems: [ChecklistItem] { checklist.filter { $0.state != .removed } }
 
-    /// The earliest occurrence neither done nor skipped; nil for a plain task or a rule that has
-    /// run past the last date.
-    public var currentOccurrence: CivilDate? { upcomingOccurrences(1).first }
-
-    /// The first `count` occurrences neither done nor skipped, from the current one on.
-    public func upcomingOccurrences(_ count: Int) -> [CivilDate] {
-        guard let r = recurrence else { return [] }
-        return upcomingOccurrences(count, of: r)
-    }
-
-    /// `upcomingOccurrences` for the task's rule, already read.
-    public func upcomingOccurrences(_ count: Int, of r: Recurrence) -> [CivilDate] {
-        guard count > 0 else { return [] }
-        let entries = occurrenceEntries
-        var out: [CivilDate] = []
-        var d = r.first(onOrAfter: r.from)
-        // Each step passes one done or skipped entry or yields a date, so this ends.
-        while let date = d, out.count < count {
-            if let e = entries[date.description], e.state != .open {
-                // passed
-            } else {
-                out.append(date)
-            }
-            d = r.next(after: date)
-        }
-        return out
-    }
-
-    /// Whose turn an occurrence is: a take-over, else the rotation; nil without either.
-    public func turn(on date: CivilDate) -> String? {
-        if let t = turnEntries[date.description], !t.member.isEmpty { return t.member }
-        let names = rotation
-        guard let r = recurrence, !names.isEmpty else { return nil }
-        return names[r.index(of: date) % names.count]
-    }
-
-    /// Who should do an occurrence: its turn, else the task's assignee.
-    public func assignee(on date: CivilDate) -> String? { turn(on: date) ?? assignee }
+    /// The current occurrence on `today` (docs/FORMAT.md, "What is derived"); nil for a plain
+    /// task or a rule that has run past the last date.
+    public func currentOccurrence(today: CivilDate) -> CivilDate? { schedule(today: today)?.current }
 
     /// Writes one occurrence's state.
     public mutating func setOccurrence(_ date: CivilDate, _ state: OccurrenceState, stamp: FieldStamp) {
@@ -395,8 +369,8 @@ extension Task {
 }
 
 /// What `todo list` shows of a chore or a checklist, all derived from the task's fields: kept
-/// beside each record in the list cache, so that a list reads no chore maps. Nothing in it
-/// depends on the day it is computed.
+/// beside each record in the list cache, so that a list reads no chore maps. A chore's facts
+/// hold for the days `validFrom...validThrough` (its current occurrence moves with the calendar).
 public struct ListFacts: Equatable, Sendable {
     public var isChore: Bool
     /// The chore's current occurrence (nil: every occurrence is done, or not a chore).
@@ -406,24 +380,58 @@ public struct ListFacts: Equatable, Sendable {
     /// Checked and total items of a checklist (nil: no items).
     public var checked: Int
     public var total: Int
+    /// The days on which `current` and `turn` are what the chore shows (nil: any day).
+    public var validFrom: CivilDate?
+    public var validThrough: CivilDate?
 
-    public init(isChore: Bool, current: CivilDate?, turn: String?, checked: Int, total: Int) {
+    public init(
+        isChore: Bool, current: CivilDate?, turn: String?, checked: Int, total: Int, validFrom: CivilDate? = nil,
+        validThrough: CivilDate? = nil
+    ) {
         self.isChore = isChore
         self.current = current
         self.turn = turn
         self.checked = checked
         self.total = total
+        self.validFrom = validFrom
+        self.validThrough = validThrough
     }
 
-    /// The facts of `task`; nil for a task that is neither a chore nor a checklist with items.
-    public init?(_ task: Task) {
+    /// The facts of `task` on `today`; nil for a task that is neither a chore nor a checklist
+    /// with items.
+    public init?(_ task: Task, today: CivilDate) {
         if task.extra.isEmpty { return nil }
         let rule = task.recurrence
         let progress = task.checklistProgress
         if rule == nil && progress == nil { return nil }
-        let current = rule.flatMap { task.upcomingOccurrences(1, of: $0).first }
+        var current: CivilDate?
+        var turn: String?
+        var from: CivilDate?
+        var through: CivilDate?
+        if let rule {
+            let s = ChoreSchedule(task, recurrence: rule, today: today)
+            current = s.current
+            turn = current.flatMap { s.assignee(on: $0) }
+            // The current occurrence stays until the one after it arrives (it is then missed or
+            // passed); a turn decided by recent completions may change with the day.
+            from = today
+            if s.rotate == .fewest && !s.rotation.isEmpty {
+                through = today
+            } else if s.mode == .calendar {
+                through = current.flatMap { rule.next(after: max($0, today)) }.map { $0.adding(days: -1) }
+            } else {
+                from = nil
+            }
+        }
         self.init(
-            isChore: rule != nil, current: current, turn: current.flatMap { task.assignee(on: $0) },
-            checked: progress?.checked ?? 0, total: progress?.total ?? 0)
+            isChore: rule != nil, current: current, turn: turn, checked: progress?.checked ?? 0,
+            total: progress?.total ?? 0, validFrom: from, validThrough: through)
+    }
+
+    /// Whether these facts are the chore's on `day`.
+    public func holds(on day: CivilDate) -> Bool {
+        if let validFrom, day < validFrom { return false }
+        if let validThrough, day > validThrough { return false }
+        return true
     }
 }

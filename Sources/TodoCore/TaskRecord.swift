@@ -5,8 +5,9 @@
 /// id (16 bytes) · flags u8 (1 done, 2 deleted, 4 due, 8 due time, 16 assignee) · priority u8 ·
 /// due days i32 · due minutes u16 · conflict count u32 · title · notes · assignee · createdAt ·
 /// createdBy · extra fields as compact JSON ("" when none) · tag count u16 · tags · list facts:
-/// flags u8 (1 chore, 2 current occurrence, 4 turn, 8 items), then with 2 the occurrence's days
-/// i32, with 4 the turn, with 8 checked and total u32 each.
+/// flags u8 (1 chore, 2 current occurrence, 4 turn, 8 items, 16 valid from, 32 valid through),
+/// then with 2 the occurrence's days i32, with 4 the turn, with 8 checked and total u32 each,
+/// with 16 and 32 the days i32 of the first and last day the facts hold.
 public enum TaskRecord {
     /// One record read back. With `parseExtra` false, `task.extra` is left empty and its JSON
     /// text is in `unparsedExtra` (nil when there is none).
@@ -18,7 +19,9 @@ public enum TaskRecord {
 
     /// Appends `task`'s record. `extraText` stands in for the extra fields when the task was
     /// read without them; `facts` are computed from the task when not given.
-    public static func append(_ task: Task, facts: ListFacts? = nil, extraText: ArraySlice<UInt8>? = nil, to out: inout [UInt8]) {
+    public static func append(
+        _ task: Task, facts: ListFacts?, today: CivilDate, extraText: ArraySlice<UInt8>? = nil, to out: inout [UInt8]
+    ) {
         appendID(task.id, to: &out)
         var flags: UInt8 = 0
         if task.status == .done { flags |= 1 }
@@ -43,16 +46,21 @@ public enum TaskRecord {
         let tags = task.tags.prefix(Int(UInt16.max))
         appendInt(UInt32(tags.count), 2, to: &out)
         for t in tags { appendString(t, to: &out) }
-        guard let f = facts ?? ListFacts(task) else {
+        guard let f = facts ?? ListFacts(task, today: today) else {
             out.append(0)
             return
         }
-        out.append((f.isChore ? 1 : 0) | (f.current != nil ? 2 : 0) | (f.turn != nil ? 4 : 0) | (f.total > 0 ? 8 : 0))
+        out.append(
+            (f.isChore ? 1 : 0) | (f.current != nil ? 2 : 0) | (f.turn != nil ? 4 : 0) | (f.total > 0 ? 8 : 0)
+                | (f.validFrom != nil ? 16 : 0) | (f.validThrough != nil ? 32 : 0))
         if let c = f.current { appendInt(UInt32(bitPattern: Int32(clamping: c.daysSinceEpoch)), 4, to: &out) }
         if let t = f.turn { appendString(t, to: &out) }
         if f.total > 0 {
             appendInt(UInt32(clamping: f.checked), 4, to: &out)
             appendInt(UInt32(clamping: f.total), 4, to: &out)
+        }
+        for day in [f.validFrom, f.validThrough] {
+            if let day { appendInt(UInt32(bitPattern: Int32(clamping: day.daysSinceEpoch)), 4, to: &out) }
         }
     }
 
@@ -100,6 +108,14 @@ public enum TaskRecord {
             if factFlags & 8 != 0 {
                 guard let c = r.int(4), let n = r.int(4) else { return nil }
                 (f.checked, f.total) = (Int(c), Int(n))
+            }
+            if factFlags & 16 != 0 {
+                guard let d = r.int(4) else { return nil }
+                f.validFrom = CivilDate(daysSinceEpoch: Int(Int32(bitPattern: d)))
+            }
+            if factFlags & 32 != 0 {
+                guard let d = r.int(4) else { return nil }
+                f.validThrough = CivilDate(daysSinceEpoch: Int(Int32(bitPattern: d)))
             }
             facts = f
         }

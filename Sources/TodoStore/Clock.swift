@@ -37,6 +37,20 @@ public struct WallClock: Sendable {
         return (seconds - Int64(offsetMinutes(nowMillis())) * 60) * 1000
     }
 
+    /// The local date now: what "today" means for due dates and chores.
+    public var today: CivilDate {
+        let now = nowMillis()
+        let local = now / 1000 + Int64(offsetMinutes(now)) * 60
+        return CivilDate(daysSinceEpoch: Int((local - (local < 0 ? 86_399 : 0)) / 86_400))
+    }
+
+    /// Minutes after local midnight now.
+    public var minuteOfDay: Int {
+        let now = nowMillis()
+        let local = now / 1000 + Int64(offsetMinutes(now)) * 60
+        return Int(((local % 86_400) + 86_400) % 86_400) / 60
+    }
+
     /// A clock fixed at `millis` (or shifted by `skew`), for tests and demonstrations.
     public static func fixed(_ millis: Int64) -> WallClock {
         WallClock(nowMillis: { millis }, offsetMinutes: system.offsetMinutes)

@@ -10,10 +10,10 @@ import TodoCore
 /// it was read from. When the tree has moved on, only the task files that changed are read
 /// again. The cache is never the truth: anything odd about it and it is rebuilt from git.
 ///
-/// File: "TODOLC2\n" · the tasks tree id (40 hex) · record count u32 · records, each a kind byte
+/// File: "TODOLC3\n" · the tasks tree id (40 hex) · record count u32 · records, each a kind byte
 /// (0: a task, TaskRecord layout; 1: an unreadable file: path, reason).
 struct ListCache {
-    static let magic = Array("TODOLC2\n".utf8)
+    static let magic = Array("TODOLC3\n".utf8)
     /// Past this many changed files a full read is as cheap as patching.
     static let patchLimit = 2_000
     /// A patch of up to this many files is not written back: the next list patches again.
@@ -30,9 +30,11 @@ struct ListCache {
     /// (`read(parseExtra: false)`).
     var unparsed: [ArraySlice<UInt8>?]
 
-    /// From the task files: each chore's and checklist's facts worked out here.
-    init(tree: ObjectID, tasks: [Task], bad: [BadFile]) {
-        self.init(tree: tree, tasks: tasks, bad: bad, facts: tasks.map(ListFacts.init), unparsed: Array(repeating: nil, count: tasks.count))
+    /// From the task files: each chore's and checklist's facts worked out here, for `today`.
+    init(tree: ObjectID, tasks: [Task], bad: [BadFile], today: CivilDate) {
+        self.init(
+            tree: tree, tasks: tasks, bad: bad, facts: tasks.map { ListFacts($0, today: today) },
+            unparsed: Array(repeating: nil, count: tasks.count))
     }
 
     init(tree: ObjectID, tasks: [Task], bad: [BadFile], facts: [ListFacts?], unparsed: [ArraySlice<UInt8>?]) {
@@ -90,7 +92,7 @@ struct ListCache {
         TaskRecord.appendInt(UInt32(tasks.count + bad.count), 4, to: &out)
         for i in tasks.indices {
             out.append(0)
-            TaskRecord.append(tasks[i], facts: facts[i], extraText: unparsed[i], to: &out)
+            TaskRecord.append(tasks[i], facts: facts[i], today: .init(daysSinceEpoch: 0), extraText: unparsed[i], to: &out)
         }
         for b in bad {
             out.append(1)
@@ -107,31 +109,31 @@ extension Snapshot {
     /// Every task, through the list cache: read from it when it matches this snapshot, patched
     /// with the changed files when it is behind, rebuilt when it is missing or unreadable.
     func loadAllCached() throws(StoreError) -> (tasks: [Task], bad: [BadFile]) {
-        guard let c = try cachedTasks(parseExtra: true) else { return ([], []) }
+        guard let c = try cachedTasks(parseExtra: true, today: WallClock.system.today) else { return ([], []) }
         return (c.tasks, c.bad)
     }
 
     /// The current cache, read (with or without the tasks' extra fields), patched or rebuilt;
-    /// nil when the household has no tasks tree.
-    func cachedTasks(parseExtra: Bool) throws(StoreError) -> ListCache? {
+    /// nil when the household has no tasks tree. Facts worked out here are `today`'s.
+    func cachedTasks(parseExtra: Bool, today: CivilDate) throws(StoreError) -> ListCache? {
         guard let tasksTree else { return nil }
         var cache = ListCache.read(repo, parseExtra: parseExtra)
         if let tree = cache?.tree, tree != tasksTree, let c = cache.take() {
             // Taken out first, so that the patch changes the only copy of the tasks in place.
-            cache = patch(c, to: tasksTree)
+            cache = patch(c, to: tasksTree, today: today)
         }
         if let cache, cache.tree == tasksTree {
             return cache
         }
         let (tasks, bad) = try loadAllFromFiles()
-        let fresh = ListCache(tree: tasksTree, tasks: tasks, bad: bad)
+        let fresh = ListCache(tree: tasksTree, tasks: tasks, bad: bad, today: today)
         fresh.write(repo)
         return fresh
     }
 
     /// Brings a cache up to `target` by reading only the task files that differ; nil when the
     /// difference is too large or not just task files.
-    func patch(_ cache: consuming ListCache, to target: ObjectID) -> ListCache? {
+    func patch(_ cache: consuming ListCache, to target: ObjectID, today: CivilDate) -> ListCache? {
         guard let diff = try? changedFiles(oldTasks: cache.tree, newTasks: target), diff.count <= ListCache.patchLimit
         else { return nil }
         var c = consume cache
@@ -175,7 +177,7 @@ extension Snapshot {
                 continue
             }
             c.tasks[i] = now
-            c.facts[i] = ListFacts(now)
+            c.facts[i] = ListFacts(now, today: today)
             c.unparsed[i] = nil
         }
         if !gone.isEmpty {
@@ -186,7 +188,7 @@ extension Snapshot {
         }
         for case let (_, now?) in changed {
             c.tasks.append(now)
-            c.facts.append(ListFacts(now))
+            c.facts.append(ListFacts(now, today: today))
             c.unparsed.append(nil)
         }
         c.tree = target

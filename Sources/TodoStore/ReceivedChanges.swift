@@ -153,19 +153,35 @@ extension Household {
             }
             edited[item.stamp.member, default: []].append(mark + item.text)
         }
-        guard after.extra["occurrences"] != before.extra["occurrences"] || after.extra["turns"] != before.extra["turns"] else { return }
+        guard after.extra["occurrences"] != before.extra["occurrences"] || after.extra["turns"] != before.extra["turns"]
+            || after.extra["completions"] != before.extra["completions"]
+        else { return }
         func isMe(_ name: String?) -> Bool { name.map { me.contains($0.lowercased()) } ?? false }
-        let oldEntries = before.occurrenceEntries
+        // Credits do not depend on the day; the schedule is read for them and for turns.
+        guard let r = after.recurrence else { return }
+        let schedule = ChoreSchedule(after, recurrence: r, today: r.from)
+        let oldCompletions = Dictionary(before.completions.map { ($0.key, $0) }, uniquingKeysWith: { x, _ in x })
         var dates: [String: [ReceivedChange.Kind: [String]]] = [:]
+        // Completions others recorded: each told by who did it, for the occurrence it counts for.
+        for c in schedule.credits.sorted(by: { $0.occurrence < $1.occurrence }) {
+            guard let key = c.key, oldCompletions[key]?.state != .done, foreign(c.stamp) else { continue }
+            dates[c.member, default: [:]][.choreDone, default: []].append(c.occurrence.description)
+        }
+        let written = Set(after.completions.map(\.key))
+        let oldEntries = before.occurrenceEntries
         for (date, e) in after.occurrenceEntries.sorted(by: { $0.key < $1.key })
         where e != oldEntries[date] && foreign(e.stamp) && (oldEntries[date]?.state ?? .open) != e.state {
+            // A done entry that a completion wrote is told above, by the completion.
+            if e.state == .done, let d = CivilDate(iso: Substring(date)), written.contains(Completion.key(d, e.stamp.stamp)) {
+                continue
+            }
             let kind: ReceivedChange.Kind = e.state == .done ? .choreDone : e.state == .skipped ? .choreSkipped : .reopened
             dates[e.stamp.member, default: [:]][kind, default: []].append(date)
         }
         for (member, kinds) in dates.sorted(by: { $0.key < $1.key }) {
             for kind in [ReceivedChange.Kind.choreDone, .choreSkipped, .reopened] {
                 guard let ds = kinds[kind] else { continue }
-                let mine = ds.contains { d in CivilDate(iso: Substring(d)).map { isMe(after.assignee(on: $0)) } ?? false }
+                let mine = ds.contains { d in CivilDate(iso: Substring(d)).map { isMe(schedule.assignee(on: $0)) } ?? false }
                 add(kind, member, ds, nil, mine || isMe(after.assignee))
             }
         }

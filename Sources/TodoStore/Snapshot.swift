@@ -105,8 +105,21 @@ public struct Snapshot {
     /// facts of each chore and checklist (`facts[i]` is `tasks[i]`'s, nil for a plain task),
     /// and the files that cannot be read. Cheaper than `loadAll` when many tasks are chores or
     /// checklists.
-    public func loadListView() throws(StoreError) -> (tasks: [Task], facts: [ListFacts?], bad: [BadFile]) {
-        guard var c = try cachedTasks(parseExtra: false) else { return ([], [], []) }
+    public func loadListView(today: CivilDate) throws(StoreError) -> (tasks: [Task], facts: [ListFacts?], bad: [BadFile]) {
+        guard var c = try cachedTasks(parseExtra: false, today: today) else { return ([], [], []) }
+        // A chore's facts hold for a span of days (its current occurrence moves with the
+        // calendar): those that do not hold today are worked out again, and kept for next time.
+        var renewed = false
+        for i in c.facts.indices {
+            guard let f = c.facts[i], f.isChore, !f.holds(on: today) else { continue }
+            var task = c.tasks[i]
+            if task.extra.isEmpty, let text = c.unparsed[i], case .object(let members)? = try? JSONParser.parse(Array(text)) {
+                for (k, v) in members { task.extra[k] = v }
+            }
+            c.facts[i] = ListFacts(task, today: today)
+            renewed = true
+        }
+        if renewed { c.write(repo) }
         // Tasks decoded from their files by a patch carry their extra fields: drop them too.
         for i in c.tasks.indices where !c.tasks[i].extra.isEmpty { c.tasks[i].extra = [:] }
         return (c.tasks, c.facts, c.bad)

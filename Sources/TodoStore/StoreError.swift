@@ -33,8 +33,18 @@ public enum StoreError: Error, Sendable {
     case itemNotFound(task: String, item: String)
     /// One edit both checks and unchecks one checklist item (`item` as the task shows it).
     case itemCheckedAndUnchecked(task: String, item: String)
-    /// `skip` on a task that is not a chore.
+    /// `skip` (or another chore-only action) on a task that is not a chore.
     case notAChore(String)
+    /// `done --on DATE` or `skip --on DATE` for a date that is not one of the chore's occurrences.
+    case notAnOccurrence(task: String, date: CivilDate)
+    /// `swap` or `pass` on a chore without a rotation.
+    case noRotation(String)
+    /// `swap` or `pass` naming someone the chore's rotation does not have.
+    case notInRotation(task: String, member: String, rotation: [String])
+    /// `swap` or `pass` when `member` has no coming turn of the chore (within a thousand occurrences).
+    case noComingTurn(task: String, member: String)
+    /// `swap` with oneself, `pass` to oneself.
+    case sameMember(task: String, member: String)
     case git(GitError)
 
     /// Why `conflicts restore` has nothing to write.

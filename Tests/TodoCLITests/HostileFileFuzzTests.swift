@@ -128,16 +128,16 @@ import TodoCore
         if TaskCodec.encode(again) != bytes { return "\(what) does not read back as written" }
         guard check else { return nil }
         var record: [UInt8] = []
-        TaskRecord.append(task, to: &record)
+        TaskRecord.append(task, facts: nil, today: CivilDate(year: 2026, month: 11, day: 24)!, to: &record)
         var offset = 0
         if TaskRecord.read(record, at: &offset)?.task.id != task.id || offset != record.count { return "\(what) does not survive the list cache" }
         // Read without the extra fields, as `list` does, and written back: the same record.
         offset = 0
         guard let lazy = TaskRecord.read(record, at: &offset, parseExtra: false), offset == record.count,
-            lazy.facts == ListFacts(task)
+            lazy.facts == ListFacts(task, today: CivilDate(year: 2026, month: 11, day: 24)!)
         else { return "\(what): the list's facts do not survive the list cache" }
         var rewritten: [UInt8] = []
-        TaskRecord.append(lazy.task, facts: lazy.facts, extraText: lazy.unparsedExtra, to: &rewritten)
+        TaskRecord.append(lazy.task, facts: lazy.facts, today: CivilDate(year: 2026, month: 11, day: 24)!, extraText: lazy.unparsedExtra, to: &rewritten)
         if rewritten != record { return "\(what): a record read without its extra fields is written back differently" }
         return nil
     }

@@ -131,12 +131,12 @@ struct History {
         } else if rng.chance(30) {
             // Complete, skip or reopen an occurrence, take one over, or change an item.
             var g = TaskVersionGenerator(rng: rng)
-            let key = g.mapEdit(&t, stamp: s)
+            let keys = g.mapEdit(&t, stamp: s)
             rng = g.rng
-            let value = Self.mapValue(t, key)
-            writes.append(Write(field: key, value: value, stamp: s, commit: commits.count))
+            let values = keys.map { Self.mapValue(t, $0) }
+            for (key, value) in zip(keys, values) { writes.append(Write(field: key, value: value, stamp: s, commit: commits.count)) }
             commit(t, parents: [replicas[r].head], by: [r])
-            log.append("\(replicas[r].member) = \(commits.count - 1) @\(s.stamp): \(key)=\(JSONWriter.compact(value))")
+            log.append("\(replicas[r].member) = \(commits.count - 1) @\(s.stamp): \(zip(keys, values).map { "\($0)=\(JSONWriter.compact($1))" }.joined(separator: ", "))")
             return nil
         } else {
             for _ in 0..<(1 + rng.int(2)) {

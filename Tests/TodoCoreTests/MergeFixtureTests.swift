@@ -13,6 +13,7 @@ import Testing
         "different-fields", "same-field-different-values", "same-field-same-value", "tags-add-add-remove",
         "delete-vs-edit", "restore-after-delete", "complete-vs-rename", "slow-clock-after-seeing",
         "modify-delete", "add-add", "one-side-malformed", "both-malformed", "unknown-field-stamped",
+        "chore-completions-both-members", "chore-completion-from-stale-replica", "chore-swap-vs-pass",
     ]
 
     @Test func everyRowHasACase() {

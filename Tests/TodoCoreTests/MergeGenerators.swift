@@ -24,6 +24,8 @@ struct TaskVersionGenerator {
             .object([("every", .string("3d")), ("from", .string("2026-11-01"))]),
         ],
         "rotation": [.array([]), .array([.string("Ana"), .string("Ben")]), .array([.string("Ben"), .string("Cy")])],
+        "schedule": [.null, .string("calendar"), .string("catch-up")],
+        "rotate": [.null, .string("order"), .string("fewest")],
     ]
     /// Occurrence dates, take-over names and checklist texts the map entries are drawn from
     /// ("Milk" and "milk" are one item).
@@ -32,25 +34,40 @@ struct TaskVersionGenerator {
     static let itemTexts = ["milk", "Milk", "eggs", "bread"]
 
     /// One write to a chore or checklist map: an occurrence state, a take-over or an item.
-    /// Returns the entry written, named as the conflict log names it (`occurrence:<date>`,
-    /// `turn:<date>`, `item:<key>`).
+    /// Returns the entries written, named as the conflict log names them (`occurrence:<date>`,
+    /// `completion:<key>`, `turn:<date>`, `item:<key>`): a completion writes its occurrence's
+    /// entry too.
     @discardableResult
-    mutating func mapEdit(_ t: inout Task, stamp s: FieldStamp) -> String {
-        switch rng.int(3) {
+    mutating func mapEdit(_ t: inout Task, stamp s: FieldStamp) -> [String] {
+        switch rng.int(4) {
+        case 3:
+            // A completion of its own (with its occurrence's entry), or one taken back.
+            let existing = t.completions
+            if !existing.isEmpty && rng.int(3) == 0 {
+                let key = rng.pick(existing.map(\.key))
+                t.setCompletion(key, rng.pick([.done, .undone]), stamp: s)
+                return [ChoreFields.logField(map: "completions", key: key)]
+            }
+            let d = CivilDate(iso: Substring(rng.pick(Self.dates)))!
+            t.complete(d, member: s.member, day: d.adding(days: rng.int(8)), stamp: s)
+            return [
+                ChoreFields.logField(map: "completions", key: Completion.key(d, s.stamp)),
+                ChoreFields.logField(map: "occurrences", key: d.description),
+            ]
         case 0:
             let d = CivilDate(iso: Substring(rng.pick(Self.dates)))!
             t.setOccurrence(d, rng.pick(OccurrenceState.allCases), stamp: s)
-            return ChoreFields.logField(map: "occurrences", key: d.description)
+            return [ChoreFields.logField(map: "occurrences", key: d.description)]
         case 1:
             let d = CivilDate(iso: Substring(rng.pick(Self.dates)))!
             t.setTurn(d, rng.pick(Self.turnNames), stamp: s)
-            return ChoreFields.logField(map: "turns", key: d.description)
+            return [ChoreFields.logField(map: "turns", key: d.description)]
         default:
             let text = rng.pick(Self.itemTexts)
             let key = Checklist.key(text)
             let added = t.checklist.first { $0.key == key }?.added ?? s
             t.setItem(ChecklistItem(key: key, state: rng.pick(ItemState.allCases), text: text, added: added, stamp: s))
-            return ChoreFields.logField(map: "items", key: key)
+            return [ChoreFields.logField(map: "items", key: key)]
         }
     }
     /// Two of them are one tag spelled two ways (precomposed, and "e" + U+0301), as two

@@ -93,7 +93,7 @@ import Testing
         let stamp = FieldStamp(Stamp(wall: Stamp.minWall, counter: 0, replica: "a1"), by: "")
         for n in 0..<70_000 { task.setTag("t\(n)", present: true, stamp: stamp) }
         var record: [UInt8] = []
-        TaskRecord.append(task, to: &record)
+        TaskRecord.append(task, facts: nil, today: CivilDate(year: 2026, month: 11, day: 24)!, to: &record)
         var offset = 0
         let read = try #require(TaskRecord.read(record, at: &offset))
         #expect(offset == record.count)

@@ -81,16 +81,16 @@ import TodoCore
         let short = String(trash.id.prefix(4))
         let told = Array(r.lines.dropFirst())
         #expect(told == [
-            "* Bob assigned to you: Take out the trash (\(short): Tue 25 Nov)",
-            "  Bob did: Take out the trash (\(short): Tue 11 Nov)",
-            "  Bob skipped: Take out the trash (\(short): Tue 18 Nov)",
+            "* Bob assigned to you: Take out the trash (\(short): Tue 2 Dec)",
+            "  Bob did: Take out the trash (\(short): Tue 18 Nov)",
+            "  Bob skipped: Take out the trash (\(short): Tue 25 Nov)",
             "  Bob edited: Groceries (\(groceries.id.prefix(4)): x milk, -eggs, +bread)",
         ], "\(r)")
         #expect(try alice.todo("changes").lines == told)
         let changes = try json(try alice.todo("changes", "--json").stdout).items
         let done = try #require(changes.first { $0["kind"] == .string("chore-done") }, "\(changes)")
-        #expect(done["member"] == .string("Bob") && done["fields"] == .array([.string("2025-11-11")]) && done["mine"] == .bool(false))
-        #expect(changes.contains { $0["kind"] == .string("chore-skipped") && $0["fields"] == .array([.string("2025-11-18")]) })
+        #expect(done["member"] == .string("Bob") && done["fields"] == .array([.string("2025-11-18")]) && done["mine"] == .bool(false))
+        #expect(changes.contains { $0["kind"] == .string("chore-skipped") && $0["fields"] == .array([.string("2025-11-25")]) })
         let mine = try json(try alice.todo("changes", "--mine", "--json").stdout).items
         #expect(mine.compactMap { $0["kind"]?.stringValue } == ["assigned-to-me"], "\(mine)")
     }

@@ -5,6 +5,9 @@ import TodoCore
 /// Chores and checklists through the command line and real repositories (docs/FORMAT.md,
 /// "Chores" and "Checklists"). The clock is fixed at Thursday 2025-11-20, 09:00 UTC.
 @Suite(.timeLimit(.minutes(20)), .kit) struct ChoreTests {
+    /// The sandbox's fixed day.
+    let today = CivilDate(year: 2025, month: 11, day: 20)!
+
     func run(_ sb: Sandbox, _ args: String..., sourceLocation: SourceLocation = #_sourceLocation) throws -> Run {
         let r = try sb.todo(args)
         #expect(r.exitCode == 0 && r.stderr.isEmpty, "\(r)", sourceLocation: sourceLocation)
@@ -14,10 +17,11 @@ import TodoCore
     /// The task file as committed, decoded.
     func task(_ sb: Sandbox, _ t: TaskRef) throws -> Task { try TaskCodec.decode(try sb.committedBytes(t.path)) }
 
-    @Test func aRotatingChoreShowsOnceAndTakesTurns() throws {
+    @Test func aRotatingCatchUpChoreShowsOnceAndTakesTurns() throws {
         let sb = try Sandbox()
         try sb.initHousehold()
-        let trash = try sb.add("Take out the trash", "--every", "tue", "--rotate", "Alice,Bob,Carol", "--from", "2025-11-04")
+        let trash = try sb.add(
+            "Take out the trash", "--every", "tue", "--rotate", "Alice,Bob,Carol", "--from", "2025-11-04", "--catch-up")
         #expect(try sb.subject() == "add: Take out the trash (\(trash.short))")
 
         // Two Tuesdays missed: the chore shows once, at the earliest, overdue, Alice's turn.
@@ -27,34 +31,40 @@ import TodoCore
         var r = try run(sb, "done", trash.short)
         #expect(r.stdout == "Done: Take out the trash (\(trash.short)), Tue 4 Nov; next: Tue 11 Nov, Bob\n")
         r = try run(sb, "skip", trash.short)
-        #expect(r.stdout == "Skipped: Take out the trash (\(trash.short)), Tue 11 Nov; next: Tue 18 Nov, Carol\n")
+        // Bob's turn was skipped: he has the next one, and everyone after moves one on.
+        #expect(r.stdout == "Skipped: Take out the trash (\(trash.short)), Tue 11 Nov; next: Tue 18 Nov, Bob\n")
         #expect(try sb.subject() == "skip: Take out the trash (\(trash.short))")
 
-        // Alice takes Carol's turn for this occurrence only.
+        // Alice takes Bob's turn for this occurrence only.
         r = try run(sb, "edit", trash.short, "--assign", "Alice")
         #expect(r.stdout == "Changed turn: Take out the trash (\(trash.short))\n")
         var t = try task(sb, trash)
         #expect(t.assignee == nil)
-        #expect(t.turn(on: CivilDate(year: 2025, month: 11, day: 18)!) == "Alice")
-        #expect(t.turn(on: CivilDate(year: 2025, month: 11, day: 25)!) == "Alice")
-        #expect(t.turn(on: CivilDate(year: 2025, month: 12, day: 2)!) == "Bob")
+        let s = try #require(t.schedule(today: today))
+        #expect(s.turn(on: CivilDate(year: 2025, month: 11, day: 18)!) == "Alice")
+        #expect(s.turn(on: CivilDate(year: 2025, month: 11, day: 25)!) == "Carol")
+        #expect(s.turn(on: CivilDate(year: 2025, month: 12, day: 2)!) == "Alice")
         #expect(try run(sb, "list", "--mine").lines.count == 1)
 
         r = try run(sb, "done", trash.short)
-        #expect(r.stdout == "Done: Take out the trash (\(trash.short)), Tue 18 Nov; next: Tue 25 Nov, Alice\n")
+        #expect(r.stdout == "Done: Take out the trash (\(trash.short)), Tue 18 Nov; next: Tue 25 Nov, Carol\n")
         list = try run(sb, "list")
-        #expect(list.lines == ["\(trash.short)  tuesday  Alice  Take out the trash ↻"])
+        #expect(list.lines == ["\(trash.short)  tuesday  Carol  Take out the trash ↻"])
 
         let shown = try run(sb, "show", trash.short).stdout
-        #expect(shown.contains("Repeats:  every Tuesday (tue), from Tue 4 Nov\n"), "\(shown)")
+        #expect(shown.contains("Repeats:  every Tuesday (tue), from Tue 4 Nov; every occurrence must be done (catch-up)\n"), "\(shown)")
         #expect(shown.contains("Rotation: Alice, Bob, Carol\n"), "\(shown)")
-        #expect(shown.contains("Next:     Tue 25 Nov, Alice; Tue 2 Dec, Bob; Tue 9 Dec, Carol\n"), "\(shown)")
-        #expect(shown.contains("History:  Tue 18 Nov: done by Alice\n          Tue 11 Nov: skipped by Alice\n"), "\(shown)")
+        #expect(shown.contains("Next:     Tue 25 Nov, Carol; Tue 2 Dec, Alice; Tue 9 Dec, Bob\n"), "\(shown)")
+        // Each completion says the day it was done when that is not the occurrence's own.
+        #expect(
+            shown.contains(
+                "History:  Tue 18 Nov: done by Alice (on Thu 20 Nov)\n          Tue 11 Nov: skipped by Alice\n          Tue 4 Nov: done by Alice (on Thu 20 Nov)\n"),
+            "\(shown)")
 
         let chores = try json(try run(sb, "chores", "--json").stdout).items
         try #require(chores.count == 1)
         #expect(chores[0]["next"] == .string("2025-11-25"))
-        #expect(chores[0]["turn"] == .string("Alice"))
+        #expect(chores[0]["turn"] == .string("Carol"))
         #expect(chores[0]["completions"]?["Alice"]?["all"] == .number("2"))
         #expect(chores[0]["completions"]?["Alice"]?["last4Weeks"] == .number("2"))
 
@@ -73,7 +83,7 @@ import TodoCore
         r = try run(sb, "edit", trash.short, "--every", "2w", "--from", "2025-11-20", "--rotate", "Bob")
         t = try task(sb, trash)
         #expect(t.recurrence?.rule.description == "2w")
-        #expect(t.currentOccurrence == CivilDate(year: 2025, month: 11, day: 20))
+        #expect(t.currentOccurrence(today: today) == CivilDate(year: 2025, month: 11, day: 20))
         #expect(t.occurrenceEntries.count == 3)
         #expect(try run(sb, "list").lines == ["\(trash.short)  today  Bob  Take out the trash ↻"])
         _ = try run(sb, "edit", trash.short, "--no-repeat")
@@ -81,10 +91,10 @@ import TodoCore
         try sb.expectClean()
     }
 
-    @Test func doneAllCompletesEveryMissedOccurrenceUpToToday() throws {
+    @Test func doneAllCompletesEveryOpenOccurrenceOfACatchUpChoreUpToToday() throws {
         let sb = try Sandbox()
         try sb.initHousehold()
-        let plants = try sb.add("Water plants", "--every", "3d", "--from", "2025-11-10")
+        let plants = try sb.add("Water plants", "--every", "3d", "--from", "2025-11-10", "--catch-up")
         let r = try run(sb, "done", "--all", plants.short)
         #expect(r.stdout == "Done: Water plants (\(plants.short)), Mon 10 Nov, Thu 13 Nov, Sun 16 Nov, Wed 19 Nov; next: Sat 22 Nov\n")
         #expect(try sb.commits().count == 3)
@@ -154,7 +164,8 @@ import TodoCore
         let bob = try Member("Bob", host: host, now: fixedNow - 86_400_000 + 3_600_000)  // a day slow, nearly
         let carol = try Member("Carol", host: host, now: fixedNow + 2 * 3_600_000)  // two hours fast
         try alice.create(remote: url)
-        let trash = try alice.add("Take out the trash", "--every", "tue", "--rotate", "Alice,Bob,Carol", "--from", "2025-11-04")
+        let trash = try alice.add(
+            "Take out the trash", "--every", "tue", "--rotate", "Alice,Bob,Carol", "--from", "2025-11-04", "--catch-up")
         let groceries = try alice.add("Groceries", "--item", "milk")
         try alice.sync()
         try bob.join(url)
@@ -184,16 +195,27 @@ import TodoCore
 
         let t = try TaskCodec.decode(try alice.sb.committedBytes(trash.path))
         let entries = t.occurrenceEntries
-        #expect(entries.keys.sorted() == ["2025-11-04", "2025-11-11", "2025-11-18"])
+        // Alice and Bob, both catching up, did "4 Nov" at once, days after it: one of them
+        // counts for the next open occurrence (11 Nov). Alice then did 18 Nov and Bob skipped
+        // 25 Nov.
+        #expect(entries.keys.sorted() == ["2025-11-04", "2025-11-18", "2025-11-25"])
         #expect(entries["2025-11-04"]?.state == .done)
-        #expect(entries["2025-11-11"]?.state == .done && entries["2025-11-11"]?.stamp.member == "Alice")
-        #expect(entries["2025-11-18"]?.state == .skipped && entries["2025-11-18"]?.stamp.member == "Bob")
+        #expect(entries["2025-11-18"]?.state == .done && entries["2025-11-18"]?.stamp.member == "Alice")
+        #expect(entries["2025-11-25"]?.state == .skipped && entries["2025-11-25"]?.stamp.member == "Bob")
         #expect(t.title == "Bins out" && t.rotation == ["Carol", "Alice", "Bob"])
-        #expect(t.currentOccurrence == CivilDate(year: 2025, month: 11, day: 25))
+        #expect(t.currentOccurrence(today: today) == CivilDate(year: 2025, month: 12, day: 2))
+        // Every completion is credited: Carol's, recorded on a replica that had seen none of
+        // the others, found 4, 11 and 18 Nov done, so it stays on 4 Nov as a second credit.
+        // (Which of Alice and Bob holds 4 Nov depends on their stamps' order, which their
+        // replica ids decide here; every replica decides the same.)
+        let credits = try #require(t.schedule(today: today)).credits
+        #expect(credits.map(\.occurrence.description).sorted() == ["2025-11-04", "2025-11-04", "2025-11-11", "2025-11-18"])
+        #expect(credits.filter { $0.member == "Carol" }.map(\.occurrence.description) == ["2025-11-04"])
+        #expect(credits.filter { $0.member == "Alice" }.count == 2 && credits.filter { $0.member == "Bob" }.count == 1)
         // One chore in everyone's list, with the same next occurrence.
         for m in [alice, bob, carol] {
             let listed = try json(try m.todo("list", "--json").stdout).items.filter { $0["id"] == .string(trash.id) }
-            #expect(listed.count == 1 && listed.first?["current"] == .string("2025-11-25"), "\(m.name): \(listed)")
+            #expect(listed.count == 1 && listed.first?["current"] == .string("2025-12-02"), "\(m.name): \(listed)")
         }
         let items = try TaskCodec.decode(try alice.sb.committedBytes(groceries.path)).visibleItems
         #expect(Set(items.map { $0.text.lowercased() }) == ["milk", "eggs", "bread", "tea"])
@@ -233,7 +255,12 @@ import TodoCore
         try bob.sync()
         #expect(try bob.tree() == byGit)
         let t = try TaskCodec.decode(try bob.sb.committedBytes(trash.path))
-        #expect(t.occurrenceEntries.keys.sorted() == ["2025-11-03", "2025-11-06"])
+        // Both did Thursday 20 Nov (Bob before he had synced): both credited, the chore advanced
+        // once; Bob then skipped the Monday after.
+        #expect(t.occurrenceEntries.keys.sorted() == ["2025-11-20", "2025-11-24"])
+        #expect(t.schedule(today: today)?.credits.map { "\($0.member) \($0.occurrence)" }.sorted() == [
+            "Alice 2025-11-20", "Bob 2025-11-20",
+        ])
         #expect(try TaskCodec.decode(try bob.sb.committedBytes(groceries.path)).visibleItems.map { $0.text.lowercased() } == ["milk", "bread"])
     }
 
@@ -258,7 +285,7 @@ import TodoCore
         let t = try task(sb, trash)
         #expect(t.recurrence?.rule.description == "week" && t.recurrence?.from.description == "2025-11-04")
         #expect(t.occurrenceEntries.mapValues(\.state) == ["2025-11-04": .done, "2025-11-11": .skipped])
-        #expect(t.currentOccurrence?.description == "2025-11-18")
+        #expect(t.currentOccurrence(today: today)?.description == "2025-11-18")
         let titles = try json(try run(sb, "list", "--all", "--json").stdout).items.compactMap { $0["title"]?.stringValue }
         #expect(titles.filter { $0 == "Take out the trash" }.count == 1, "\(titles)")
         let fence = try task(sb, TaskRef(id: "a1000000000040008000000000000005", short: ""))
@@ -294,7 +321,8 @@ import TodoCore
         #expect(r.exitCode == 0 && r.stdout == "Imported 2 tasks.\n", "\(r)")
         let t = try TaskCodec.decode(try sb.committedBytes(trash.path, household: "other"))
         #expect(t.recurrence == (try task(sb, trash)).recurrence && t.rotation == ["Alice", "Bob"])
-        #expect(t.currentOccurrence?.description == "2025-11-11")
+        // Done on Thu 20 Nov: the occurrence due then is Tue 18 Nov (4 and 11 Nov were missed).
+        #expect(t.currentOccurrence(today: today)?.description == "2025-11-25")
         let items = try TaskCodec.decode(try sb.committedBytes(g.path, household: "other")).visibleItems
         #expect(items.map(\.text) == ["milk", "eggs"] && items.map(\.state) == [.open, .checked])
     }
@@ -308,14 +336,15 @@ import TodoCore
         _ = try run(sb, "done", trash.short)
         _ = try run(sb, "edit", trash.short, "--assign", "Carol")
         let exported = try run(sb, "list", "--json").stdout
-        #expect(try json(exported).items.first?["turns"]?["2025-11-11"]?.items.first == .string("Carol"), "\(exported)")
+        #expect(try json(exported).items.first?["turns"]?["2025-11-25"]?.items.first == .string("Carol"), "\(exported)")
         try sb.initHousehold("other")
         let r = try sb.todo(["import", "-H", "other", "-"], stdin: exported)
         #expect(r.exitCode == 0 && r.stdout == "Imported 1 task.\n", "\(r)")
         let t = try TaskCodec.decode(try sb.committedBytes(trash.path, household: "other"))
-        #expect(t.turnEntries.mapValues(\.member) == ["2025-11-11": "Carol"])
-        #expect(t.turn(on: CivilDate(year: 2025, month: 11, day: 11)!) == "Carol")
-        #expect(t.turn(on: CivilDate(year: 2025, month: 11, day: 18)!) == "Alice")
+        #expect(t.turnEntries.mapValues(\.member) == ["2025-11-25": "Carol"])
+        let s = try #require(t.schedule(today: today))
+        #expect(s.turn(on: CivilDate(year: 2025, month: 11, day: 25)!) == "Carol")
+        #expect(s.turn(on: CivilDate(year: 2025, month: 12, day: 2)!) == "Alice")
         let listed = try run(sb, "-H", "other", "list", "--json").stdout
         #expect(try json(listed).items.first?["turn"] == .string("Carol"), "\(listed)")
     }

@@ -14,7 +14,7 @@ import TodoCore
         // The cache keeps the visible fields (no stamps): compare those, in its own record form.
         func key(_ t: Task) -> [UInt8] {
             var bytes: [UInt8] = []
-            TaskRecord.append(t, to: &bytes)
+            TaskRecord.append(t, facts: nil, today: h.clock.today, to: &bytes)
             return bytes
         }
         let order: ([UInt8], [UInt8]) -> Bool = { $0.lexicographicallyPrecedes($1) }
@@ -22,7 +22,7 @@ import TodoCore
         #expect(cached.bad.map(\.path).sorted() == files.bad.map(\.path).sorted(), sourceLocation: sourceLocation)
         // What `list` reads: the tasks without their extra fields, and the chores' and
         // checklists' facts as the files give them.
-        let view = try snap.loadListView()
+        let view = try snap.loadListView(today: h.clock.today)
         func plain(_ t: Task) -> [UInt8] {
             var t = t
             t.extra = [:]
@@ -30,11 +30,16 @@ import TodoCore
         }
         #expect(view.tasks.allSatisfy { $0.extra.isEmpty }, sourceLocation: sourceLocation)
         #expect(view.tasks.map(key).sorted(by: order) == files.tasks.map(plain).sorted(by: order), sourceLocation: sourceLocation)
+        // What a list shows; the days facts hold for depend on the day they were worked out.
+        func shown(_ f: ListFacts?) -> ListFacts? {
+            f.map { ListFacts(isChore: $0.isChore, current: $0.current, turn: $0.turn, checked: $0.checked, total: $0.total) }
+        }
         var facts: [TaskID: ListFacts] = [:]
-        for t in files.tasks { facts[t.id] = ListFacts(t) }
+        for t in files.tasks { facts[t.id] = shown(ListFacts(t, today: h.clock.today)) }
         #expect(view.facts.count == view.tasks.count, sourceLocation: sourceLocation)
         var viewFacts: [TaskID: ListFacts] = [:]
-        for (t, f) in zip(view.tasks, view.facts) { viewFacts[t.id] = f }
+        for (t, f) in zip(view.tasks, view.facts) { viewFacts[t.id] = shown(f) }
+        #expect(view.facts.allSatisfy { $0?.holds(on: h.clock.today) ?? true }, sourceLocation: sourceLocation)
         #expect(viewFacts == facts, sourceLocation: sourceLocation)
         #expect(view.bad.map(\.path).sorted() == files.bad.map(\.path).sorted(), sourceLocation: sourceLocation)
     }
@@ -74,9 +79,14 @@ import TodoCore
             return Household.Update(tasks: [chore, list], message: "chores", value: ())
         }
         try sameTasks(h)  // patched
-        let listed = try h.snapshot().loadListView()
+        let listed = try h.snapshot().loadListView(today: h.clock.today)
         func facts(_ id: TaskID) -> ListFacts? { listed.tasks.firstIndex { $0.id == id }.flatMap { listed.facts[$0] } }
-        #expect(facts(ids[1]) == ListFacts(isChore: true, current: CivilDate(year: 2027, month: 1, day: 12), turn: "Ben", checked: 0, total: 0))
+        // Fri 15 Jan 2027: Tue 12 Jan is due (and overdue) until Tue 19 Jan comes.
+        #expect(
+            facts(ids[1])
+                == ListFacts(
+                    isChore: true, current: CivilDate(year: 2027, month: 1, day: 12), turn: "Ben", checked: 0, total: 0,
+                    validFrom: CivilDate(year: 2027, month: 1, day: 15), validThrough: CivilDate(year: 2027, month: 1, day: 18)))
         #expect(facts(ids[2]) == ListFacts(isChore: false, current: nil, turn: nil, checked: 1, total: 2))
         try? FileManager.default.removeItem(atPath: h.repo.gitDirectory + "todo/list-cache")
         try sameTasks(h)  // rebuilt

@@ -24,11 +24,14 @@ struct AddCommand: ParsableCommand {
     @Option(help: "Make it a chore that repeats: day, 3d, week, 2w, tue, mon,thu, weekday, month, 15th.") var every: String?
     @Option(help: "With --every: members taking turns, e.g. Alice,Bob,Carol.") var rotate: String?
     @Option(help: "With --every: the first day (default today).") var from: String?
+    @Flag(name: .customLong("catch-up"), help: "With --every: every occurrence must be done (a missed one stays due).") var catchUp = false
+    @Option(help: "With --rotate: order (one after another, the default) or fewest (whoever did it least in 4 weeks).") var turns: String?
     @Option(name: .customLong("item"), help: "A checklist item (repeat for more).") var items: [String] = []
     @OptionGroup var output: JSONFlag
 
     func validate() throws {
-        if every == nil && (rotate != nil || from != nil) { throw ValidationError("--rotate and --from need --every.") }
+        if every == nil && (rotate != nil || from != nil || catchUp) { throw ValidationError("--rotate, --from and --catch-up need --every.") }
+        if rotate == nil && turns != nil { throw ValidationError("--turns needs --rotate.") }
         if items.count > Input.maxItems { throw ValidationError("At most \(Input.maxItems) items.") }
     }
 
@@ -49,12 +52,14 @@ struct AddCommand: ParsableCommand {
             let rule = try Input.rule(every)
             new.recurrence = Recurrence(rule: rule, from: try Input.startDate(from, today: Env.today(h.clock)))
             new.rotation = try rotate.map(Input.rotation) ?? []
+            new.schedule = catchUp ? .catchUp : .calendar
+            new.rotate = try turns.map(Input.turns) ?? .order
         }
         new.items = try items.map(Input.item)
         let added = try h.add(new)
         guard let task = added.tasks.first else { return }
         if output.json {
-            print(JSONWriter.compact(ChoreText.json(task.task)))
+            print(JSONWriter.compact(ChoreText.json(task.task, today: Env.today(h.clock))))
         } else {
             print(task.short)
         }

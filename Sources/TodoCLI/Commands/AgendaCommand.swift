@@ -42,7 +42,7 @@ struct AgendaCommand: ParsableCommand {
         var out = Output()
         if output.json {
             out.line(JSONWriter.compact(.object(groups.map { key, _, indices in
-                (key, .array(indices.map { ChoreText.json(tasks[$0]) }))
+                (key, .array(indices.map { ChoreText.json(tasks[$0], today: today) }))
             })))
         } else if !agenda.isEmpty {
             let render = Render(today: today, minuteOfDay: minute)
@@ -50,7 +50,7 @@ struct AgendaCommand: ParsableCommand {
             // A chore as `list` shows it: its current occurrence, whose turn, a repeat mark.
             var shown = tasks
             for i in [agenda.overdue, agenda.today, agenda.upcoming].joined() {
-                if let facts = ListFacts(tasks[i]) { shown[i] = ChoreText.listView(tasks[i], facts) }
+                if let facts = ListFacts(tasks[i], today: today) { shown[i] = ChoreText.listView(tasks[i], facts) }
             }
             for (_, title, indices) in groups where !indices.isEmpty {
                 out.line(title)

@@ -28,6 +28,9 @@ struct EditCommand: ParsableCommand {
     @Option(help: "With --every: the first day of the new rule.") var from: String?
     @Flag(name: .customLong("no-repeat"), help: "Make a chore a plain task.") var noRepeat = false
     @Option(help: "Members taking turns (A,B,C); an empty value removes the rotation.") var rotate: String?
+    @Option(help: "How the rotation takes turns: order or fewest.") var turns: String?
+    @Flag(name: .customLong("catch-up"), help: "Every occurrence must be done (a missed one stays due).") var catchUp = false
+    @Flag(name: .customLong("no-catch-up"), help: "Follow the calendar: a missed occurrence is missed (the default).") var noCatchUp = false
     @Option(name: .customLong("item"), help: "Add a checklist item (repeatable).") var addItems: [String] = []
     @Option(name: .customLong("check"), help: "Check an item off, by text or number (repeatable).") var checkItems: [String] = []
     @Option(name: .customLong("uncheck"), help: "Uncheck an item (repeatable).") var uncheckItems: [String] = []
@@ -38,6 +41,7 @@ struct EditCommand: ParsableCommand {
         if assignee != nil && unassign { throw ValidationError("Use either --assign or --unassign, not both.") }
         if every != nil && noRepeat { throw ValidationError("Use either --every or --no-repeat, not both.") }
         if from != nil && every == nil { throw ValidationError("--from needs --every.") }
+        if catchUp && noCatchUp { throw ValidationError("Use either --catch-up or --no-catch-up, not both.") }
     }
 
     func run() throws {
@@ -60,6 +64,9 @@ struct EditCommand: ParsableCommand {
         }
         if noRepeat { edit.recurrence = .clear }
         if let rotate { edit.rotation = rotate.trimmingSpaces.isEmpty ? [] : try Input.rotation(rotate) }
+        if let turns { edit.rotate = try Input.turns(turns) }
+        if catchUp { edit.schedule = .catchUp }
+        if noCatchUp { edit.schedule = .calendar }
         edit.addItems = try addItems.map(Input.item)
         edit.checkItems = checkItems
         edit.uncheckItems = uncheckItems

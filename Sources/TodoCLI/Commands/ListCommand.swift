@@ -37,6 +37,7 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         let h = try household.open()
         let snap = try h.snapshot()
+        let today = Env.today(h.clock)
         // Chores show once, at their current occurrence and turn; checklists with progress.
         // --json gives the stored form (with the chore's and checklist's maps) and adds these.
         var tasks: [Task]
@@ -45,13 +46,13 @@ struct ListCommand: ParsableCommand {
         if output.json {
             (tasks, bad) = try snap.loadAll()
             for i in tasks.indices where !tasks[i].extra.isEmpty {
-                guard let facts = ListFacts(tasks[i]) else { continue }
+                guard let facts = ListFacts(tasks[i], today: today) else { continue }
                 stored[i] = tasks[i]
                 tasks[i] = ChoreText.listView(tasks[i], facts)
             }
         } else {
             let facts: [ListFacts?]
-            (tasks, facts, bad) = try snap.loadListView()
+            (tasks, facts, bad) = try snap.loadListView(today: today)
             // Changed in place (the array is not copied).
             for i in tasks.indices { if let f = facts[i] { tasks[i] = ChoreText.listView(tasks[i], f) } }
         }
@@ -59,7 +60,7 @@ struct ListCommand: ParsableCommand {
             printError("todo: warning: \(Terminal.safe(b.path)) cannot be read (\(Terminal.safe(b.reason))); it is left out.")
         }
         HealthWarnings.handEdits((try? h.quickHandEdits(snap)) ?? [])
-        let render = Render(today: Env.today(h.clock), minuteOfDay: Env.minuteOfDay(h.clock))
+        let render = Render(today: today, minuteOfDay: Env.minuteOfDay(h.clock))
         var who = assignee?.lowercased()
         var whoEmail: String?
         if mine {
@@ -99,7 +100,7 @@ struct ListCommand: ParsableCommand {
         if output.json {
             out.line("[")
             for (n, i) in order.enumerated() {
-                out.line(JSONWriter.compact(ChoreText.json(stored[i] ?? tasks[i])) + (n < order.count - 1 ? "," : ""))
+                out.line(JSONWriter.compact(ChoreText.json(stored[i] ?? tasks[i], today: today)) + (n < order.count - 1 ? "," : ""))
             }
             out.line("]")
         } else if order.isEmpty {
@@ -129,7 +130,7 @@ struct ShowCommand: ParsableCommand {
         HealthWarnings.handEdits((try? h.handEdits(snap, task: taskID)) ?? [])
         HealthWarnings.unreadable((try? snap.unreadable()) ?? [])
         if output.json {
-            print(JSONWriter.compact(ChoreText.json(task)))
+            print(JSONWriter.compact(ChoreText.json(task, today: Env.today(h.clock))))
             return
         }
         let short = try snap.shortIDs([taskID])[taskID] ?? id

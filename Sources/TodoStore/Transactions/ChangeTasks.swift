@@ -4,9 +4,10 @@ extension Household {
     /// Changes one task's fields and tags (only those that differ) in one commit.
     public func edit(_ id: String, _ edit: TaskEdit) throws(StoreError) -> ChangeOutcome {
         let values = edit.values
+        let today = clock.today
         return try change(ids: [id], verb: "edit") { task, stamp in
             // Rule, rotation, items, and a take-over of the current turn (docs/FORMAT.md, "Chores").
-            var fields = try Self.editChoreFields(edit, of: &task, stamp: stamp)
+            var fields = try Self.editChoreFields(edit, of: &task, stamp: stamp, today: today)
             for (field, value) in values where task.value(of: field) != value && !(field == "assignee" && task.takesTurns) {
                 try task.write(field, value, stamp: stamp)
                 fields.append(field)

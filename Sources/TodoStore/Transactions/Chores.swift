@@ -13,46 +13,116 @@ extension Task {
 }
 
 extension Household {
-    /// `done` (plain tasks: marked done; chores: the current occurrence completed) or `skip`
-    /// (chores only), in one commit. With `through`, every open occurrence up to that date is
-    /// marked, or the current one alone when it is later. A chore's fields name the occurrence
-    /// dates written (`YYYY-MM-DD`); a plain task's, `status`.
-    public func complete(_ ids: [String], _ action: OccurrenceAction, through: CivilDate? = nil) throws(StoreError)
-        -> ChangeOutcome
+    /// `done` (plain tasks: marked done; chores: the current occurrence completed, credited to
+    /// this member on today's date) or `skip` (chores only), in one commit. `on` names one
+    /// occurrence instead of the current one (a missed one caught up later). With `all`, a
+    /// catch-up chore has every open occurrence up to today marked; a calendar chore has only
+    /// the current one due. A chore's fields name the occurrence dates written (`YYYY-MM-DD`); a
+    /// plain task's, `status`.
+    public func complete(_ ids: [String], _ action: OccurrenceAction, all: Bool = false, on date: CivilDate? = nil)
+        throws(StoreError) -> ChangeOutcome
     {
-        try change(ids: ids, verb: action.rawValue) { task, stamp in
-            guard task.isChore else {
-                guard action == .done else { throw StoreError.notAChore(String(task.id.hex.prefix(8))) }
+        let today = clock.today
+        return try change(ids: ids, verb: action.rawValue) { task, stamp in
+            let short = String(task.id.hex.prefix(8))
+            guard let r = task.recurrence else {
+                guard action == .done, date == nil else { throw StoreError.notAChore(short) }
                 guard task.status != .done else { return [] }
                 try task.write("status", .string("done"), stamp: stamp)
                 return ["status"]
             }
-            guard let current = task.currentOccurrence else { return [] }
-            var dates = [current]
-            if let through, current <= through {
-                // Bounded: at most one year of daily occurrences past the current one.
-                dates = task.upcomingOccurrences(366 * 2).filter { $0 <= through }
+            let schedule = ChoreSchedule(task, recurrence: r, today: today)
+            var dates: [CivilDate]
+            if let date {
+                guard r.isOccurrence(date) else { throw StoreError.notAnOccurrence(task: short, date: date) }
+                switch action {
+                case .done:
+                    // Once per member and occurrence: a second `done --on` of the same date says nothing new.
+                    if schedule.credits(on: date).contains(where: { $0.member == stamp.member }) { return [] }
+                case .skip:
+                    if schedule.status(of: date) == .skipped { return [] }
+                }
+                dates = [date]
+            } else {
+                guard let current = schedule.current else { return [] }
+                dates = [current]
+                if all, schedule.mode == .catchUp, current <= today {
+                    // Bounded: at most two years of daily occurrences past the current one.
+                    dates = schedule.upcoming(366 * 2).filter { $0 <= today }
+                }
             }
-            for d in dates { task.setOccurrence(d, action.state, stamp: stamp) }
+            for d in dates {
+                switch action {
+                case .done: task.complete(d, member: stamp.member, day: today, stamp: stamp)
+                case .skip: task.setOccurrence(d, .skipped, stamp: stamp)
+                }
+            }
             return dates.map(\.description)
         }
     }
 
-    /// `reopen` of a chore: the latest done or skipped occurrence is open again; plain tasks as
-    /// `set(.reopen)`.
+    /// `reopen` of a chore: the latest done or skipped occurrence is open again, and the
+    /// completions credited to it are undone; plain tasks as `set(.reopen)`.
     public func reopen(_ ids: [String]) throws(StoreError) -> ChangeOutcome {
-        try change(ids: ids, verb: "reopen") { task, stamp in
-            guard task.isChore else {
+        let today = clock.today
+        return try change(ids: ids, verb: "reopen") { task, stamp in
+            guard let r = task.recurrence else {
                 guard task.status != .open else { return [] }
                 try task.write("status", .string("open"), stamp: stamp)
                 return ["status"]
             }
-            guard let last = task.occurrenceEntries.filter({ $0.value.state != .open }).keys.max(),
-                let date = CivilDate(iso: Substring(last))
-            else { return [] }
-            task.setOccurrence(date, .open, stamp: stamp)
-            return [last]
+            let schedule = ChoreSchedule(task, recurrence: r, today: today)
+            var dates = Set(schedule.credits.map(\.occurrence))
+            for (key, e) in task.occurrenceEntries where e.state != .open {
+                if let d = CivilDate(iso: Substring(key)) { dates.insert(d) }
+            }
+            guard let last = dates.filter({ [.done, .skipped].contains(schedule.status(of: $0)) }).max() else { return [] }
+            task.setOccurrence(last, .open, stamp: stamp)
+            for c in schedule.credits(on: last) { if let key = c.key { task.setCompletion(key, .undone, stamp: stamp) } }
+            return [last.description]
         }
+    }
+
+    /// `swap`: this member's next turn of the chore and `member`'s next turn change hands.
+    /// The fields name the two dates, this member's first.
+    public func swapTurn(_ id: String, with member: String) throws(StoreError) -> ChangeOutcome {
+        let today = clock.today
+        return try change(ids: [id], verb: "swap") { task, stamp in
+            let short = String(task.id.hex.prefix(8))
+            let schedule = try Self.rotating(task, today: today, naming: member)
+            let me = stamp.member
+            guard me != member else { throw StoreError.sameMember(task: short, member: me) }
+            guard let mine = schedule.nextTurn(of: me) else { throw StoreError.noComingTurn(task: short, member: me) }
+            guard let theirs = schedule.nextTurn(of: member) else { throw StoreError.noComingTurn(task: short, member: member) }
+            task.setTurn(mine, member, stamp: stamp)
+            task.setTurn(theirs, me, stamp: stamp)
+            return [mine.description, theirs.description]
+        }
+    }
+
+    /// `pass`: `member` takes this member's next turn; the rotation goes on from this member as
+    /// if they had taken it. The field names the date.
+    public func passTurn(_ id: String, to member: String) throws(StoreError) -> ChangeOutcome {
+        let today = clock.today
+        return try change(ids: [id], verb: "pass") { task, stamp in
+            let short = String(task.id.hex.prefix(8))
+            let schedule = try Self.rotating(task, today: today, naming: member)
+            let me = stamp.member
+            guard me != member else { throw StoreError.sameMember(task: short, member: me) }
+            guard let mine = schedule.nextTurn(of: me) else { throw StoreError.noComingTurn(task: short, member: me) }
+            task.setTurn(mine, member, stamp: stamp)
+            return [mine.description]
+        }
+    }
+
+    /// The schedule of a chore with a rotation that has `member`; throws otherwise.
+    static func rotating(_ task: Task, today: CivilDate, naming member: String) throws(StoreError) -> ChoreSchedule {
+        let short = String(task.id.hex.prefix(8))
+        guard let r = task.recurrence else { throw StoreError.notAChore(short) }
+        let rotation = task.rotation
+        guard !rotation.isEmpty else { throw StoreError.noRotation(short) }
+        guard rotation.contains(member) else { throw StoreError.notInRotation(task: short, member: member, rotation: rotation) }
+        return ChoreSchedule(task, recurrence: r, today: today)
     }
 
     /// A new task's chore and checklist fields.
@@ -60,6 +130,8 @@ extension Household {
         if let r = new.recurrence {
             task.setRecurrence(r, stamp: stamp)
             if !new.rotation.isEmpty { task.setRotation(new.rotation, stamp: stamp) }
+            if new.schedule != .calendar { task.setScheduleMode(new.schedule, stamp: stamp) }
+            if new.rotate != .order { task.setRotateMode(new.rotate, stamp: stamp) }
         }
         for (n, text) in new.items.enumerated() { addItem(text, to: &task, stamp: stamp, position: n) }
     }
@@ -102,7 +174,7 @@ extension Household {
 
     /// The chore and checklist parts of `edit`; returns the fields written (`repeat`,
     /// `rotation`, `turn` for a take-over of the current occurrence, `+item`, `x item`, `-item`).
-    static func editChoreFields(_ edit: TaskEdit, of task: inout Task, stamp: FieldStamp) throws -> [String] {
+    static func editChoreFields(_ edit: TaskEdit, of task: inout Task, stamp: FieldStamp, today: CivilDate) throws -> [String] {
         var fields: [String] = []
         switch edit.recurrence {
         case .set(let r)? where task.recurrence != r:
@@ -117,9 +189,17 @@ extension Household {
             task.setRotation(names, stamp: stamp)
             fields.append("rotation")
         }
+        if let mode = edit.schedule, mode != task.scheduleMode, task.isChore {
+            task.setScheduleMode(mode, stamp: stamp)
+            fields.append("schedule")
+        }
+        if let mode = edit.rotate, mode != task.rotateMode, task.isChore {
+            task.setRotateMode(mode, stamp: stamp)
+            fields.append("rotate")
+        }
         // On a rotating chore, --assign takes over the current occurrence only.
-        if case .set(let who)? = edit.assignee, task.takesTurns, let current = task.currentOccurrence,
-            task.turn(on: current) != who
+        if case .set(let who)? = edit.assignee, task.takesTurns, let schedule = task.schedule(today: today),
+            let current = schedule.current, schedule.turn(on: current) != who
         {
             task.setTurn(current, who, stamp: stamp)
             fields.append("turn")

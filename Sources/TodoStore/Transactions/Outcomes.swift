@@ -42,6 +42,9 @@ public struct NewTask: Sendable {
     public var recurrence: Recurrence?
     /// A chore's members in turn.
     public var rotation: [String] = []
+    /// How the chore shows when it fell behind, and how its rotation picks turns.
+    public var schedule = ChoreScheduleMode.calendar
+    public var rotate = RotateMode.order
     /// Checklist items, in order.
     public var items: [String] = []
 
@@ -67,6 +70,9 @@ public struct TaskEdit: Sendable {
     public var recurrence: Setting<Recurrence>?
     /// A new rotation (empty: none).
     public var rotation: [String]?
+    /// How the chore shows when it fell behind; how its rotation picks turns.
+    public var schedule: ChoreScheduleMode?
+    public var rotate: RotateMode?
     /// Checklist changes; items are named by text or by their 1-based index in `show`.
     public var addItems: [String] = []
     public var checkItems: [String] = []
@@ -78,7 +84,7 @@ public struct TaskEdit: Sendable {
     /// Whether the edit asks for anything at all.
     public var isEmpty: Bool {
         title == nil && assignee == nil && priority == nil && notes == nil && due == nil && addTags.isEmpty
-            && removeTags.isEmpty && recurrence == nil && rotation == nil && addItems.isEmpty && checkItems.isEmpty
+            && removeTags.isEmpty && recurrence == nil && rotation == nil && schedule == nil && rotate == nil && addItems.isEmpty && checkItems.isEmpty
             && uncheckItems.isEmpty && removeItems.isEmpty
     }
 

@@ -68,6 +68,16 @@ extension Household {
             if task.occurrenceEntries[key]?.state == state { return false }
             task.setOccurrence(date, state, stamp: stamp)
             return true
+        case ("completions", .string(let s)):
+            guard let state = CompletionState(rawValue: s) else { break }
+            guard let current = task.completions.first(where: { $0.key == key }) else {
+                // Taking back a completion the task does not have: nothing to take back.
+                if state == .undone { return false }
+                break
+            }
+            if current.state == state { return false }
+            task.setCompletion(key, state, stamp: stamp)
+            return true
         case ("turns", .string(let member)):
             guard let date else { break }
             if (task.turnEntries[key]?.member ?? "") == member { return false }

@@ -1,0 +1,435 @@
+/// What a chore's file says once its entries are read together, for one day: who is credited
+/// with which occurrence, each occurrence's state (missed included), the current occurrence and
+/// whose turn each is. Everything here is derived from the merged file and `today`, never
+/// stored, so every replica computes the same (docs/FORMAT.md, "What is derived, never stored").
+
+/// How a chore that fell behind is shown (the `schedule` field).
+public enum ChoreScheduleMode: String, Sendable, CaseIterable {
+    /// The occurrence due now; older open ones are missed.
+    case calendar
+    /// The earliest open occurrence, however old (rent: every one must be done).
+    case catchUp = "catch-up"
+}
+
+/// How a rotation picks whose turn an occurrence is (the `rotate` field).
+public enum RotateMode: String, Sendable, CaseIterable {
+    /// In rotation order, one occurrence each.
+    case order
+    /// The member with the fewest completions in the four weeks before the occurrence.
+    case fewest
+}
+
+public enum CompletionState: String, Sendable {
+    case done, undone
+}
+
+/// One `done`, as its `completions` entry records it.
+public struct Completion: Hashable, Sendable {
+    /// `<date>/<stamp id>`: the occurrence named and the stamp of the `done` that wrote it.
+    public var key: String
+    public var state: CompletionState
+    /// Who did it.
+    public var member: String
+    /// The member's local date when they ran `done`.
+    public var day: CivilDate
+    /// The entry's last write.
+    public var stamp: FieldStamp
+
+    public init(key: String, state: CompletionState, member: String, day: CivilDate, stamp: FieldStamp) {
+        self.key = key
+        self.state = state
+        self.member = member
+        self.day = day
+        self.stamp = stamp
+    }
+
+    /// The key of a completion of `date` written with `stamp`.
+    public static func key(_ date: CivilDate, _ stamp: Stamp) -> String { "\(date)/\(stamp)" }
+
+    /// The occurrence date and the writing stamp a key names; nil when it is not a key.
+    public static func parse(key: String) -> (date: CivilDate, stamp: Stamp)? {
+        let parts = key.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].utf8.count == 10, let date = CivilDate(iso: parts[0]),
+            let stamp = Stamp(parts[1]), !parts[1].contains(" ")
+        else { return nil }
+        return (date, stamp)
+    }
+
+    var json: JSONValue {
+        .array([.string(state.rawValue), .string(member), .string(day.description), .string(stamp.description)])
+    }
+}
+
+/// A completion counted for one occurrence.
+public struct Credit: Hashable, Sendable {
+    public var member: String
+    /// The occurrence it counts for.
+    public var occurrence: CivilDate
+    /// The occurrence the member's replica named (differs when the credit moved).
+    public var named: CivilDate
+    /// The day the member did it.
+    public var day: CivilDate
+    /// The stamp it is ordered by: its `done`'s.
+    public var stamp: FieldStamp
+    /// Its `completions` key; nil for a completion recorded only in `occurrences` (an older version's).
+    public var key: String?
+
+    public var moved: Bool { occurrence != named }
+}
+
+/// An occurrence's state as derived.
+public enum OccurrenceStatus: String, Sendable {
+    case done, skipped, open, missed
+}
+
+public struct ChoreSchedule: Sendable {
+    public let recurrence: Recurrence
+    public let today: CivilDate
+    public let mode: ChoreScheduleMode
+    public let rotate: RotateMode
+    public let rotation: [String]
+    /// Every live credit, in the order they were attributed (by their `done`'s stamp).
+    public let credits: [Credit]
+    /// The task's assignee: who a chore without a rotation is shown for.
+    let assignee: String?
+    let entries: [String: OccurrenceEntry]
+    let turnEntries: [String: TurnEntry]
+    /// Positions in `credits` by the occurrence they count for.
+    let creditsByDate: [CivilDate: [Int]]
+    /// Occurrences of the rule that are skipped, in date order.
+    let skippedDates: [CivilDate]
+
+    /// How far a stale completion may move, and how far turns are looked for.
+    static let moveLimit = 366
+    static let turnSearchLimit = 1_000
+
+    /// The schedule of `task` on `today`; nil for a plain task.
+    public init?(_ task: Task, today: CivilDate) {
+        guard let r = task.recurrence else { return nil }
+        self.init(task, recurrence: r, today: today)
+    }
+
+    public init(_ task: Task, recurrence r: Recurrence, today: CivilDate) {
+        recurrence = r
+        self.today = today
+        mode = task.scheduleMode
+        rotate = task.rotateMode
+        rotation = task.rotation
+        assignee = task.assignee
+        let entries = task.occurrenceEntries
+        self.entries = entries
+        turnEntries = task.turnEntries
+        let completions = task.completions
+        // Every credit to attribute: live completions, and `done` entries no completion wrote.
+        var pending: [(order: Stamp, key: String, credit: Credit)] = []
+        var written = Set<String>()
+        var members = Set<String>()
+        for c in completions {
+            guard let (named, original) = Completion.parse(key: c.key) else { continue }
+            written.insert(c.key)
+            members.insert("\(named) \(c.member)")
+            guard c.state == .done else { continue }
+            pending.append((original, c.key,
+                Credit(member: c.member, occurrence: named, named: named, day: c.day, stamp: c.stamp, key: c.key)))
+        }
+        for (key, e) in entries where e.state == .done {
+            // Written with a completion, or again (a restore, an undo) by a member who has one.
+            guard let date = CivilDate(iso: Substring(key)), !written.contains(Completion.key(date, e.stamp.stamp)),
+                !members.contains("\(date) \(e.stamp.member)")
+            else { continue }
+            pending.append((e.stamp.stamp, key,
+                Credit(member: e.stamp.member, occurrence: date, named: date, day: date, stamp: e.stamp, key: nil)))
+        }
+        pending.sort { $0.order != $1.order ? $0.order < $1.order : $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        let skipped = Set(entries.compactMap { $0.value.state == .skipped ? CivilDate(iso: Substring($0.key)) : nil })
+        var byDate: [CivilDate: [Int]] = [:]
+        var credits: [Credit] = []
+        credits.reserveCapacity(pending.count)
+        for p in pending {
+            var credit = p.credit
+            if byDate[credit.named] != nil {
+                // Someone else's completion got there first: the earliest occurrence after it,
+                // up to the day this one was done, that is neither credited nor skipped.
+                var d = r.next(after: credit.named)
+                var steps = 0
+                while let date = d, date <= credit.day, steps < Self.moveLimit {
+                    if byDate[date] == nil && !skipped.contains(date) {
+                        credit.occurrence = date
+                        break
+                    }
+                    d = r.next(after: date)
+                    steps += 1
+                }
+            }
+            byDate[credit.occurrence, default: []].append(credits.count)
+            credits.append(credit)
+        }
+        self.credits = credits
+        creditsByDate = byDate
+        var skippedDates: [CivilDate] = []
+        for date in skipped.sorted() where r.isOccurrence(date) {
+            if Self.decide(entries[date.description], credits: byDate[date].map { $0.map { credits[$0] } } ?? []) == .skipped {
+                skippedDates.append(date)
+            }
+        }
+        self.skippedDates = skippedDates
+    }
+
+    /// The state that the latest of an occurrence's entry and its credits says.
+    static func decide(_ entry: OccurrenceEntry?, credits: [Credit]) -> OccurrenceStatus {
+        var best: (FieldStamp, OccurrenceStatus)?
+        if let entry {
+            best = (entry.stamp, entry.state == .done ? .done : entry.state == .skipped ? .skipped : .open)
+        }
+        for c in credits where best.map({ FieldStamp.precedes($0.0, c.stamp) }) ?? true {
+            best = (c.stamp, .done)
+        }
+        return best?.1 ?? .open
+    }
+
+    /// The credits counted for one occurrence, in order.
+    public func credits(on date: CivilDate) -> [Credit] {
+        (creditsByDate[date] ?? []).map { credits[$0] }
+    }
+
+    /// Done, skipped, open (due now or later) or missed.
+    public func status(of date: CivilDate) -> OccurrenceStatus {
+        let s = Self.decide(entries[date.description], credits: credits(on: date))
+        guard s == .open, mode == .calendar, let next = recurrence.next(after: date), next <= today else { return s }
+        return .missed
+    }
+
+    func isOpen(_ date: CivilDate) -> Bool {
+        Self.decide(entries[date.description], credits: credits(on: date)) == .open
+    }
+
+    /// The occurrence `list`, `agenda` and `done` use (FORMAT.md); nil when the rule has no
+    /// more dates.
+    public var current: CivilDate? {
+        var d: CivilDate?
+        switch mode {
+        case .catchUp: d = recurrence.first(onOrAfter: recurrence.from)
+        case .calendar: d = latest(onOrBefore: today) ?? recurrence.first(onOrAfter: recurrence.from)
+        }
+        // Each step passes a done or skipped occurrence; bounded by the entries there are.
+        var steps = 0
+        while let date = d, !isOpen(date) {
+            d = recurrence.next(after: date)
+            steps += 1
+            if steps > entries.count + credits.count + 1 { return nil }
+        }
+        return d
+    }
+
+    /// The latest occurrence on or before `day`; nil when the rule starts later.
+    public func latest(onOrBefore day: CivilDate) -> CivilDate? {
+        guard day >= recurrence.from else { return nil }
+        // A rule's longest gap is under 32 months of 31 days (999 months reads the months).
+        let span: Int
+        switch recurrence.rule.kind {
+        case .days(let n): span = n
+        case .weeks(let n): span = 7 * n
+        case .weekdays: span = 7
+        case .months(let n): span = 31 * n + 31
+        case .monthDay: span = 62
+        }
+        var d = recurrence.first(onOrAfter: day.adding(days: -span))
+        var last: CivilDate?
+        while let date = d, date <= day {
+            last = date
+            d = recurrence.next(after: date)
+        }
+        return last
+    }
+
+    /// The first `count` open occurrences from the current one on.
+    public func upcoming(_ count: Int) -> [CivilDate] {
+        var out: [CivilDate] = []
+        var d = current
+        var steps = 0
+        while let date = d, out.count < count, steps < count + entries.count + credits.count + 1 {
+            if isOpen(date) { out.append(date) }
+            d = recurrence.next(after: date)
+            steps += 1
+        }
+        return out
+    }
+
+    /// Whose turn an occurrence is: a take-over, else the rotation; nil without either.
+    public func turn(on date: CivilDate) -> String? {
+        if let t = turnEntries[date.description], !t.member.isEmpty { return t.member }
+        guard !rotation.isEmpty else { return nil }
+        switch rotate {
+        case .order:
+            let k = recurrence.index(of: date) - skippedBefore(date)
+            let n = rotation.count
+            return rotation[((k % n) + n) % n]
+        case .fewest:
+            return fewestTurn(on: date)
+        }
+    }
+
+    /// Who should do an occurrence: its turn, else the chore's assignee.
+    public func assignee(on date: CivilDate) -> String? { turn(on: date) ?? assignee }
+
+    func skippedBefore(_ date: CivilDate) -> Int {
+        var lo = 0
+        var hi = skippedDates.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if skippedDates[mid] < date { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// The fewest-completions turn; occurrences after today count the open ones before them,
+    /// from the current one on, as done by their own turn's member.
+    func fewestTurn(on date: CivilDate) -> String {
+        var projected: [(String, CivilDate)] = []
+        if date > today, let start = current, start < date {
+            var d: CivilDate? = start
+            var steps = 0
+            while let p = d, p < date, steps < 400 {
+                if isOpen(p) {
+                    let who = turnEntries[p.description].flatMap { $0.member.isEmpty ? nil : $0.member }
+                        ?? fewest(on: p, projected: projected)
+                    projected.append((who, p))
+                }
+                d = recurrence.next(after: p)
+                steps += 1
+            }
+        }
+        return fewest(on: date, projected: projected)
+    }
+
+    func fewest(on date: CivilDate, projected: [(String, CivilDate)]) -> String {
+        let since = date.adding(days: -28)
+        var counts = [Int](repeating: 0, count: rotation.count)
+        func count(_ member: String, _ day: CivilDate) {
+            guard day >= since, day < date, let i = rotation.firstIndex(of: member) else { return }
+            counts[i] += 1
+        }
+        for c in credits { count(c.member, c.day) }
+        for (member, day) in projected { count(member, day) }
+        var best = 0
+        for i in counts.indices where counts[i] < counts[best] { best = i }
+        return rotation[best]
+    }
+
+    /// `member`'s first open occurrence from the current one on; nil within the search limit.
+    public func nextTurn(of member: String) -> CivilDate? {
+        var d = current
+        var steps = 0
+        while let date = d, steps < Self.turnSearchLimit {
+            if isOpen(date), turn(on: date) == member { return date }
+            d = recurrence.next(after: date)
+            steps += 1
+        }
+        return nil
+    }
+
+    /// Credits per member: (credits done in the 28 days up to today, all), by name.
+    public func tally() -> [(member: String, recent: Int, all: Int)] {
+        var counts: [String: (Int, Int)] = [:]
+        let since = today.adding(days: -27)
+        for c in credits {
+            var n = counts[c.member] ?? (0, 0)
+            n.1 += 1
+            if c.day >= since, c.day <= today { n.0 += 1 }
+            counts[c.member] = n
+        }
+        return counts.keys.sorted().map { ($0, counts[$0]!.0, counts[$0]!.1) }
+    }
+
+    /// The missed occurrences dated from `since` up to today, in date order.
+    public func missed(since: CivilDate) -> [CivilDate] {
+        guard mode == .calendar else { return [] }
+        var out: [CivilDate] = []
+        var d = recurrence.first(onOrAfter: since)
+        var steps = 0
+        while let date = d, date <= today, steps < 400 {
+            if status(of: date) == .missed { out.append(date) }
+            d = recurrence.next(after: date)
+            steps += 1
+        }
+        return out
+    }
+
+    /// The occurrences up to today that someone did, skipped or missed, latest first, at most
+    /// `limit`: what `show` lists as history.
+    public func history(_ limit: Int) -> [(date: CivilDate, status: OccurrenceStatus)] {
+        var out: [(CivilDate, OccurrenceStatus)] = []
+        var dates = Set(creditsByDate.keys)
+        for (key, _) in entries { if let d = CivilDate(iso: Substring(key)) { dates.insert(d) } }
+        // Missed ones: open occurrences before the current one, back from today.
+        if mode == .calendar, var d = latest(onOrBefore: today) {
+            var steps = 0
+            while steps < limit + dates.count, d >= recurrence.from {
+                if status(of: d) == .missed { dates.insert(d) }
+                guard let before = latest(onOrBefore: d.adding(days: -1)) else { break }
+                d = before
+                steps += 1
+            }
+        }
+        for date in dates.sorted(by: >) {
+            let s = status(of: date)
+            guard s != .open || !credits(on: date).isEmpty else { continue }
+            out.append((date, s))
+            if out.count == limit { break }
+        }
+        return out
+    }
+}
+
+extension Task {
+    /// The `schedule` field: calendar unless it says `catch-up`.
+    public var scheduleMode: ChoreScheduleMode {
+        extra["schedule"]?.stringValue.flatMap(ChoreScheduleMode.init) ?? .calendar
+    }
+
+    /// The `rotate` field: in order unless it says `fewest`.
+    public var rotateMode: RotateMode {
+        extra["rotate"]?.stringValue.flatMap(RotateMode.init) ?? .order
+    }
+
+    /// Every `completions` entry, undone ones included, by key.
+    public var completions: [Completion] {
+        guard case .object(let entries)? = extra["completions"] else { return [] }
+        var out: [Completion] = []
+        for (key, e) in entries {
+            guard case .array(let a) = e, a.count == 4, let st = a[0].stringValue.flatMap(CompletionState.init),
+                let member = a[1].stringValue, let day = a[2].stringValue.flatMap({ CivilDate(iso: Substring($0)) }),
+                let s = a[3].stringValue.flatMap(FieldStamp.init)
+            else { continue }
+            out.append(Completion(key: key, state: st, member: member, day: day, stamp: s))
+        }
+        return out
+    }
+
+    /// The schedule of this chore on `today`; nil for a plain task.
+    public func schedule(today: CivilDate) -> ChoreSchedule? { ChoreSchedule(self, today: today) }
+
+    /// Records that `member` did the occurrence `date` on `day`: a completion of its own and the
+    /// occurrence's entry, one stamp.
+    public mutating func complete(_ date: CivilDate, member: String, day: CivilDate, stamp: FieldStamp) {
+        let c = Completion(key: Completion.key(date, stamp.stamp), state: .done, member: member, day: day, stamp: stamp)
+        ChoreFields.setEntry(&self, map: "completions", key: c.key, c.json)
+        setOccurrence(date, .done, stamp: stamp)
+    }
+
+    /// Writes a completion's state again (undo, reopen), keeping who and when.
+    public mutating func setCompletion(_ key: String, _ state: CompletionState, stamp: FieldStamp) {
+        guard var c = completions.first(where: { $0.key == key }) else { return }
+        c.state = state
+        c.stamp = stamp
+        ChoreFields.setEntry(&self, map: "completions", key: key, c.json)
+    }
+
+    public mutating func setScheduleMode(_ mode: ChoreScheduleMode, stamp: FieldStamp) {
+        try? write("schedule", .string(mode.rawValue), stamp: stamp)
+    }
+
+    public mutating func setRotateMode(_ mode: RotateMode, stamp: FieldStamp) {
+        try? write("rotate", .string(mode.rawValue), stamp: stamp)
+    }
+}
