@@ -4,13 +4,14 @@ import TodoStore
 /// What others did, in a few lines per member: for the end of `todo sync` and for `todo changes`.
 enum ChangesText {
     static let order: [ReceivedChange.Kind] = [
-        .assignedToMe, .added, .completed, .choreDone, .choreSkipped, .reopened, .deleted, .restored, .edited,
+        .assignedToMe, .added, .addedAndDeleted, .completed, .choreDone, .choreSkipped, .reopened, .deleted, .restored, .edited,
         .deletedMyEdit, .conflict,
     ]
 
     static func verb(_ k: ReceivedChange.Kind) -> String {
         switch k {
         case .added: "added"
+        case .addedAndDeleted: "added and deleted"
         case .completed: "completed"
         case .choreDone: "did"
         case .choreSkipped: "skipped"

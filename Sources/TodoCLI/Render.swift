@@ -80,37 +80,46 @@ struct Render {
             return w
         }
         let showDue = c.dues.contains { !$0.isEmpty }
-        let showWho = c.whos.contains { !$0.isEmpty }
+        var showWho = c.whos.contains { !$0.isEmpty }
         let showTags = c.tags.contains { !$0.isEmpty }
         // Only a terminal's width needs the tags measured (a pipe takes the list's time as it is).
         let tagWidths = width == nil ? [] : c.tags.map { Terminal.width($0) }
         var idW = header ? 2 : 0
         for id in c.ids { idW = max(idW, id.utf8.count) }
-        let dueW = showDue ? max(widest(c.dues), header ? 3 : 0) : 0
-        let whoW = showWho ? max(widest(c.whos), header ? 3 : 0) : 0
+        var dueW = showDue ? max(widest(c.dues), header ? 3 : 0) : 0
+        var whoW = showWho ? max(widest(c.whos), header ? 3 : 0) : 0
         // The title's width matters only to line up the tags under a header or to fit a width.
         var titleW = header || width != nil ? max(widest(c.titles), header ? 5 : 0) : 0
         var tagsRoom = Int.max
         if let width {
-            let fixed = idW + (showDue ? gap + dueW : 0) + (showWho ? gap + whoW : 0) + gap
+            var fixed: Int { idW + (showDue ? gap + dueW : 0) + (showWho ? gap + whoW : 0) + gap }
             let tagsW = showTags ? gap + max(tagWidths.max() ?? 0, header ? 4 : 0) : 0
-            let minTitle = min(titleW, 12)
+            var minTitle = min(titleW, 12)
+            // A narrow terminal: the assignee column gives way to the title (cut, then left
+            // out), then the title's minimum, then the due column (cut), so that every line
+            // fits down to 20 columns.
+            if fixed + minTitle > width, showWho { whoW = max(3, whoW - (fixed + minTitle - width)) }
+            if fixed + minTitle > width, showWho { showWho = false }
+            if fixed + minTitle > width { minTitle = min(titleW, max(6, width - fixed)) }
+            if fixed + minTitle > width, showDue { dueW = max(3, dueW - (fixed + minTitle - width)) }
+            minTitle = min(minTitle, max(width - fixed, 1))
             titleW = min(titleW, max(width - fixed - tagsW, minTitle))
             tagsRoom = max(width - fixed - titleW - gap, 0)
         }
+        let tagsHeader = showTags && (width == nil || tagsRoom >= 4)
         var lines: [String] = []
         lines.reserveCapacity(order.count + 1)
         if header {
             lines.append(
                 Terminal.dim(Self.join([
                     Terminal.padded("ID", idW), showDue ? Terminal.padded("DUE", dueW) : nil,
-                    showWho ? Terminal.padded("WHO", whoW) : nil, Terminal.padded("TITLE", titleW),
-                    showTags ? "TAGS" : nil,
+                    showWho ? Terminal.padded("WHO", whoW) : nil, Terminal.padded(Terminal.truncated("TITLE", titleW), titleW),
+                    tagsHeader ? "TAGS" : nil,
                 ])))
         }
         for k in order.indices {
             let rowTags = width == nil || tagWidths[k] <= tagsRoom ? c.tags[k] : Self.fitting(Self.tagList(tasks[order[k]]), tagsRoom)
-            var dueCol = Terminal.padded(c.dues[k], dueW)
+            var dueCol = Terminal.padded(width == nil ? c.dues[k] : Terminal.truncated(c.dues[k], dueW), dueW)
             if c.marks[k] & Cells.overdue != 0 { dueCol = Terminal.red(dueCol) } else if c.marks[k] & Cells.today != 0 { dueCol = Terminal.yellow(dueCol) }
             let cut = width == nil ? c.titles[k] : Terminal.truncated(c.titles[k], titleW)
             // With a header the tags line up under TAGS; otherwise they follow the title.
@@ -118,7 +127,7 @@ struct Render {
             lines.append(
                 Self.join([
                     Terminal.dim(Terminal.padded(c.ids[k], idW)), showDue ? dueCol : nil,
-                    showWho ? Terminal.padded(c.whos[k], whoW) : nil, c.marks[k] & Cells.high != 0 ? Terminal.bold(title) : title,
+                    showWho ? Terminal.padded(width == nil ? c.whos[k] : Terminal.truncated(c.whos[k], whoW), whoW) : nil, c.marks[k] & Cells.high != 0 ? Terminal.bold(title) : title,
                     rowTags.isEmpty ? nil : Terminal.dim(rowTags),
                 ]))
         }

@@ -10,6 +10,9 @@ import TodoCore
 public struct ReceivedChange: Sendable {
     public enum Kind: String, Sendable, CaseIterable {
         case added, completed, reopened, deleted, restored, edited
+        /// A task that appeared and was deleted by the same member within the range: its net
+        /// effect, told once.
+        case addedAndDeleted = "added-and-deleted"
         /// Occurrences of a chore done, or skipped (`fields`: their dates, `YYYY-MM-DD`).
         case choreDone = "chore-done"
         case choreSkipped = "chore-skipped"
@@ -87,7 +90,14 @@ extension Household {
             let first = after.stamps.values.min { FieldStamp.precedes($0, $1) }
             for field in Task.stampedFields { blank.stamps[field] = first }
             if let first, foreign(first) {
-                add(.added, first.member)
+                // Told as its net effect: a task someone added and then deleted is both.
+                let deletion = after.deleted ? after.stamps["deleted"] : nil
+                if let deletion, deletion.member == first.member {
+                    add(.addedAndDeleted, first.member)
+                } else {
+                    add(.added, first.member)
+                    if let deletion, foreign(deletion) { add(.deleted, deletion.member) }
+                }
                 blank = after
                 if mine, after.stamps["assignee"] == first { add(.assignedToMe, first.member) }
             }

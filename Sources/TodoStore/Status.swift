@@ -13,6 +13,19 @@ public struct HouseholdStatus: Sendable {
     public let sync: SyncState
     /// Conflict entries newer than the last `todo conflicts`.
     public let newConflicts: Int
+    /// Changed task files here that cannot be read as tasks (not in `unsent`).
+    public let unsentUnreadable: [String]
+    /// Why a sync would send nothing at all, when something here may not be sent.
+    public let blocked: Blocked?
+
+    /// A file or commit that stops every push (docs/ARCHITECTURE.md, "What is sent").
+    public struct Blocked: Sendable {
+        /// The task file's path; empty when a commit's content is the problem.
+        public let path: String
+        public let problem: String
+        /// The commit that introduced it, when known.
+        public let commit: CommitInfo?
+    }
 }
 
 extension Household {
@@ -23,11 +36,12 @@ extension Household {
             let here = try Snapshot(repo: repo, commit: head)
             let there = try Snapshot(repo: repo, commit: tracking)
             var unsent: [Task] = []
+            var unreadable: [String] = []
             let behindOnly = try tracking.flatMap { t in try head.map { try repo.isAncestor($0, of: t) } } ?? false
             if head != tracking && !behindOnly {
                 for (id, _, blob) in try there.changedFiles(oldTasks: there.tasksTree, newTasks: here.tasksTree) {
-                    guard let id, let blob, let task = try? here.decode(blob: blob, id: id) else { continue }
-                    unsent.append(task)
+                    guard let id, let blob else { continue }
+                    if let task = try? here.decode(blob: blob, id: id) { unsent.append(task) } else { unreadable.append(id.path) }
                 }
             }
             var unmerged = 0
@@ -37,10 +51,15 @@ extension Household {
                 let b = try Snapshot(repo: repo, commit: base)
                 unmerged = try b.changedFiles(oldTasks: b.tasksTree, newTasks: there.tasksTree).count
             }
+            var blocked: HouseholdStatus.Blocked?
+            if let head, head != tracking, !behindOnly, let r = try Outgoing.check(repo, head: head, remote: tracking) {
+                blocked = HouseholdStatus.Blocked(path: r.path, problem: r.problem, commit: r.commit)
+            }
             let seen = conflictsSeen()
             let newConflicts = try here.conflicts().filter { $0.time > seen }.count
             return HouseholdStatus(
-                remote: try remoteURL(), unsent: unsent, unsentShortIDs: try here.shortIDs(unsent.map(\.id)), unmerged: unmerged, sync: syncState(), newConflicts: newConflicts)
+                remote: try remoteURL(), unsent: unsent, unsentShortIDs: try here.shortIDs(unsent.map(\.id)), unmerged: unmerged, sync: syncState(), newConflicts: newConflicts,
+                unsentUnreadable: unreadable, blocked: blocked)
         } catch {
             throw StoreError.from(error, path: path)
         }

@@ -4,6 +4,37 @@ import TodoCore
 
 /// What a sync received from others, told once at its end and again by `todo changes`.
 @Suite(.timeLimit(.minutes(20)), .kit) struct ChangesTests {
+    /// What is told is the net effect: a task someone added and deleted before syncing is told
+    /// as both, once; one added by one member and deleted by another, as each.
+    @Test func aTaskAddedAndDeletedIsToldAsBoth() throws {
+        let host = try GitHost(.path)
+        try host.createRepository()
+        let alice = try Member("Alice", host: host)
+        let bob = try Member("Bob", host: host)
+        let carol = try Member("Carol", host: host)
+        try alice.create(remote: host.url())
+        try alice.sync()
+        try bob.join(host.url())
+        try carol.join(host.url())
+        let typo = try bob.add("Buy mlik")
+        try bob.change("rm", typo.short)
+        let cake = try bob.add("Order cake")
+        try bob.sync()
+        try carol.sync()
+        try carol.change("rm", cake.short)
+        try carol.sync()
+
+        let r = try alice.sync()
+        let told = Array(r.lines.dropFirst())
+        #expect(told.contains { $0.hasPrefix("  Bob added and deleted: Buy mlik (") }, "\(r)")
+        #expect(told.contains { $0.hasPrefix("  Bob added: Order cake (") }, "\(r)")
+        #expect(told.contains { $0.hasPrefix("  Carol deleted: Order cake (") }, "\(r)")
+        #expect(!told.contains { $0.contains("Bob added: Buy mlik") }, "\(r)")
+        #expect(told.count == 3, "\(r)")
+        let kinds = try json(try alice.todo("changes", "--json").stdout).items.compactMap { $0["kind"]?.stringValue }
+        #expect(kinds.sorted() == ["added", "added-and-deleted", "deleted"], "\(kinds)")
+    }
+
     @Test func syncTellsWhatOthersDidAndChangesTellsItAgain() throws {
         let host = try GitHost(.path)
         try host.createRepository()

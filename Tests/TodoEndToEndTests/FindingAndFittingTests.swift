@@ -109,6 +109,27 @@ import TodoCore
         }
     }
 
+    /// Down to 20 columns, as the man page promises: assignees, then the title's room, then
+    /// long dates give way, and the header too fits.
+    @Test(arguments: [20, 21, 24, 27, 30, 33, 36, 39, 42, 45])
+    func onANarrowTerminalEveryLineFits(columns: Int) throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        _ = try sb.add("Take the winter tyres to the garage", "--tag", "car", "--due", "2026-01-02", "--assign", "Bartholomew")
+        _ = try sb.add("Milk", "--due", "2030-12-30 18:00", "--tag", "groceries")
+        _ = try sb.add("日本語のテキスト", "--assign", "Kim")
+        let r = try runOnTerminal(sb, ["list"], columns: 200, env: ["COLUMNS": String(columns)])
+        #expect(r.status == 0, "\(r.text)")
+        let lines = r.text.split(separator: "\n").map(String.init)
+        try #require(lines.count == 4, "\(r.text)")
+        #expect(lines[0].hasPrefix("ID"))
+        for line in lines {
+            #expect(DisplayText.width(line) <= columns, "\(columns): '\(line)' is \(DisplayText.width(line)) wide")
+        }
+        // Every task keeps its id and some of its title.
+        #expect(lines.dropFirst().allSatisfy { $0.split(separator: " ").count >= 2 }, "\(r.text)")
+    }
+
     @Test func displayWidthCountsGraphemeClusters() {
         #expect(DisplayText.width("abc") == 3)
         #expect(DisplayText.width("👨‍👩‍👧") == 2)

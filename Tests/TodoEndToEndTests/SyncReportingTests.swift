@@ -81,6 +81,27 @@ import TodoCore
         try expectConverged([alice], host: host)
     }
 
+    /// The first sync of a new household sends its first commit, which changes no task: the
+    /// summary says what went out, never "Up to date"; the same after a repair commit.
+    @Test func aSyncThatSendsOnlyCommitsSaysSo() throws {
+        let host = try GitHost(.path)
+        let path = try host.createRepository()
+        let alice = try Member("Alice", host: host)
+        try alice.create(remote: host.url())
+        let first = try alice.sync()
+        #expect(first.stdout == "Synced with \(path): received 0, sent 0 tasks in 1 commit.\n", "\(first)")
+        #expect(try host.git("household.git", "rev-parse", "main").stdout == alice.head() + "\n")
+        let quiet = try alice.sync("--json")
+        #expect(try json(quiet.stdout)["commitsSent"] == .number("0"), "\(quiet)")
+        #expect(try alice.sync().stdout == "Up to date with \(path).\n")
+        // A commit made with plain git that changes no task goes out and is counted.
+        #expect(try alice.git("commit", "-q", "--allow-empty", "-m", "note").exitCode == 0)
+        let again = try alice.sync("--json")
+        #expect(try json(again.stdout)["sent"] == .number("0"), "\(again)")
+        #expect(try json(again.stdout)["commitsSent"] == .number("1"), "\(again)")
+        #expect(try host.git("household.git", "rev-parse", "main").stdout == alice.head() + "\n")
+    }
+
     @Test func statusShowsTheLastErrorThenTheLastSync() throws {
         let host = try GitHost(.http)
         let path = try host.createRepository()

@@ -124,6 +124,7 @@ struct SyncCommand: ParsableCommand {
         if output.json {
             print(JSONWriter.compact(.object([
                 ("received", .number("\(report.received)")), ("sent", .number("\(report.sent)")),
+                ("commitsSent", .number("\(report.commitsSent)")),
                 ("merged", .bool(report.merge?.kind == .merged)), ("conflicts", .number("\(conflicts)")),
                 ("remoteWasEmpty", .bool(report.remoteWasEmpty)), ("rounds", .number("\(report.rounds)")),
                 ("skipped", .bool(false)),
@@ -131,11 +132,14 @@ struct SyncCommand: ParsableCommand {
             return
         }
         if quiet { return }
-        if report.received == 0 && report.sent == 0 && report.merge?.kind != .merged {
+        if report.received == 0 && report.sent == 0 && report.commitsSent == 0 && report.merge?.kind != .merged {
             print("Up to date with \(Terminal.safe(report.remote)).")
             return
         }
-        var parts = ["received \(report.received)", "sent \(report.sent)"]
+        // Commits that change no task (a new household's first one, a repair) were still sent.
+        let onlyCommits = report.sent == 0 && report.commitsSent > 0
+        let sent = onlyCommits ? "sent 0 tasks in \(report.commitsSent) commit\(report.commitsSent == 1 ? "" : "s")" : "sent \(report.sent)"
+        var parts = ["received \(report.received)", sent]
         if report.merge?.kind == .merged { parts.append("merged") }
         if conflicts > 0 { parts.append("\(conflicts) conflict\(conflicts == 1 ? "" : "s") (see `todo conflicts`)") }
         print("Synced with \(Terminal.safe(report.remote)): " + parts.joined(separator: ", ") + ".")
@@ -266,6 +270,11 @@ struct StatusCommand: ParsableCommand {
                 ("lastError", s.sync.lastError.map { .string($0) } ?? .null),
                 ("lastErrorClass", s.sync.lastErrorClass.map { .string($0) } ?? .null),
                 ("newConflicts", .number("\(s.newConflicts)")),
+                ("unsentUnreadable", .array(s.unsentUnreadable.map { .string($0) })),
+                ("blocked", s.blocked.map { b in .object([
+                    ("path", .string(b.path)), ("problem", .string(b.problem)),
+                    ("commit", b.commit.map { .string($0.id.hex) } ?? .null),
+                ]) } ?? .null),
                 ("handEdits", .array(edited.map { .string($0) })),
                 ("unreadable", .array(unreadable.map { .object([("path", .string($0.path)), ("reason", .string($0.reason))]) })),
             ])))
@@ -276,7 +285,15 @@ struct StatusCommand: ParsableCommand {
         out.line("Remote:    \(s.remote.map { Terminal.safe(redactedURL($0)) } ?? "none (todo remote set URL)")")
         out.line("Last sync: \(s.sync.lastSuccess.map { Render.localTime($0, h.clock) } ?? "never")")
         if let e = s.sync.lastError { out.line("Last error: \(Terminal.safe(e))") }
-        out.line("Not sent:  \(s.unsent.count) task\(s.unsent.count == 1 ? "" : "s")")
+        let brokenFiles = s.unsentUnreadable.isEmpty
+            ? "" : ", \(s.unsentUnreadable.count) file\(s.unsentUnreadable.count == 1 ? "" : "s") that cannot be read as a task"
+        out.line("Not sent:  \(s.unsent.count) task\(s.unsent.count == 1 ? "" : "s")\(brokenFiles)")
+        if let b = s.blocked {
+            let by = b.commit.map { " (commit \($0.id.hex.prefix(10)) by \(Terminal.safe($0.author.name)))" } ?? ""
+            let what = b.path.isEmpty ? "this household has \(Terminal.safe(b.problem))" : "\(Terminal.safe(b.path)) \(Terminal.safe(b.problem))"
+            out.line("Blocked:   nothing can be sent: \(what)\(by).")
+            out.line("           Repair it with `todo doctor --fix`, then `todo sync`.")
+        }
         for t in s.unsent.prefix(10) { out.line("  \(shorts[t.id] ?? String(t.id.hex.prefix(4)))  \(Terminal.safe(t.title))") }
         if s.unsent.count > 10 { out.line("  ... and \(s.unsent.count - 10) more") }
         if s.unmerged > 0 { out.line("Fetched, not merged: \(s.unmerged) task\(s.unmerged == 1 ? "" : "s")") }

@@ -165,6 +165,7 @@ extension Household {
             let pushed = try push(head, over: remoteTip, url: url, network: network)
             if pushed {
                 report.sent += try sentCount(from: remoteTip, to: head)
+                report.commitsSent += try commitCount(from: head, hiding: remoteTip)
                 try repo.updateReference(Self.trackingRef, to: head, expected: nil, force: true, message: "sync: push")
                 return report
             }
@@ -180,6 +181,16 @@ extension Household {
         let before = try Snapshot(repo: repo, commit: remoteTip)
         let after = try Snapshot(repo: repo, commit: head)
         return try before.changedFiles(oldTasks: before.tasksTree, newTasks: after.tasksTree).count
+    }
+
+    /// Commits reachable from `head` and not from `remoteTip`.
+    func commitCount(from head: ObjectID, hiding remoteTip: ObjectID?) throws -> Int {
+        var n = 0
+        try repo.walk(from: head, hiding: remoteTip.map { [$0] } ?? [], sorted: false) { _ in
+            n += 1
+            return true
+        }
+        return n
     }
 
     /// Pushes `head` to the remote's `main` if it still is `expected`. False when someone else

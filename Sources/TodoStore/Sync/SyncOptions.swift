@@ -30,6 +30,9 @@ public struct SyncReport: Sendable {
     public var received = 0
     /// Task files we changed that the remote now has.
     public var sent = 0
+    /// Commits the remote lacked that this sync pushed: more than zero with `sent` zero when
+    /// only commits that change no task went out (a new household's first commit, a repair).
+    public var commitsSent = 0
     public var merge: MergeResult?
     public var remoteWasEmpty = false
     /// The remote's history was rewritten (it no longer contains what we last fetched).
