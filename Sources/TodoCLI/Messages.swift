@@ -56,11 +56,16 @@ extension CLIError {
                 exit: .usage)
         case .notAChore(let task):
             self.init(
-                "Task \(Terminal.safe(task)) does not repeat, so it has no occurrence to skip.\nMake it a chore with `todo edit \(Terminal.safe(task)) --every RULE`.",
+                "Task \(Terminal.safe(task)) is not a chore: it does not repeat, so it has no occurrences or turns (`skip`, `swap`, `pass` and `--on` act on chores). Nothing was changed.\nMake it a chore with `todo edit \(Terminal.safe(task)) --every RULE`.",
                 exit: .usage)
         case .notAnOccurrence(let task, let date):
             self.init(
                 "\(date) is not an occurrence of chore \(Terminal.safe(task)). Nothing was changed.\nRun `todo show \(Terminal.safe(task))` to see its rule and dates.",
+                exit: .usage)
+        case .notYetDue(let task, let date, let current):
+            let next = current.map { " Its current occurrence is \($0): `todo done \(Terminal.safe(task))` completes it." } ?? ""
+            self.init(
+                "\(date) has not come yet for chore \(Terminal.safe(task)); only its current occurrence can be done ahead of time. Nothing was changed.\(next)",
                 exit: .usage)
         case .noRotation(let task):
             self.init(

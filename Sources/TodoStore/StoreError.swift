@@ -37,6 +37,9 @@ public enum StoreError: Error, Sendable {
     case notAChore(String)
     /// `done --on DATE` or `skip --on DATE` for a date that is not one of the chore's occurrences.
     case notAnOccurrence(task: String, date: CivilDate)
+    /// `done --on DATE` for an occurrence after today that is not the chore's current one
+    /// (done ahead of time is the current occurrence only).
+    case notYetDue(task: String, date: CivilDate, current: CivilDate?)
     /// `swap` or `pass` on a chore without a rotation.
     case noRotation(String)
     /// `swap` or `pass` naming someone the chore's rotation does not have.

@@ -37,6 +37,9 @@ extension Household {
                 guard r.isOccurrence(date) else { throw StoreError.notAnOccurrence(task: short, date: date) }
                 switch action {
                 case .done:
+                    if date > today && date != schedule.current {
+                        throw StoreError.notYetDue(task: short, date: date, current: schedule.current)
+                    }
                     // Once per member and occurrence: a second `done --on` of the same date says nothing new.
                     if schedule.credits(on: date).contains(where: { $0.member == stamp.member }) { return [] }
                 case .skip:
