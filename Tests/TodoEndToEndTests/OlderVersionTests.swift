@@ -128,6 +128,10 @@ struct OlderVersionTests {
         let chores = try json(try alice.todo("chores", "--json").stdout).items
         #expect(credits(chores, dishes) == .object([("Alice", counts(2, 2)), ("Bob", counts(1, 1))]), "\(chores)")
         #expect(credits(chores, trash) == .object([("Alice", counts(1, 1)), ("Bob", counts(1, 1))]), "\(chores)")
+        // The chores go on from there: Dishes at today, Alice's (fewest in the 4 weeks before
+        // it); Trash at tomorrow, Bob's by the swap.
+        let next = chores.map { [$0["id"]?.stringValue, $0["next"]?.stringValue, $0["turn"]?.stringValue] }
+        #expect(next.contains([dishes.id, "2025-11-20", "Alice"]) && next.contains([trash.id, "2025-11-21", "Bob"]), "\(chores)")
         let dishesShown = try alice.todo("show", dishes.short)
         #expect(
             dishesShown.stdout.contains(
