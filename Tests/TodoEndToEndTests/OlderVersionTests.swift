@@ -153,6 +153,63 @@ struct OlderVersionTests {
     }
 }
 
+extension OlderVersionTests {
+    /// Both members did each chore's occurrence of their own choice while apart; the older
+    /// member's `todo sync` makes the merge (its merge driver), then this version's fast-forwards.
+    @Test func completionsMergedByTheOlderVersionAreAllCredited() throws {
+        let old = try #require(olderTodo)
+        try #require(isExecutableFile(old), "TODO_OLD_BINARY=\(old) is not an executable file")
+        let host = try GitHost(.path)
+        try host.createRepository()
+        let url = host.url()
+        let alice = try Member("Alice", host: host)
+        let bob = try Member("Bob", host: host, now: fixedNow + 60_000)
+        bob.sb.binary = old
+        try alice.create(remote: url)
+        let dishes = try alice.add(
+            "Dishes", "--every", "day", "--rotate", "Alice,Bob", "--from", "2025-11-17", "--catch-up", "--turns", "fewest")
+        let trash = try alice.add("Trash", "--every", "day", "--rotate", "Alice,Bob", "--from", "2025-11-17")
+        try alice.sync()
+        try bob.join(url)
+
+        // Both complete Monday's dishes; Alice today's trash, Bob (who sees no missed days) Monday's.
+        try alice.change("done", dishes.short)
+        try alice.change("done", trash.short)
+        try older(bob, "done", dishes.short)
+        try older(bob, "done", trash.short)
+        try alice.sync()
+        let written = [dishes.id: try committed(alice, dishes), trash.id: try committed(alice, trash)]
+        let merged = try older(bob, "sync")
+        #expect(merged.stdout.contains("merged"), "\(merged)")
+        try alice.sync()
+
+        for t in [dishes, trash] {
+            let before = try #require(written[t.id])
+            let after = try committed(alice, t)
+            #expect(after["completions"] == before["completions"], "\(t.id): \(after)")
+            for key in ["schedule", "rotate"] {
+                #expect(after[key] == before[key] && after["stamps"]?[key] == before["stamps"]?[key], "\(t.id) \(key): \(after)")
+            }
+        }
+        let chores = try json(try alice.todo("chores", "--json").stdout).items
+        for t in [dishes, trash] {
+            #expect(credits(chores, t) == .object([("Alice", counts(1, 1)), ("Bob", counts(1, 1))]), "\(chores)")
+        }
+        let dishesShown = try alice.todo("show", dishes.short)
+        #expect(dishesShown.stdout.contains("History:  Mon 17 Nov: done by Alice (on Thu 20 Nov), Bob\n"), "\(dishesShown)")
+        let trashShown = try alice.todo("show", trash.short)
+        #expect(trashShown.stdout.contains("History:  Thu 20 Nov: done by Alice\n"), "\(trashShown)")
+        #expect(trashShown.stdout.contains("          Mon 17 Nov: done by Bob\n"), "\(trashShown)")
+        #expect(try alice.todo("conflicts").stdout == "No conflicts.\n")
+
+        try older(bob, "sync")
+        try older(bob, "list")
+        #expect(try bob.tree() == (try alice.tree()))
+        try alice.expectClean()
+        try bob.expectClean()
+    }
+}
+
 extension JSONValue {
     var arrayFirst: JSONValue? {
         if case .array(let a) = self { return a.first }
