@@ -25,6 +25,8 @@ final class Sandbox {
     var todoHome: String
     /// `TODO_NOW` for every `todo` run; nil lets the real clock run.
     var now: Int64?
+    /// The `todo` this sandbox runs: the one under test, or an older build (OlderVersionTests).
+    var binary = todoBinary
     private var counter = 0
 
     init(now: Int64? = fixedNow) throws {
@@ -82,7 +84,7 @@ final class Sandbox {
     func start(_ args: [String], env: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation)
         throws -> Spawned
     {
-        try spawnHere(todoBinary, args, environment: todoEnvironment(env), sourceLocation: sourceLocation)
+        try spawnHere(binary, args, environment: todoEnvironment(env), sourceLocation: sourceLocation)
     }
 
     /// Runs `todo` to completion.
@@ -91,7 +93,7 @@ final class Sandbox {
     }
 
     func todo(_ args: [String], stdin: String? = nil, env: [String: String] = [:]) throws -> Run {
-        try spawnHere(todoBinary, args, environment: todoEnvironment(env), stdin: stdin, sourceLocation: #_sourceLocation)
+        try spawnHere(binary, args, environment: todoEnvironment(env), stdin: stdin, sourceLocation: #_sourceLocation)
             .wait(within: processTimeout)
     }
 
@@ -107,7 +109,7 @@ final class Sandbox {
     /// Runs `sh -c script` with the `todo` environment and `$TODO` naming the binary.
     func shell(_ script: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Spawned {
         try spawnHere(
-            "/bin/sh", ["-c", script], environment: todoEnvironment(["TODO": todoBinary]), sourceLocation: sourceLocation)
+            "/bin/sh", ["-c", script], environment: todoEnvironment(["TODO": binary]), sourceLocation: sourceLocation)
     }
 }
 
