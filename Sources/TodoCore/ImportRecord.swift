@@ -154,7 +154,8 @@ extension Task {
             else { continue }
             if let now, recordedDates == nil || now.state.rawValue != recordedDates?[date] {
                 entries.append((
-                    .field, ChoreFields.logField(map: "occurrences", key: date), ConflictEntry.Version(value: .string(inFile), stamp: stamp),
+                    .field, ChoreFields.logField(map: "occurrences", key: date),
+                    ConflictEntry.Version(value: .string(inFile), stamp: stamp),
                     ConflictEntry.Version(value: .string(now.state.rawValue), stamp: now.stamp)
                 ))
                 note(&result.replaced, "occurrences")

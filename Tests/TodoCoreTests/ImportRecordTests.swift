@@ -28,7 +28,8 @@ import Testing
 
     @Test(arguments: [
         "null", "{}", #"{"later": [1, 2]}"#,
-        #"{"title": "Pay rent", "assignee": null, "due": "2025-12-01T09:30", "tags": ["money"], "repeat": null, "occurrences": {"2025-11-04": "skipped"}}"#,
+        #"{"title": "Pay rent", "assignee": null, "due": "2025-12-01T09:30", "tags": ["money"], "repeat": null, "#
+            + #""occurrences": {"2025-11-04": "skipped"}}"#,
     ])
     func aWellFormedRecordReads(_ imported: String) throws {
         let t = try TaskCodec.decode(file(imported))

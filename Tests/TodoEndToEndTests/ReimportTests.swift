@@ -44,7 +44,10 @@ import TodoCore
 
         // The same file again: nothing changed in it, so nothing changes here.
         let again = try run(sb, "import", file)
-        #expect(again.stdout == "Imported 0 tasks (1 already present, unchanged).\nKept edits made since the last import: title (1 task), assignee (1 task).\n")
+        #expect(again.lines == [
+            "Imported 0 tasks (1 already present, unchanged).",
+            "Kept edits made since the last import: title (1 task), assignee (1 task).",
+        ])
         let asJSON = try json(try run(sb, "import", "--json", file).stdout)
         #expect(asJSON["updated"] == .number("0") && asJSON["fields"] == .object([]))
         #expect(asJSON["kept"] == .object([("title", .number("1")), ("assignee", .number("1"))]), "\(asJSON)")

@@ -48,9 +48,10 @@ struct ImportCommand: ParsableCommand {
             ])))
             return
         }
+        let present = updated > 0 || !result.keptFields.isEmpty ? "unchanged" : "skipped"
         print(
             "Imported \(added) task\(added == 1 ? "" : "s")" + (updated > 0 ? ", updated \(updated)" : "")
-                + (skipped > 0 ? " (\(skipped) already present, \(updated > 0 || !result.keptFields.isEmpty ? "unchanged" : "skipped"))." : "."))
+                + (skipped > 0 ? " (\(skipped) already present, \(present))." : "."))
         // A re-import says which fields the file changed and which edits it kept or replaced.
         for (label, c) in [
             ("Updated from the file", result.updatedFields), ("Kept edits made since the last import", result.keptFields),
@@ -75,8 +76,8 @@ struct ImportCommand: ParsableCommand {
     /// Per-field counts in the order of the task file.
     static func ordered(_ counts: [String: Int]) -> [(field: String, count: Int)] {
         let order = ["title", "status", "notes", "assignee", "due", "tags", "priority", "deleted", "repeat", "occurrences"]
-        return counts.sorted { (order.firstIndex(of: $0.key) ?? order.count, $0.key) < (order.firstIndex(of: $1.key) ?? order.count, $1.key) }
-            .map { ($0.key, $0.value) }
+        func rank(_ field: String) -> (Int, String) { (order.firstIndex(of: field) ?? order.count, field) }
+        return counts.sorted { rank($0.key) < rank($1.key) }.map { ($0.key, $0.value) }
     }
 
     func readInput() throws -> [UInt8] {

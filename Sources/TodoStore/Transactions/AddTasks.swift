@@ -80,7 +80,9 @@ extension Household {
         }
         var outcome = ImportOutcome(imported: added, skipped: skipped, commit: commit)
         (outcome.updated, outcome.recorded) = (counts.updated, counts.recorded)
-        (outcome.updatedFields, outcome.keptFields, outcome.replacedFields) = (counts.updatedFields, counts.keptFields, counts.replacedFields)
+        outcome.updatedFields = counts.updatedFields
+        outcome.keptFields = counts.keptFields
+        outcome.replacedFields = counts.replacedFields
         outcome.notes = notes
         return outcome
     }
