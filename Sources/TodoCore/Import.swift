@@ -17,10 +17,6 @@ public struct ImportedTask: Sendable, Equatable {
     public var occurrences: [ImportedOccurrence] = []
     /// A chore's members in turn.
     public var rotation: [String] = []
-    /// Occurrences taken over by a member (from `todo list --json`).
-    public var turns: [ImportedTurn] = []
-    /// Checklist items with their state.
-    public var items: [ImportedItem] = []
     /// A chore's and checklist's maps from `todo list --json` (`completions`, `items`,
     /// `occurrences`, `turns`), entries as they were written: their keys and stamps say who did
     /// what, which a completion's credit depends on (docs/FORMAT.md).
@@ -31,16 +27,6 @@ public struct ImportedTask: Sendable, Equatable {
     /// A task the household already has is updated as a new edit (Taskwarrior exports),
     /// rather than skipped.
     public var updatesExisting = false
-}
-
-public struct ImportedItem: Sendable, Equatable {
-    public var text: String
-    public var state: ItemState
-}
-
-public struct ImportedTurn: Sendable, Equatable {
-    public var date: CivilDate
-    public var member: String
 }
 
 public struct ImportedOccurrence: Sendable, Equatable {

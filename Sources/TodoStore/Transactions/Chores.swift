@@ -230,9 +230,9 @@ extension Household {
 }
 
 extension Household {
-    /// A new imported task's rule, rotation, schedule, occurrences, completions, take-overs and
-    /// items; for a Taskwarrior task, the record of what the file said (docs/FORMAT.md, "The
-    /// last import").
+    /// A new imported task's rule, rotation, schedule and rotate, its chore and checklist maps
+    /// (from `list --json`, as they were) or occurrences (from Taskwarrior); for a Taskwarrior
+    /// task, the record of what the file said (docs/FORMAT.md, "The last import").
     static func importChore(_ item: ImportedTask, into task: inout Task, stamp: FieldStamp) {
         if let r = item.recurrence {
             task.setRecurrence(r, stamp: stamp)
@@ -242,12 +242,6 @@ extension Household {
         }
         for (map, value) in item.maps { task.extra[map] = value }
         for o in item.occurrences { task.setOccurrence(o.date, o.state, stamp: stamp) }
-        for turn in item.turns { task.setTurn(turn.date, turn.member, stamp: stamp) }
-        for (n, i) in item.items.enumerated() where !Checklist.normalised(i.text).isEmpty {
-            let key = Checklist.key(i.text)
-            task.setItem(ChecklistItem(key: key, state: i.state, text: Checklist.normalised(i.text),
-                added: addedStamp(stamp, position: n), stamp: stamp))
-        }
         if item.updatesExisting { try? task.write(ImportRecord.field, ImportRecord.make(item), stamp: stamp) }
     }
 }
