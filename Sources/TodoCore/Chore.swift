@@ -90,11 +90,8 @@ public enum ChoreFields {
 
     /// Throws when a chore or checklist field does not have its documented shape; drops empty maps.
     static func check(_ task: inout Task) throws(TaskFormatError) {
-        if let r = task.extra["repeat"], r != .null {
-            guard case .object(let members) = r, members.count == 2, case .string(let every)? = r["every"],
-                case .string(let from)? = r["from"], RepeatRule(every)?.description == every,
-                CivilDate(iso: Substring(from)) != nil
-            else { throw TaskFormatError("\"repeat\" must be {\"every\": RULE, \"from\": \"YYYY-MM-DD\"}") }
+        if let r = task.extra["repeat"], r != .null, !validRepeat(r) {
+            throw TaskFormatError("\"repeat\" must be {\"every\": RULE, \"from\": \"YYYY-MM-DD\"}")
         }
         for field in ["schedule", "rotate"] {
             guard let v = task.extra[field] else { continue }
@@ -117,6 +114,14 @@ public enum ChoreFields {
                 throw TaskFormatError("entry \"\(key)\" of \"\(map)\" is malformed")
             }
         }
+    }
+
+    /// Whether `r` is a `repeat` object: exactly `every` (a canonical rule) and `from` (a date).
+    static func validRepeat(_ r: JSONValue) -> Bool {
+        guard case .object(let members) = r, members.count == 2, case .string(let every)? = r["every"],
+            case .string(let from)? = r["from"], RepeatRule(every)?.description == every
+        else { return false }
+        return CivilDate(iso: Substring(from)) != nil
     }
 
     static func validEntry(_ map: String, key: String, _ entry: JSONValue) -> Bool {

@@ -17,23 +17,16 @@ public struct ImportedTask: Sendable, Equatable {
     public var occurrences: [ImportedOccurrence] = []
     /// A chore's members in turn.
     public var rotation: [String] = []
-    /// Occurrences taken over by a member (from `todo list --json`).
-    public var turns: [ImportedTurn] = []
-    /// Checklist items with their state (from `todo list --json`).
-    public var items: [ImportedItem] = []
+    /// A chore's and checklist's maps from `todo list --json` (`completions`, `items`,
+    /// `occurrences`, `turns`), entries as they were written: their keys and stamps say who did
+    /// what, which a completion's credit depends on (docs/FORMAT.md).
+    public var maps: [String: JSONValue] = [:]
+    /// A chore's `schedule` and `rotate` as written (from `todo list --json`).
+    public var schedule: String?
+    public var rotate: String?
     /// A task the household already has is updated as a new edit (Taskwarrior exports),
     /// rather than skipped.
     public var updatesExisting = false
-}
-
-public struct ImportedItem: Sendable, Equatable {
-    public var text: String
-    public var state: ItemState
-}
-
-public struct ImportedTurn: Sendable, Equatable {
-    public var date: CivilDate
-    public var member: String
 }
 
 public struct ImportedOccurrence: Sendable, Equatable {

@@ -122,6 +122,7 @@ public enum TaskCodec {
             task.conflicts = items
         }
         try ChoreFields.check(&task)
+        try ImportRecord.check(task.extra[ImportRecord.field])
         return task
     }
 }

@@ -188,11 +188,13 @@ extension TaskImport {
 }
 
 extension TaskImport {
-    /// A chore's `repeat`, `rotation`, `occurrences` and `turns` and a checklist's `items`, as
-    /// `todo list --json` prints them (docs/FORMAT.md).
+    /// A chore's `repeat`, `rotation`, `schedule`, `rotate`, `completions`, `occurrences` and
+    /// `turns` and a checklist's `items`, as `todo list --json` prints them (docs/FORMAT.md):
+    /// checked as a task file's, the maps kept entry for entry.
     static func choreFields(_ v: JSONValue, into t: inout ImportedTask) throws(ImportError) {
-        var probe = Task(id: TaskID(String(repeating: "0", count: 32))!, title: "probe", createdAt: "", createdBy: "")
-        for key in ["repeat", "rotation", "occurrences", "turns", "items"] { if let value = v[key] { probe.extra[key] = value } }
+        var probe = Task(id: TaskID(high: 0, low: 0), title: "probe", createdAt: "", createdBy: "")
+        let keys = ["repeat", "rotation", "schedule", "rotate"] + ChoreFields.maps.sorted()
+        for key in keys { if let value = v[key] { probe.extra[key] = value } }
         do {
             try ChoreFields.check(&probe)
         } catch {
@@ -200,12 +202,8 @@ extension TaskImport {
         }
         t.recurrence = probe.recurrence
         t.rotation = probe.rotation
-        for (key, e) in probe.occurrenceEntries.sorted(by: { $0.key < $1.key }) where e.state != .open {
-            if let d = CivilDate(iso: Substring(key)) { t.occurrences.append(ImportedOccurrence(date: d, state: e.state)) }
-        }
-        for (key, e) in probe.turnEntries.sorted(by: { $0.key < $1.key }) where !e.member.isEmpty {
-            if let d = CivilDate(iso: Substring(key)) { t.turns.append(ImportedTurn(date: d, member: e.member)) }
-        }
-        t.items = probe.checklist.filter { $0.state != .removed }.map { ImportedItem(text: $0.text, state: $0.state) }
+        t.schedule = probe.extra["schedule"]?.stringValue
+        t.rotate = probe.extra["rotate"]?.stringValue
+        for map in ChoreFields.maps { if let m = probe.extra[map] { t.maps[map] = m } }
     }
 }

@@ -47,7 +47,9 @@ import Testing
         let before = try sb.commits("copy")
         let again = try sb.todo("import", "-H", "copy", "--json", file)
         #expect(again.exitCode == 0, "\(again)")
-        #expect(try json(again.stdout) == json(#"{"imported": 0, "updated": 0, "skipped": 5, "notes": []}"#))
+        let counts = #"{"imported": 0, "updated": 0, "skipped": 5, "notes": [], "#
+            + #""fields": {}, "kept": {}, "replaced": {}, "recorded": 0}"#
+        #expect(try json(again.stdout) == json(counts))
         #expect(try sb.commits("copy") == before)
     }
 
@@ -142,6 +144,11 @@ import Testing
         ("[{\"title\": \"a\", \"tags\": \"one\"}]", "task 1: \"tags\" must be an array"),
         ("[{\"description\": \"a\", \"uuid\": \"not-a-uuid\"}]", "task 1: \"uuid\" is not a UUID"),
         ("[1]", "task 1: not a JSON object"),
+        (#"[{"title": "a", "completions": {"2025-11-04/1": ["done", "Bob", "2025-11-04", "x"]}}]"#,
+            #"task 1: entry "2025-11-04/1" of "completions" is malformed"#),
+        (#"[{"title": "a", "completions": ["done"]}]"#, #"task 1: "completions" must be an object"#),
+        (#"[{"title": "a", "schedule": 3}]"#, #"task 1: "schedule" must be a string"#),
+        (#"[{"title": "a", "rotate": {"by": "fewest"}}]"#, #"task 1: "rotate" must be a string"#),
     ])
     func badImportDataExits65AndCommitsNothing(_ input: String, _ reason: String) throws {
         let sb = try Sandbox()

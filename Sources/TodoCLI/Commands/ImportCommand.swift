@@ -11,9 +11,11 @@ struct ImportCommand: ParsableCommand {
             Reads a JSON array of tasks as printed by `todo list --json` or by Taskwarrior's \
             `task export` (or one object per line). Tasks keep their ids (a Taskwarrior uuid \
             becomes the id); tasks already in the household are skipped, except that a \
-            Taskwarrior task imported before is updated to match the file, as a new edit. \
-            Recurring tasks become chores; attributes without a field of their own are kept \
-            in the notes and counted at the end.
+            Taskwarrior task imported before takes what changed in the file since its last \
+            import, as a new edit: fields the file did not change keep the household's edits, \
+            and an edit the file's new value replaces goes to `todo conflicts`. Recurring \
+            tasks become chores; attributes without a field of their own are kept in the \
+            notes and counted at the end.
 
             Example: task export | todo import -
             """)
@@ -35,15 +37,33 @@ struct ImportCommand: ParsableCommand {
                     ("attribute", .string($0.attribute)), ("count", .number(String($0.count))), ("outcome", .string($0.outcome)),
                 ])
             }
+            func counts(_ c: [String: Int]) -> JSONValue {
+                .object(Self.ordered(c).map { ($0.field, .number(String($0.count))) })
+            }
             print(JSONWriter.compact(.object([
                 ("imported", .number(String(added))), ("updated", .number(String(updated))),
                 ("skipped", .number(String(skipped))), ("notes", .array(notes)),
+                ("fields", counts(result.updatedFields)), ("kept", counts(result.keptFields)),
+                ("replaced", counts(result.replacedFields)), ("recorded", .number(String(result.recorded))),
             ])))
             return
         }
+        let present = updated > 0 || !result.keptFields.isEmpty ? "unchanged" : "skipped"
         print(
             "Imported \(added) task\(added == 1 ? "" : "s")" + (updated > 0 ? ", updated \(updated)" : "")
-                + (skipped > 0 ? " (\(skipped) already present, \(updated > 0 ? "unchanged" : "skipped"))." : "."))
+                + (skipped > 0 ? " (\(skipped) already present, \(present))." : "."))
+        // A re-import says which fields the file changed and which edits it kept or replaced.
+        for (label, c) in [
+            ("Updated from the file", result.updatedFields), ("Kept edits made since the last import", result.keptFields),
+            ("Edits replaced by the file (in todo conflicts)", result.replacedFields),
+        ] where !c.isEmpty {
+            let list = Self.ordered(c).map { "\($0.field) (\($0.count) task\($0.count == 1 ? "" : "s"))" }
+            print("\(label): \(list.joined(separator: ", ")).")
+        }
+        if result.recorded > 0 {
+            let n = result.recorded
+            print("Recorded the file's values of \(n) task\(n == 1 ? "" : "s") imported before, for the next import.")
+        }
         // Nothing is dropped silently: what had no field of its own, per attribute.
         for n in result.notes {
             let who = n.attribute == "recurring instance"
@@ -51,6 +71,13 @@ struct ImportCommand: ParsableCommand {
                 : "\(n.count) task\(n.count == 1 ? "" : "s") had `\(Terminal.safe(n.attribute))`"
             print("\(who): \(n.outcome)")
         }
+    }
+
+    /// Per-field counts in the order of the task file.
+    static func ordered(_ counts: [String: Int]) -> [(field: String, count: Int)] {
+        let order = ["title", "status", "notes", "assignee", "due", "tags", "priority", "deleted", "repeat", "occurrences"]
+        func rank(_ field: String) -> (Int, String) { (order.firstIndex(of: field) ?? order.count, field) }
+        return counts.sorted { rank($0.key) < rank($1.key) }.map { ($0.key, $0.value) }
     }
 
     func readInput() throws -> [UInt8] {

@@ -24,8 +24,9 @@ extension Household {
     }
 
     /// Imports tasks from `todo list --json` or Taskwarrior's export in one commit. Tasks keep
-    /// their ids; those the household already has are skipped. `file` names the source in the
-    /// commit message (nil for standard input) and in the error for bad data.
+    /// their ids; those the household already has are skipped, except a Taskwarrior task, which
+    /// takes what changed in the file since its last import (`Task.reimport`). `file` names the
+    /// source in the commit message (nil for standard input) and in the error for bad data.
     public func importTasks(_ bytes: [UInt8], file: String?) throws(StoreError) -> ImportOutcome {
         let now = clock.nowMillis()
         let imported: [ImportedTask]
@@ -38,22 +39,23 @@ extension Household {
         }
         let stamper = try stamper()
         var rng = SystemRandomNumberGenerator()
-        let ((added, skipped, updated), commit) = try transact { snap in
+        let ((added, skipped, counts), commit) = try transact { snap in
             var existing = Set(try snap.loadAllIDs())
             var tasks: [Task] = []
             var skipped = 0
-            var updated = 0
             var seen = Set<TaskID>()
             let stamp = stamper.stamp(after: nil)
+            // Per field, what re-imported tasks changed and kept.
+            var counts = ImportOutcome(imported: 0, skipped: 0, commit: nil)
             for item in imported {
                 var id = item.id ?? TaskID.random(using: &rng)
                 if existing.contains(id) {
                     if item.id != nil {
-                        if item.updatesExisting, seen.insert(id).inserted, var old = try snap.task(id),
-                            Self.reimport(item, into: &old, stamp: stamper.stamp(after: old))
-                        {
-                            tasks.append(old)
-                            updated += 1
+                        if item.updatesExisting, seen.insert(id).inserted, var old = try snap.task(id) {
+                            let result = old.reimport(item, stamp: stamper.stamp(after: old))
+                            counts.count(result)
+                            if result.changed { tasks.append(old) }
+                            if result.updated.isEmpty { skipped += 1 }
                         } else {
                             skipped += 1
                         }
@@ -74,11 +76,25 @@ extension Household {
             }
             return Update(
                 tasks: tasks, message: CommitText.imported(tasks.count, from: file),
-                value: (tasks.count - updated, skipped, updated))
+                value: (tasks.count - counts.updated - counts.recorded, skipped, counts))
         }
         var outcome = ImportOutcome(imported: added, skipped: skipped, commit: commit)
-        outcome.updated = updated
+        (outcome.updated, outcome.recorded) = (counts.updated, counts.recorded)
+        outcome.updatedFields = counts.updatedFields
+        outcome.keptFields = counts.keptFields
+        outcome.replacedFields = counts.replacedFields
         outcome.notes = notes
         return outcome
+    }
+}
+
+extension ImportOutcome {
+    /// Adds one re-imported task's changes to the counts.
+    mutating func count(_ r: ReimportResult) {
+        if !r.updated.isEmpty { updated += 1 }
+        if r.recordOnly { recorded += 1 }
+        for f in r.updated { updatedFields[f, default: 0] += 1 }
+        for f in r.kept { keptFields[f, default: 0] += 1 }
+        for f in r.replaced { replacedFields[f, default: 0] += 1 }
     }
 }

@@ -233,52 +233,18 @@ extension Household {
 }
 
 extension Household {
-    /// A new imported task's rule, occurrences, take-overs and items.
+    /// A new imported task's rule, rotation, schedule and rotate, its chore and checklist maps
+    /// (from `list --json`, as they were) or occurrences (from Taskwarrior); for a Taskwarrior
+    /// task, the record of what the file said (docs/FORMAT.md, "The last import").
     static func importChore(_ item: ImportedTask, into task: inout Task, stamp: FieldStamp) {
         if let r = item.recurrence {
             task.setRecurrence(r, stamp: stamp)
             if !item.rotation.isEmpty { task.setRotation(item.rotation, stamp: stamp) }
+            if let s = item.schedule { try? task.write("schedule", .string(s), stamp: stamp) }
+            if let r = item.rotate { try? task.write("rotate", .string(r), stamp: stamp) }
         }
+        for (map, value) in item.maps { task.extra[map] = value }
         for o in item.occurrences { task.setOccurrence(o.date, o.state, stamp: stamp) }
-        for turn in item.turns { task.setTurn(turn.date, turn.member, stamp: stamp) }
-        for (n, i) in item.items.enumerated() where !Checklist.normalised(i.text).isEmpty {
-            let key = Checklist.key(i.text)
-            task.setItem(ChecklistItem(key: key, state: i.state, text: Checklist.normalised(i.text),
-                added: addedStamp(stamp, position: n), stamp: stamp))
-        }
-    }
-
-    /// Brings a task imported before up to date with the file, as one edit with `stamp`:
-    /// fields, tags, rule and occurrences that differ. Returns whether anything changed.
-    static func reimport(_ item: ImportedTask, into task: inout Task, stamp: FieldStamp) -> Bool {
-        var changed = false
-        let values: [(String, JSONValue)] = [
-            ("title", .string(item.title)), ("status", .string(item.status.rawValue)), ("notes", .string(item.notes)),
-            ("assignee", item.assignee.map { .string($0) } ?? .null), ("due", item.due.map { .string($0.description) } ?? .null),
-            ("priority", .string(item.priority.rawValue)), ("deleted", .bool(item.deleted)),
-        ]
-        for (field, value) in values where task.value(of: field) != value {
-            try? task.write(field, value, stamp: stamp)
-            changed = true
-        }
-        let wanted = Set(item.tags)
-        for (tag, state) in task.tagStates where state.present && !wanted.contains(tag) {
-            task.setTag(tag, present: false, stamp: stamp)
-            changed = true
-        }
-        for tag in wanted where task.tagStates[tag]?.present != true {
-            task.setTag(tag, present: true, stamp: stamp)
-            changed = true
-        }
-        if item.recurrence != task.recurrence, item.recurrence != nil || task.isChore {
-            task.setRecurrence(item.recurrence, stamp: stamp)
-            changed = true
-        }
-        let entries = task.occurrenceEntries
-        for o in item.occurrences where entries[o.date.description]?.state != o.state {
-            task.setOccurrence(o.date, o.state, stamp: stamp)
-            changed = true
-        }
-        return changed
+        if item.updatesExisting { try? task.write(ImportRecord.field, ImportRecord.make(item), stamp: stamp) }
     }
 }

@@ -23,8 +23,20 @@ public struct ImportOutcome: Sendable {
     public let imported: Int
     /// Tasks whose ids the household already had, left as they were.
     public let skipped: Int
-    /// Tasks whose ids the household already had, changed to match the file (Taskwarrior).
+    /// Tasks whose ids the household already had, changed where the file changed since their
+    /// last import (Taskwarrior; docs/FORMAT.md, "The last import").
     public var updated = 0
+    /// Per field (`tags` and `occurrences` for any tag or date), how many tasks the file
+    /// changed it in.
+    public var updatedFields: [String: Int] = [:]
+    /// Per field, how many tasks kept a member's edit because the file did not change it.
+    public var keptFields: [String: Int] = [:]
+    /// Per field, how many tasks had a member's edit replaced by the file's value, the edit set
+    /// aside in the conflict log.
+    public var replacedFields: [String: Int] = [:]
+    /// Tasks imported before (by a version without the record) that matched the file: only the
+    /// record of the file's values was written.
+    public var recorded = 0
     /// What had no field: per attribute, how many tasks, and what became of it.
     public var notes: [ImportNote] = []
     public let commit: String?
