@@ -43,7 +43,7 @@ let package = Package(
         // object back).
         .target(name: "CInterposers"),
         // The one Swift module that talks to libgit2.
-        .target(name: "GitKit", dependencies: ["CLibgit2", "CInterposers"], linkerSettings: libgit2Link),
+        .target(name: "GitKit", dependencies: ["CLibgit2", "CInterposers", systemPackage], linkerSettings: libgit2Link),
         // Pure Swift: task model, clock, canonical encoding, dates, merge. Never prints or exits.
         .target(name: "TodoCore"),
         // A household: every transaction and query, sync, credentials; reads and writes through GitKit.

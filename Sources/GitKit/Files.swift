@@ -29,8 +29,9 @@ public func syncDirectory(_ path: String) {
     close(fd)
 }
 
-/// Writes all of `buffer` to `fd` (`what` names the file in the error).
-func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, what: String) throws {
+/// Writes all of `buffer` to `fd` (`what` names the file in the error): the one write loop,
+/// retrying short writes and EINTR; any other failure is thrown with its errno.
+public func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, what: String) throws {
     var offset = 0
     while offset < buffer.count {
         let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
@@ -42,11 +43,12 @@ func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, what: String) throw
     }
 }
 
-func writeAll(_ fd: Int32, _ bytes: [UInt8], what: String) throws {
+public func writeAll(_ fd: Int32, _ bytes: [UInt8], what: String) throws {
     try bytes.withUnsafeBytes { try writeAll(fd, $0, what: what) }
 }
 
-/// The whole file; nil when it does not exist or cannot be read.
+/// The whole file; nil when it does not exist or cannot be read, also when a read fails part
+/// way (never a truncated file as if whole).
 public func readBytes(_ path: String) -> [UInt8]? {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     if fd < 0 { return nil }
@@ -55,9 +57,11 @@ public func readBytes(_ path: String) -> [UInt8]? {
     var chunk = [UInt8](repeating: 0, count: 65536)
     while true {
         let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { break }
+        if n < 0 {
+            if errno == EINTR { continue }
+            return nil
+        }
+        if n == 0 { return out }
         out.append(contentsOf: chunk[0..<n])
     }
-    return out
 }

@@ -1,4 +1,5 @@
 import CLibgit2
+import SystemPackage
 
 /// A failed libgit2 call: its return code, libgit2's error class and message, and the C function.
 public struct GitError: Error, CustomStringConvertible, Sendable {
@@ -6,12 +7,31 @@ public struct GitError: Error, CustomStringConvertible, Sendable {
     public let errorClass: Int32
     public let message: String
     public let function: String
+    /// The errno of a failed system call, kept as the number: set for `system(errno:call:)`.
+    let systemErrno: Int32?
 
     public init(code: Int32, errorClass: Int32, message: String, function: String) {
+        self.init(code: code, errorClass: errorClass, message: message, function: function, systemErrno: nil)
+    }
+
+    init(code: Int32, errorClass: Int32, message: String, function: String, systemErrno: Int32?) {
         self.code = code
         self.errorClass = errorClass
         self.message = message
         self.function = function
+        self.systemErrno = systemErrno
+    }
+
+    /// What the failure's message states, where libgit2 1.5 gives it no other way
+    /// (`LibgitText`); empty for a failed system call, which has its errno.
+    public var facts: Set<LibgitText.Fact> { systemErrno == nil ? LibgitText.facts(in: message) : [] }
+
+    /// The errno behind the failure: the system call's own, or, for an operating-system failure
+    /// inside libgit2's own writes (a full disk), the one its message names, for the errnos the
+    /// store acts on.
+    public var errno: Errno? {
+        if let systemErrno { return Errno(rawValue: systemErrno) }
+        return LibgitText.errno(in: message)
     }
 
     public var description: String {

@@ -44,7 +44,7 @@ public final class RemoteCallbacks {
     public var sshCommand: String?
 
     /// Server-side rejections reported during a push: ref name and the server's reason.
-    public private(set) var rejections: [(ref: String, reason: String)] = []
+    public private(set) var rejections: [PushRejection] = []
     /// The last credential failure or certificate refusal, for error messages.
     public private(set) var certificateRefused: String?
     /// How the ssh process of a failed ssh transfer ended.
@@ -52,7 +52,7 @@ public final class RemoteCallbacks {
 
     public init() {}
 
-    fileprivate func record(rejection ref: String, _ reason: String) { rejections.append((ref, reason)) }
+    fileprivate func record(rejection ref: String, _ reason: String) { rejections.append(PushRejection(ref: ref, reason: reason)) }
     fileprivate func refused(_ host: String) { certificateRefused = host }
     func record(ssh: SSHExit) { sshExit = ssh }
 }
@@ -188,4 +188,14 @@ func withCallbacks<T>(_ callbacks: RemoteCallbacks, _ body: (git_remote_callback
         return 0
     }
     return try withExtendedLifetime(callbacks) { try body(cbs) }
+}
+
+/// A ref the server refused to update during a push, and its reason (free text from the server).
+public struct PushRejection: Sendable {
+    public let ref: String
+    public let reason: String
+
+    /// The server refused because someone else updated the ref first (the caller fetches and
+    /// merges again), as `LibgitText` reads the reason.
+    public var isRefUpdateRace: Bool { LibgitText.facts(in: reason).contains(.refUpdateRace) }
 }

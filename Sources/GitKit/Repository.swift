@@ -156,7 +156,7 @@ extension GitError {
 
     /// A failed system call made by GitKit itself, shaped like libgit2's OS-class errors.
     static func system(errno err: Int32, call: String) -> GitError {
-        GitError(code: -1, errorClass: Int32(GIT_ERROR_OS.rawValue), message: String(cString: strerror(err)), function: call)
+        GitError(code: -1, errorClass: Int32(GIT_ERROR_OS.rawValue), message: String(cString: strerror(err)), function: call, systemErrno: err)
     }
 }
 

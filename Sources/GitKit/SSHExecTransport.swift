@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CLibgit2
+import Synchronization
 
 /// ssh remotes through the system's ssh client, as git reaches them: libgit2's smart protocol
 /// over the pipes of `ssh [-p PORT] [user@]host "git-upload-pack '/path'"` (or
@@ -18,15 +19,17 @@ import CLibgit2
 /// for an answer nobody gives. `RemoteCallbacks.shouldCancel` ends the child (and what it
 /// started) at the caller's deadline.
 enum SSHTransport {
-    nonisolated(unsafe) private static var registered = false
+    private static let registered = Mutex(false)
 
     /// Takes over libgit2's ssh schemes (scp-like addresses reach the `ssh` one); once per
     /// process, before the first ssh transfer.
     static func register() throws {
-        if registered { return }
-        registered = true
-        for scheme in ["ssh", "ssh+git", "git+ssh"] {
-            try check(git_transport_register(scheme, makeTransport, nil), call: "git_transport_register(\(scheme))")
+        try registered.withLock { (done: inout Bool) throws in
+            if done { return }
+            done = true
+            for scheme in ["ssh", "ssh+git", "git+ssh"] {
+                try check(git_transport_register(scheme, makeTransport, nil), call: "git_transport_register(\(scheme))")
+            }
         }
     }
 }

@@ -15,7 +15,18 @@ public enum TodoCLI {
         do {
             let arguments = try CommandLineFront.prepare(arguments)
             var command = try Todo.parseAsRoot(arguments)
-            try command.run()
+            do {
+                try command.run()
+            } catch let error as CLIError {
+                throw error
+            } catch let error as StoreError {
+                throw error
+            } catch let error where error is ValidationError || error is ExitCode || error is CleanExit {
+                throw error
+            } catch {
+                // Nothing names it: exit 70 with its cause (README "Exit codes").
+                report(CLIError(internal: "\(error)"), verbose: verbose)
+            }
         } catch let error as CLIError {
             report(error, verbose: verbose)
         } catch let error as StoreError {

@@ -37,3 +37,12 @@ struct CLIError: Error {
     /// that is not yet worth a cron mail; it is in the sync log).
     static func silent(_ exit: Exit) -> CLIError { CLIError("", exit: exit) }
 }
+
+extension CLIError {
+    /// A failure nothing names: exit 70 with its cause, never a guess at what it means.
+    init(internal cause: String) {
+        self.init(
+            "Internal error: \(Terminal.safe(cause)).\nThis is a bug in todo, not something you did; what was committed before it is safe (`todo doctor` checks the household).",
+            exit: .software)
+    }
+}

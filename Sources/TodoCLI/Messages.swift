@@ -117,6 +117,8 @@ extension CLIError {
             self.init(
                 "The household repository could not be updated (\(Terminal.safe(g.message))). Nothing was changed.",
                 exit: .software, detail: Terminal.safe(g.description))
+        case .internalError(let path, let cause):
+            self.init(internal: "\(cause.text) (in \(path))")
         }
     }
 

@@ -16,6 +16,9 @@ public enum StoreError: Error, Sendable {
     case householdNotFound(name: String, home: String)
     case householdExists(name: String, path: String)
     case notWritable(path: String, cause: Cause)
+    /// A failure the store has no name for (a bug, or a case nobody foresaw): reported as it
+    /// is, never guessed at.
+    case internalError(path: String, cause: Cause)
     case diskFull(path: String, cause: Cause)
     case taskNotFound(String)
     case conflictNotFound(String)
@@ -108,9 +111,9 @@ extension StoreError {
             return isDiskFull(s.code) ? .diskFull(path: path, cause: cause) : .notWritable(path: path, cause: cause)
         }
         guard let g = error as? GitError else {
-            return .notWritable(path: path, cause: Cause(source: .other, path: path, text: "\(error)"))
+            return .internalError(path: path, cause: Cause(source: .other, path: path, text: "\(error)"))
         }
-        let errno = LibgitText.errno(in: g.message)
+        let errno = g.errno
         let cause = Cause(source: .git(errorClass: g.errorClass, code: g.code, errno: errno), path: path, text: g.message)
         if let errno, isDiskFull(errno) { return .diskFull(path: path, cause: cause) }
         if errno == .permissionDenied || errno == .readOnlyFileSystem { return .notWritable(path: path, cause: cause) }

@@ -83,13 +83,13 @@ public struct SyncError: Error, Sendable {
 }
 
 /// What a failed network step amounts to, decided from libgit2's error class and code, and
-/// only where those say nothing better, from the facts `LibgitText` reads in its message.
+/// only where those say nothing better, from the facts GitKit read in its message (`GitError.facts`).
 enum FailureShape {
     case timeout, refused, dns, busy, auth, certificate, hostKey, notFound, badURL, other
 
     static func of(_ e: GitError, timedOut: Bool) -> FailureShape {
         if timedOut { return .timeout }
-        let facts = LibgitText.facts(in: e.message)
+        let facts = e.facts
         if e.isCertificate {
             // libgit2 1.5's ssh transport reports an unknown host key as a certificate failure.
             return e.isSSHClass || facts.contains(.hostKey) ? .hostKey : .certificate

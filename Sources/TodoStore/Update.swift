@@ -313,14 +313,6 @@ func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool, inPlace: Bool = fal
 /// Writes all of `bytes` to `fd` (fsyncing it with `sync`) and closes it unless `keepOpen`.
 private func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String, sync: Bool, keepOpen: Bool = false) throws {
     defer { if !keepOpen { close(fd) } }
-    var offset = 0
-    while offset < bytes.count {
-        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            throw SystemError(errno: errno, what: "write \(path)")
-        }
-        offset += n
-    }
+    try GitKit.writeAll(fd, bytes, what: path)
     if sync && fsync(fd) != 0 { throw SystemError(errno: errno, what: "fsync \(path)") }
 }

@@ -1,4 +1,5 @@
-import GitKit
+import Glibc
+@testable import GitKit
 import SystemPackage
 import Testing
 
@@ -45,6 +46,37 @@ private func gitError(_ message: String, code: Int32 = generic, errorClass: Int3
 
     @Test func noErrnoWhereTheMessageNamesNone() {
         #expect(LibgitText.errno(in: "object not found") == nil)
+    }
+
+    /// A failed system call keeps its errno as the number, whatever its text says (no round
+    /// trip through English); a libgit2 failure carries the facts GitKit read in its message.
+    @Test func aSystemCallsErrnoIsKeptNotReadBack() {
+        let full = GitError.system(errno: ENOSPC, call: "write")
+        #expect(full.errno == .noSpace)
+        #expect(full.facts.isEmpty)
+        // EIO's text names none of the phrases, and is still EIO.
+        #expect(GitError.system(errno: EIO, call: "fsync").errno == .ioError)
+        let libgit = GitError(code: -1, errorClass: 2, message: "failed to write: No space left on device", function: "git_odb_write")
+        #expect(libgit.errno == .noSpace && libgit.facts.contains(.noSpace))
+        guard case .diskFull = StoreError.from(GitError.system(errno: EDQUOT, call: "write"), path: "/h") else {
+            Issue.record("a full quota is a full disk")
+            return
+        }
+    }
+
+    /// An error nothing names is an internal error, never "not writable" (a guess that would
+    /// send the user to check permissions).
+    @Test func anUnnamedErrorIsInternal() {
+        struct Unnamed: Error {}
+        guard case .internalError(_, let cause) = StoreError.from(Unnamed(), path: "/h") else {
+            Issue.record("an unnamed error must be internal")
+            return
+        }
+        #expect(cause.text.contains("Unnamed"))
+        guard case .malformedTask = StoreError.from(StoreError.malformedTask(path: "p", reason: "r"), path: "/h") else {
+            Issue.record("a store error passes through")
+            return
+        }
     }
 
     struct Phrase: CustomTestStringConvertible, Sendable {

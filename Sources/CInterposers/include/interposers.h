@@ -29,4 +29,15 @@ int todo_sha1_init(void *context);
 int todo_sha1_update(void *context, const void *data, size_t length);
 int todo_sha1_final(void *context, unsigned char out[20]);
 
+/// Names the transfer this thread runs from now on (non-zero): the sockets it connects are
+/// noted as that transfer's.
+void todo_transfer_begin(long transfer);
+
+/// Ends the transfer: this thread names none, and its sockets are forgotten.
+void todo_transfer_end(long transfer);
+
+/// Shuts down (both ways) the sockets the transfer connected that are still open and still
+/// connected to the same peer (or not connected yet); returns how many. Safe from any thread.
+int todo_transfer_shutdown(long transfer);
+
 #endif

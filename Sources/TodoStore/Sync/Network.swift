@@ -15,8 +15,9 @@ final class Network {
     let credentials: CredentialSource
     /// The household's `core.sshCommand` (fetches run in a scratch repository without it).
     var sshCommand: String?
-    /// Set by the watchdog's thread when the deadline passes; read by libgit2's callbacks.
-    static let timedOut = Atomic<Bool>(false)
+    /// Set by this sync's watchdog thread when the deadline passes; read by libgit2's callbacks.
+    /// One per sync, so that another sync in the same process is not cancelled with this one.
+    let timedOut = WatchdogState()
 
     /// Whether this household has synced with the remote before (it has a tracking ref).
     let syncedBefore: Bool
@@ -42,7 +43,7 @@ final class Network {
             callbacks.credentials = { [credentials] url, user, allowed in
                 credentials.next(url: url, userFromURL: user, allowed: allowed)
             }
-            callbacks.shouldCancel = { Network.timedOut.load(ordering: .acquiring) || monotonicSeconds() > self.deadline }
+            callbacks.shouldCancel = { [timedOut, deadline] in timedOut.fired.load(ordering: .acquiring) || monotonicSeconds() > deadline }
             callbacks.allowPrompts = options.interactive
             callbacks.sshCommand = sshCommand
             if let progress = options.progress {
@@ -55,7 +56,10 @@ final class Network {
                     progress("Sending objects: \(current * 100 / total)% (\(current)/\(total))")
                 }
             }
-            let watchdog = Watchdog(deadline: deadline)
+            let sockets = TransferSockets()
+            let watchdog = Watchdog(deadline: deadline, sockets: sockets, alsoSets: timedOut)
+            sockets.begin()
+            defer { sockets.end() }
             do {
                 try body(callbacks)
                 watchdog.cancel()
@@ -86,7 +90,7 @@ final class Network {
         let shown = redactedURL(url)
         let detail = e.description
         let cause = Cause(
-            source: .git(errorClass: e.errorClass, code: e.code, errno: LibgitText.errno(in: e.message)), path: nil,
+            source: .git(errorClass: e.errorClass, code: e.code, errno: e.errno), path: nil,
             text: e.message)
         switch shape {
         case .timeout:

@@ -199,21 +199,21 @@ extension Household {
         if let remotePath = Self.localPath(url) {
             return try pushToPath(head, over: expected, remotePath: remotePath, url: url, network: network)
         }
-        var refusal: String?
+        var refusal: PushRejection?
         do {
             try network.run("push") { cb in
                 try repo.push(url: url, refspecs: ["refs/heads/main:refs/heads/main"], callbacks: cb)
-                refusal = cb.rejections.first?.reason
+                refusal = cb.rejections.first
             }
         } catch let e as GitError where e.isNonFastForward {
             // libgit2 saw, before sending, that the remote's main moved since our fetch.
             return false
         }
         guard let refusal else { return true }
-        if LibgitText.facts(in: refusal).contains(.refUpdateRace) { return false }
+        if refusal.isRefUpdateRace { return false }
         throw SyncError(
             .pushRefused,
-            "The household remote \(redactedURL(url)) refused the push of main (\(refusal)).\nYour changes are saved; ask whoever runs the remote to allow pushes to main.")
+            "The household remote \(redactedURL(url)) refused the push of main (\(refusal.reason)).\nYour changes are saved; ask whoever runs the remote to allow pushes to main.")
     }
 
     /// Which CA certificates https trusts: `GIT_SSL_CAINFO`, else git's `http.sslCAInfo`, else

@@ -7,18 +7,20 @@ import Dispatch
 import GitKit
 import Synchronization
 
-/// At the deadline, shuts down every socket of the process so that a libgit2 call blocked on a
-/// silent server returns (libgit2 1.5 has no network timeouts of its own).
+/// At the deadline, shuts down the sockets of the transfer it watches so that a libgit2 call
+/// blocked on a silent server returns (libgit2 1.5 has no network timeouts of its own); the
+/// other sockets of the process are left alone.
 final class Watchdog {
     private let item: DispatchWorkItem
     private let state = WatchdogState()
 
-    init(deadline: Double) {
+    /// `sync` is the sync's own flag, which stays set for the rest of that sync.
+    init(deadline: Double, sockets: TransferSockets, alsoSets sync: WatchdogState) {
         let state = self.state
         item = DispatchWorkItem {
             state.fired.store(true, ordering: .releasing)
-            Network.timedOut.store(true, ordering: .releasing)
-            shutdownSockets()
+            sync.fired.store(true, ordering: .releasing)
+            sockets.shutDown()
         }
         let delay = max(0, deadline - monotonicSeconds())
         DispatchQueue.global().asyncAfter(deadline: .now() + delay, execute: item)
@@ -32,12 +34,4 @@ final class Watchdog {
 /// Whether the watchdog fired: written by its timer thread, read by the sync's.
 final class WatchdogState: Sendable {
     let fired = Atomic<Bool>(false)
-}
-
-func shutdownSockets() {
-    for name in listDirectory("/proc/self/fd") {
-        guard let fd = Int32(name) else { continue }
-        var st = stat()
-        if fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFSOCK { shutdown(fd, Int32(SHUT_RDWR)) }
-    }
 }

@@ -6,11 +6,12 @@ import SystemPackage
 /// causes: an operating-system failure underneath a write (class OS) names its errno only as
 /// `strerror` text; a missing repository, a bad URL, an unresolvable host and a refused
 /// connection differ only in the message; an HTTP status is only in the message; and a server's
-/// reason for refusing a pushed ref is free text. Everything else in the store decides from
-/// libgit2's error class and code; this is the one function that reads messages. Each phrase
-/// has a test (`LibgitTextTests`).
-enum LibgitText {
-    enum Fact: Hashable, CaseIterable, Sendable {
+/// reason for refusing a pushed ref is free text. This is the one place that reads them, at
+/// GitKit's boundary with libgit2: `GitError.facts`, `GitError.errno` and
+/// `PushRejection.isRefUpdateRace` carry what it finds upward, so nothing above GitKit reads an
+/// error's text. Each phrase has a test (`LibgitTextTests`).
+public enum LibgitText {
+    public enum Fact: Hashable, CaseIterable, Sendable {
         /// ENOSPC, EDQUOT, EACCES, EROFS, as `strerror` words them.
         case noSpace, diskQuota, permissionDenied, readOnlyFileSystem
         /// The server or transport refused the credentials.
@@ -34,7 +35,7 @@ enum LibgitText {
     }
 
     /// Phrases, lower-cased, and the fact each states.
-    static let phrases: [(String, Fact)] = [
+    public static let phrases: [(String, Fact)] = [
         ("no space left", .noSpace),
         ("disk quota", .diskQuota),
         ("permission denied", .permissionDenied),
