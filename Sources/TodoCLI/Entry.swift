@@ -21,10 +21,11 @@ public enum TodoCLI {
                 throw error
             } catch let error as StoreError {
                 throw error
-            } catch let error where error is ValidationError || error is ExitCode || error is CleanExit {
-                throw error
             } catch {
-                // Nothing names it: exit 70 with its cause (README "Exit codes").
+                // ArgumentParser's own (help, validation, an exit code) have their codes; an
+                // error nothing names would exit 1, a code the README does not list: it is
+                // reported as what it is, an internal error (exit 70, with its cause).
+                if error is ExitCode || Todo.exitCode(for: error) != .failure { throw error }
                 report(CLIError(internal: "\(error)"), verbose: verbose)
             }
         } catch let error as CLIError {

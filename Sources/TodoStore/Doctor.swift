@@ -82,7 +82,7 @@ extension Household {
                 }
             }
             findings += files
-            findings += checkHandEdits()
+            findings += checkHandEdits(fix: options.fix)
             findings += checkMergeDriver(options)
             findings += checkClocks(tasks)
             if !options.offline { findings += checkRemote(options.sync) }
@@ -140,8 +140,8 @@ extension Household {
 
     // MARK: Hand edits
 
-    func checkHandEdits() -> [DoctorFinding] {
-        guard let edited = try? handEdits() else {
+    func checkHandEdits(fix: Bool) -> [DoctorFinding] {
+        guard let edited = try? handEdits(repairing: fix) else {
             return [DoctorFinding("hand-edit", .problem, "the work tree could not be compared with the last commit")]
         }
         if edited.isEmpty { return [DoctorFinding("hand-edit", .ok, "no uncommitted changes in tasks/")] }

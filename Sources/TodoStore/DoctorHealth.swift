@@ -16,14 +16,16 @@ extension Household {
     /// the index does not know). The cost grows with the household (about 40 ms at 10,000
     /// tasks): for `todo status` and `todo doctor`.
     ///
-    /// When the household lock can be had at once, the check runs under it: stale stat data in
+    /// With `repairing` (`doctor --fix`), when the household lock can be had at once, the check
+    /// runs under it: a change a killed command left half done is finished, stale stat data in
     /// the index is refreshed (a copied household costs one hashing of every file, not one per
     /// call), and the folders found edited are recorded for `quickHandEdits`, which would not
-    /// otherwise look again at a folder older than the index just written.
-    public func handEdits() throws(StoreError) -> [String] {
+    /// otherwise look again at a folder older than the index just written. Without it (a read:
+    /// `status`, `doctor`) nothing is written.
+    public func handEdits(repairing: Bool = false) throws(StoreError) -> [String] {
         let spec = ["tasks/", MergeSetup.attributesPath]
         do {
-            if let lock = lockIfFree() {
+            if repairing, let lock = lockIfFree() {
                 defer { withExtendedLifetime(lock) {} }
                 // A change a killed command left half-written is finished first, not taken for edits.
                 try? recoverInterruptedChange()

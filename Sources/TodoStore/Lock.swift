@@ -34,6 +34,19 @@ final class FileLock {
 
     private init(fd: Int32) { self.fd = fd }
 
+    /// Whether another process holds the lock now, found without creating or changing the
+    /// file (for a read: a change in flight is not an interrupted one).
+    static func isHeld(path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { return false }
+        defer { close(fd) }
+        if flock(fd, LOCK_SH | LOCK_NB) == 0 {
+            flock(fd, LOCK_UN)
+            return false
+        }
+        return errno == EWOULDBLOCK
+    }
+
     deinit {
         flock(fd, LOCK_UN)
         close(fd)

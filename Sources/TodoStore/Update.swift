@@ -86,6 +86,15 @@ extension Household {
     /// even a command that only reads leaves the work tree and index matching `HEAD`: only when
     /// no other `todo` holds the lock (it never waits), and silently (what commands read comes
     /// from the commit either way; otherwise the next writing command finishes it).
+    /// Whether a command was stopped in the middle of a change (its record is not empty and no
+    /// command holds the household lock, so the change is not in flight): the next command that
+    /// writes finishes it.
+    public var hasInterruptedChange: Bool {
+        var st = stat()
+        guard stat(pendingPath, &st) == 0, st.st_size > 0 else { return false }
+        return !FileLock.isHeld(path: repo.gitDirectory + "todo.lock")
+    }
+
     public func finishInterruptedChangeIfFree() {
         var st = stat()
         guard stat(pendingPath, &st) == 0, st.st_size > 0 else { return }

@@ -91,10 +91,11 @@ import TodoCore
     }
 
     /// In a copied household every index entry's stat data is out of date. `todo status`
-    /// compares every file, refreshes the index as `git status` does (so git, and the next
-    /// check, see only the edited file as changed), and `todo list` still reports the edit
-    /// although its folder is now older than the index.
-    @Test func statusRefreshesACopiedIndexAndListStillSeesTheEdit() throws {
+    /// compares every file and reports only the edit, writing nothing; `todo doctor --fix`
+    /// refreshes the index as `git status` does (so git, and the next check, see only the
+    /// edited file as changed), and `todo list` still reports the edit although its folder is
+    /// now older than the index.
+    @Test func doctorFixRefreshesACopiedIndexAndListStillSeesTheEdit() throws {
         let sb = try Sandbox()
         try sb.initHousehold()
         let milk = try sb.add("Buy milk")
@@ -113,6 +114,10 @@ import TodoCore
 
         let status = try sb.todo(["status"], env: ["TODO_HOME": copy])
         #expect(status.exitCode == 0 && warnings(status).count == 1 && status.stderr.contains(milk.path), "\(status)")
+        // `status` only reads: the index stays as it was; `doctor --fix` refreshes it.
+        #expect(try sb.gitRun(["-C", repo, "diff-files", "--name-only"]).lines.count == 12)
+        let fix = try sb.todo(["doctor", "--fix", "--offline"], env: ["TODO_HOME": copy])
+        #expect(fix.stdout.contains(milk.path), "\(fix)")
         let refreshed = try sb.gitRun(["-C", repo, "diff-files", "--name-only"])
         #expect(refreshed.lines == [milk.path], "\(refreshed)")
         let list = try sb.todo(["list"], env: ["TODO_HOME": copy])

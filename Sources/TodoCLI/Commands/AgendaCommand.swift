@@ -25,7 +25,7 @@ struct AgendaCommand: ParsableCommand {
     }
 
     func run() throws {
-        let h = try household.open()
+        let h = try household.openForReading()
         let (tasks, _) = try h.snapshot().loadAll()
         var me: Set<String> = []
         if mine {

@@ -27,7 +27,7 @@ struct ChangesCommand: ParsableCommand {
     }
 
     func run() throws {
-        let h = try household.open()
+        let h = try household.openForReading()
         var changes: [ReceivedChange]
         if let since {
             let due = try Input.due(since, today: Env.today(h.clock))

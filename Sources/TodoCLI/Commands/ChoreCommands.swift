@@ -169,7 +169,7 @@ struct ChoresCommand: ParsableCommand {
     @OptionGroup var output: JSONFlag
 
     func run() throws {
-        let h = try household.open()
+        let h = try household.openForReading()
         let snap = try h.snapshot()
         let (tasks, bad) = try snap.loadAll()
         for b in bad {

@@ -32,7 +32,7 @@ struct ConflictsListCommand: ParsableCommand {
     @OptionGroup var output: JSONFlag
 
     func run() throws {
-        let h = try household.open()
+        let h = try household.openForReading()
         let day = try since.map { try Input.due($0, today: Env.today(h.clock)).date }
         let log = try h.conflictLog(of: id, since: day, withShortIDs: !stats && !output.json)
         let entries = log.entries

@@ -35,7 +35,7 @@ struct ListCommand: ParsableCommand {
     }
 
     func run() throws {
-        let h = try household.open()
+        let h = try household.openForReading()
         let snap = try h.snapshot()
         let today = Env.today(h.clock)
         // Chores show once, at their current occurrence and turn; checklists with progress.
@@ -123,7 +123,7 @@ struct ShowCommand: ParsableCommand {
     @OptionGroup var output: JSONFlag
 
     func run() throws {
-        let h = try household.open()
+        let h = try household.openForReading()
         let snap = try h.snapshot()
         let taskID = try snap.resolve(id)
         guard let task = try snap.task(taskID) else { throw StoreError.taskNotFound(id) }

@@ -178,7 +178,7 @@ struct RemoteShowCommand: ParsableCommand {
     @OptionGroup var household: HouseholdOptions
 
     func run() throws {
-        let h = try household.open()
+        let h = try household.openForReading()
         if let url = try h.remoteURL() {
             print(Terminal.safe(redactedURL(url)))
         } else {
@@ -252,7 +252,7 @@ struct StatusCommand: ParsableCommand {
     @OptionGroup var output: JSONFlag
 
     func run() throws {
-        let h = try household.open()
+        let h = try household.openForReading()
         let s = try h.status()
         let shorts = s.unsentShortIDs
         let snap = try h.snapshot()

@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import TodoCore
+
+/// Commands that only read never write the household (docs/FORMAT.md, "What is local to one
+/// clone"): after each, every file of the repository and the work tree has the same content,
+/// mode and modification time, except the caches and markers FORMAT.md lists as safe to delete.
+/// Tests run as root, so file modes alone would prove nothing.
+@Suite(.timeLimit(.minutes(20)), .kit) struct ReadOnlyTests {
+    /// Files a read may refresh.
+    static let caches: Set<String> = [".git/todo/list-cache", ".git/todo/worktree-checked", ".git/todo/unreadable", ".git/todo/conflicts-seen"]
+    /// The folder holding them: writing one (by rename) moves the folder's own time.
+    static let cacheFolder = ".git/todo"
+
+    struct Entry: Equatable, CustomStringConvertible {
+        let content: Data?
+        let mode: UInt32
+        let mtime: timespec
+        static func == (a: Entry, b: Entry) -> Bool {
+            a.content == b.content && a.mode == b.mode && a.mtime.tv_sec == b.mtime.tv_sec && a.mtime.tv_nsec == b.mtime.tv_nsec
+        }
+        var description: String { "mode \(String(mode, radix: 8)) mtime \(mtime.tv_sec).\(mtime.tv_nsec) \(content?.count ?? -1) bytes" }
+    }
+
+    /// Every file and directory under `root` (the directory's own modification time too: a file
+    /// created and removed again shows there).
+    func snapshot(_ root: String) throws -> [String: Entry] {
+        var out: [String: Entry] = [:]
+        func visit(_ rel: String) throws {
+            let path = rel.isEmpty ? root : root + "/" + rel
+            var st = stat()
+            try #require(lstat(path, &st) == 0, "\(path)")
+            let isDir = (st.st_mode & S_IFMT) == S_IFDIR
+            if !Self.caches.contains(rel) {
+                let content = isDir ? nil : FileManager.default.contents(atPath: path)
+                let mtime = rel == Self.cacheFolder ? timespec() : st.st_mtim
+                out[rel] = Entry(content: content, mode: st.st_mode, mtime: mtime)
+            }
+            if isDir {
+                for name in try FileManager.default.contentsOfDirectory(atPath: path).sorted() {
+                    try visit(rel.isEmpty ? name : rel + "/" + name)
+                }
+            }
+        }
+        try visit("")
+        return out
+    }
+
+    func expectSame(_ before: [String: Entry], _ after: [String: Entry], _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        for key in Set(before.keys).union(after.keys).sorted() where before[key] != after[key] {
+            Issue.record(
+                "`todo \(what)` changed \(key): \(before[key].map(\.description) ?? "absent") -> \(after[key].map(\.description) ?? "absent")",
+                sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func everyReadOnlyCommandLeavesTheHouseholdUntouched() throws {
+        let host = try GitHost(.path)
+        try host.createRepository()
+        let alice = try Member("Alice", host: host)
+        let bob = try Member("Bob", host: host)
+        try alice.create(remote: host.url())
+        let milk = try alice.add("Buy milk", "--due", "tomorrow", "--tag", "shop")
+        let trash = try alice.add("Take out the trash", "--every", "tue", "--rotate", "Alice,Bob")
+        let groceries = try alice.add("Groceries", "--item", "eggs")
+        _ = try alice.add("Old task")
+        try alice.sync()
+        try bob.join(host.url())
+        try alice.change("edit", milk.short, "--title", "Buy oat milk")
+        try bob.change("edit", milk.short, "--title", "Buy soy milk")
+        try bob.change("done", trash.short)
+        try bob.sync()
+        try alice.sync()
+        // A merge driver whose program has gone: a read must not repair it.
+        #expect(try alice.git("config", "merge.todo.driver", "'/gone/todo' merge-driver %O %A %B %P").exitCode == 0)
+
+        let reads: [[String]] = [
+            ["list"], ["list", "--all"], ["list", "--json"], ["list", "--tag", "shop"], ["show", milk.short],
+            ["show", "--json", trash.short], ["show", groceries.short], ["log"], ["log", milk.short], ["status"],
+            ["status", "--json"], ["agenda"], ["agenda", "--mine"], ["chores"], ["chores", "--json"], ["changes"],
+            ["changes", "--json"], ["conflicts"], ["conflicts", "--json"], ["remote"], ["households"], ["doctor"],
+            ["doctor", "--json"],
+        ]
+        // Caches and markers settle on the first run of each; then nothing else may move.
+        for args in reads { _ = try alice.todo(args) }
+        for args in reads {
+            let before = try snapshot(alice.repo)
+            let r = try alice.todo(args)
+            // `doctor` finds the driver's program gone: a problem to report (65), not to mend.
+            #expect(r.exitCode == (args[0] == "doctor" ? 65 : 0), "\(args): \(r)")
+            expectSame(before, try snapshot(alice.repo), args.joined(separator: " "))
+        }
+        #expect(try alice.git("config", "merge.todo.driver").stdout == "'/gone/todo' merge-driver %O %A %B %P\n")
+
+        // A change a killed command left half done: reads say so and leave it; the next
+        // command that writes finishes it.
+        let file = alice.repo + "/" + milk.path
+        let committed = try alice.sb.committedBytes(milk.path)
+        try Data("{\"half\": ".utf8).write(to: URL(fileURLWithPath: file))
+        try Data((milk.path + "\n").utf8).write(to: URL(fileURLWithPath: alice.repo + "/.git/todo-pending"))
+        for args in [["list"], ["show", trash.short], ["status"], ["log"], ["doctor", "--offline"]] {
+            let before = try snapshot(alice.repo)
+            let r = try alice.todo(args)
+            #expect(r.exitCode == (args[0] == "doctor" ? 65 : 0), "\(args): \(r)")
+            #expect(r.stderr.contains("a change was interrupted before it finished") || args[0] == "doctor", "\(args): \(r)")
+            expectSame(before, try snapshot(alice.repo), args.joined(separator: " ") + " (change pending)")
+        }
+        try alice.change("add", "Call the plumber")
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: file))) == committed, "the write finished the change")
+        #expect(try !alice.todo("list").stderr.contains("interrupted"))
+        #expect(try alice.git("config", "merge.todo.driver").stdout != "'/gone/todo' merge-driver %O %A %B %P\n", "a write repairs the driver")
+    }
+}
