@@ -6,15 +6,9 @@ struct Render {
     let today: CivilDate
     let minuteOfDay: Int
 
-    func isOverdue(_ task: Task) -> Bool {
-        guard let due = task.due, task.status == .open, !task.deleted else { return false }
-        if due.date != today { return due.date < today }
-        return (due.minutes ?? 24 * 60) <= minuteOfDay
-    }
+    func isOverdue(_ task: Task) -> Bool { task.isOverdue(today: today, minuteOfDay: minuteOfDay) }
 
-    func isDueToday(_ task: Task) -> Bool {
-        task.due?.date == today && task.status == .open && !task.deleted && !isOverdue(task)
-    }
+    func isDueToday(_ task: Task) -> Bool { task.isDueToday(today: today, minuteOfDay: minuteOfDay) }
 
     /// `today`, `tomorrow`, a weekday within the coming week, or the date; with the time if
     /// there is one (see `Due.display`).
@@ -37,34 +31,6 @@ struct Render {
     static func localTime(_ millis: Int64, offsetMinutes: Int32) -> String {
         let iso = isoMillis(Millis.local(millis, offsetMinutes: offsetMinutes))
         return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(5))
-    }
-
-    /// The positions of `indices` in `tasks` in list order: soonest due first (undated last),
-    /// then higher priority, then oldest. Positions rather than tasks, which are costly to move.
-    static func order(_ tasks: [Task], _ indices: [Int]) -> [Int] {
-        struct Key {
-            let due: Int
-            let priority: Int
-            let createdAt: String
-            let id: String
-            let index: Int
-        }
-        // Fields read in place: a copy of each Task would retain and release all of its fields.
-        let keys = tasks.withUnsafeBufferPointer { tasks in
-            indices.map { i in
-                Key(
-                    due: tasks[i].due.map { $0.date.daysSinceEpoch * 1441 + ($0.minutes ?? 1440) } ?? Int.max,
-                    priority: tasks[i].priority == .high ? 0 : tasks[i].priority == .normal ? 1 : 2,
-                    createdAt: tasks[i].createdAt, id: tasks[i].id.hex, index: i)
-            }
-        }
-        return keys.sorted { a, b in
-            if a.due != b.due { return a.due < b.due }
-            if a.priority != b.priority { return a.priority < b.priority }
-            // By bytes: for these ASCII values (a timestamp, hex) the same order, and quicker.
-            if a.createdAt != b.createdAt { return a.createdAt.utf8.lexicographicallyPrecedes(b.createdAt.utf8) }
-            return a.id.utf8.lexicographicallyPrecedes(b.id.utf8)
-        }.map(\.index)
     }
 
     /// Aligned columns: id, due, assignee, title, tags; a column no row uses is left out.

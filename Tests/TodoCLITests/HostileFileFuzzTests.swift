@@ -145,7 +145,7 @@ import TodoCore
     /// `todo list`, with and without a header, and `--json`.
     static func renderList(_ tasks: [Task], rng: inout SplitMix64) {
         let render = Render(today: rng.pick(days), minuteOfDay: rng.int(1440))
-        let order = Render.order(tasks, Array(tasks.indices))
+        let order = TaskQuery.order(tasks, Array(tasks.indices))
         let lengths = ShortIDs.lengths(tasks.map(\.id))
         _ = render.table(tasks, order: order, shortLengths: lengths, header: rng.chance(50))
         for t in tasks { _ = JSONWriter.compact(TaskCodec.publicObject(t)) }

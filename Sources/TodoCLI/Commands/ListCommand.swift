@@ -61,41 +61,19 @@ struct ListCommand: ParsableCommand {
         }
         HealthWarnings.handEdits((try? h.quickHandEdits(snap)) ?? [])
         let render = Render(today: today, minuteOfDay: Env.minuteOfDay(h.clock))
-        var who = assignee?.lowercased()
-        var whoEmail: String?
+        var query = TaskQuery()
+        query.which = deleted ? .deleted : done ? .done : all ? .openAndDone : .open
+        query.assignee = assignee
         if mine {
             let me = try h.identity()
-            who = me.name.lowercased()
-            whoEmail = me.email.lowercased()
+            query.assignee = me.name
+            query.assigneeEmail = me.email
         }
-        let tagFilter = tag.map { $0.hasPrefix("+") ? String($0.dropFirst()) : $0 }
-        let tagFolded = tagFilter?.lowercased()
-        let search = TaskSearch(words)
-        // Fields read in place: a copy of each Task would retain and release all of its fields.
-        let shown = tasks.withUnsafeBufferPointer { tasks in
-            tasks.indices.filter { i in
-                if deleted {
-                    if !tasks[i].deleted { return false }
-                } else {
-                    if tasks[i].deleted { return false }
-                    if done && tasks[i].status != .done { return false }
-                    if !done && !all && tasks[i].status != .open { return false }
-                }
-                if let who {
-                    let a = tasks[i].assignee?.lowercased()
-                    if a != who && (whoEmail == nil || a != whoEmail) { return false }
-                }
-                if let tagFilter, let tagFolded, tasks[i].tagStates[tagFilter]?.present != true,
-                    !tasks[i].tagStates.contains(where: { $0.value.present && $0.key.lowercased() == tagFolded })
-                {
-                    return false
-                }
-                if !search.isEmpty && !search.matches(tasks[i]) { return false }
-                if overdue && !render.isOverdue(tasks[i]) { return false }
-                return true
-            }
-        }
-        let order = Render.order(tasks, shown)
+        query.tag = tag
+        query.words = words
+        query.overdueOnly = overdue
+        let shown = query.select(tasks, today: today, minuteOfDay: render.minuteOfDay)
+        let order = TaskQuery.order(tasks, shown)
         var out = Output()
         if output.json {
             out.line("[")
