@@ -98,6 +98,37 @@ import TodoCore
         #expect(again == 1, "nothing was left to exchange")
     }
 
+    /// Tasks the remote has too (the creator's list imported while waiting, ids kept) are merged
+    /// field by field when the history is joined, as a sync merges a task both sides added: no
+    /// task twice, the later write wins, both sides end with the same tree.
+    @Test func tasksTheRemoteHasTooAreMergedWhenJoining() throws {
+        let host = try GitHost(.path)
+        try host.createRepository()
+        let url = host.url()
+        let dana = try Member("Dana", host: host)
+        let lee = try Member("Lee", host: host)
+        try dana.create(remote: url)
+        let milk = try dana.add("Buy milk")
+        _ = try dana.add("Call the plumber")
+        try lee.join(url)
+        let list = try dana.todo("list", "--all", "--json")
+        try #require(list.exitCode == 0, "\(list)")
+        let imported = try lee.sb.todo("import", "-", stdin: list.stdout, env: lee.env)
+        #expect(imported.exitCode == 0 && imported.stdout.contains("Imported 2 tasks"), "\(imported)")
+        lee.sb.now = fixedNow + 60_000
+        try lee.change("edit", milk.short, "--title", "Buy oat milk")
+        _ = try lee.add("Fix the tap")
+        try lee.sync()
+        try dana.sync()
+
+        try lee.sync()
+        try dana.sync()
+        for m in [dana, lee] {
+            #expect(try m.allTitles().sorted() == ["Buy oat milk", "Call the plumber", "Fix the tap"], "\(m.name)")
+        }
+        try expectConverged([dana, lee], host: host)
+    }
+
     /// A household created on its own, pointed at another household's remote: refused as before
     /// (exit 65, nothing merged or sent), with advice that names both ways out; doctor says the
     /// same. Following the second one works.
