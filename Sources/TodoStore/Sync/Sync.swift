@@ -79,7 +79,9 @@ extension Household {
         guard e.kind == .transient || e.kind == .local, e.code != .pushRaces,
             let n = try? status().unsent.count, n > 0
         else { return e }
-        return e.appending("Your \(n) change\(n == 1 ? " is" : "s are") saved and will be sent on the next sync.")
+        // A household waiting for the remote's first history sends nothing until that exists.
+        let when = isWaitingForRemote() ? "after the household's creator has synced" : "on the next sync"
+        return e.appending("Your \(n) change\(n == 1 ? " is" : "s are") saved and will be sent \(when).")
     }
 
     static func syncError(local error: Error, path: String) -> SyncError {
