@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 import GitKit
 import TodoCore
 
@@ -85,7 +90,10 @@ extension Household {
             }
             if !collector.failures.isEmpty { throw StoreError.mergeFailed(collector.failures) }
             try bulk.flush(into: repo, reaching: [tip], from: [remoteTip])
-            try repo.updateReference(Self.setAsidePrefix + head.hex, to: head, expected: nil, force: true, message: "join: set aside")
+            let aside = Self.setAsidePrefix + head.hex
+            // Holding the household lock, a lock file on this ref was left by a join that was killed.
+            unlink(repo.gitDirectory + aside + ".lock")
+            try repo.updateReference(aside, to: head, expected: nil, force: true, message: "join: set aside")
         }
         let (_, diff) = try moveMain(from: before, to: tip, message: "join: the remote's history")
         try setWaitingForRemote(false)

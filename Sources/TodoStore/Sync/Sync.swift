@@ -80,7 +80,7 @@ extension Household {
             let n = try? status().unsent.count, n > 0
         else { return e }
         // A household waiting for the remote's first history sends nothing until that exists.
-        let when = isWaitingForRemote() ? "after the household's creator has synced" : "on the next sync"
+        let when = isWaitingForRemote() ? "on the first sync after the household's creator has synced" : "on the next sync"
         return e.appending("Your \(n) change\(n == 1 ? " is" : "s are") saved and will be sent \(when).")
     }
 
