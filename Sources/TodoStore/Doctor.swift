@@ -85,7 +85,11 @@ extension Household {
             findings += checkHandEdits(fix: options.fix)
             findings += checkMergeDriver(options)
             findings += checkClocks(tasks)
-            if !options.offline { findings += checkRemote(options.sync) }
+            if !options.offline {
+                findings += checkRemote(options.sync)
+            } else if isWaitingForRemote() {
+                findings.append(DoctorFinding("remote", .ok, "this household waits for its remote's first history (not checked: --offline); tasks added here join it on the first sync after the household's creator has synced"))
+            }
             return findings
         } catch {
             throw StoreError.from(error, path: path)
@@ -227,14 +231,19 @@ extension Household {
             let quarantine = try Quarantine.prepare(for: repo, have: have)
             defer { quarantine.discard() }
             try network.run("fetch") { cb in try fetchMain(url, into: quarantine, have: have, callbacks: cb) }
+            let waiting = isWaitingForRemote()
             guard let tip = try quarantine.repo.resolve(reference: Self.fetchRef) else {
+                if waiting {
+                    return [DoctorFinding("remote", .ok, "\(shown) is reachable and has no history yet: this household waits for it, and tasks added here join it on the first sync after the household's creator has synced")]
+                }
                 return [DoctorFinding("remote", .ok, "\(shown) is reachable and empty; the next sync sends this household's history")]
             }
-            if let head = have.first, try quarantine.repo.mergeBase(head, tip) == nil {
+            let unrelated = try have.first.map { try quarantine.repo.mergeBase($0, tip) == nil } ?? false
+            if unrelated && !waiting {
                 return [
                     DoctorFinding(
                         "remote", .problem, "the main of \(shown) shares no history with this household: it is another household",
-                        advice: "check the URL (todo remote); sync refuses to merge it")
+                        advice: "sync refuses to merge it. " + unrelatedAdvice(url: url).split(separator: "\n").joined(separator: " "))
                 ]
             }
             if let (info, problem) = try Incoming.firstProblem(quarantine.repo, tip: tip, have: have) {
@@ -244,6 +253,9 @@ extension Household {
                         "\(shown) has \(problem) in commit \(info.id.hex.prefix(10)) by \(info.author.name) <\(info.author.email)>",
                         advice: "sync refuses it; ask that member to remove it with a new commit")
                 ]
+            }
+            if unrelated {
+                return [DoctorFinding("remote", .ok, "\(shown) holds the household's history now: this household waits for it, and the next sync joins it with the tasks added here on top")]
             }
             return [DoctorFinding("remote", .ok, "\(shown) is reachable and its main shares history with this household")]
         } catch let e as SyncError {

@@ -105,6 +105,26 @@ extension Household {
                 tree: tree, parents: [head, theirs], author: sig, committer: sig, message: message(counts) + "\n")
             try bulk.flush(into: repo, reaching: [newCommit], from: [head, theirs])
         }
+        let (after, diff) = try moveMain(from: before, to: newCommit, message: "merge")
+        var future: [Authorship] = []
+        let now = clock.nowMillis()
+        for (id, _, blob) in diff {
+            guard let id, let blob, let task = try? after.decode(blob: blob, id: id) else { continue }
+            future += TaskMerge.futureStamps(in: task, now: now).map(Authorship.init)
+        }
+        return MergeResult(
+            kind: kind, commit: newCommit.hex, entries: collector.entries, warnings: collector.warnings,
+            changedTasks: diff.compactMap(\.0), futureWrites: future)
+    }
+
+    /// Points `main` at `newCommit` in place of `before.commit` (compare-and-swap) and brings
+    /// the task files and `.gitattributes` that differ in the work tree and index to
+    /// `newCommit`'s, recorded in `.git/todo-pending` while in flight; refuses, before anything
+    /// is written, when one of them was changed by hand. `newCommit`'s objects are in the
+    /// household already. Returns the new state and the task files that changed.
+    func moveMain(from before: Snapshot, to newCommit: ObjectID, message: String) throws
+        -> (after: Snapshot, diff: [(TaskID?, ObjectID?, ObjectID?)])
+    {
         let after = try Snapshot(repo: repo, commit: newCommit)
         let diff = try before.changedFiles(oldTasks: before.tasksTree, newTasks: after.tasksTree)
         var paths = diff.compactMap { $0.0?.path }
@@ -115,18 +135,10 @@ extension Household {
         }
         try refuseHandEdits(paths, committed: before.tree)
         try recordPending(paths)
-        try repo.updateReference(Self.branch, to: newCommit, expected: head, message: "merge")
+        try repo.updateReference(Self.branch, to: newCommit, expected: before.commit, message: message)
         if let tree = after.tree { try writeCommitted(paths, of: tree) }
         clearPending()
-        var future: [Authorship] = []
-        let now = clock.nowMillis()
-        for (id, _, blob) in diff {
-            guard let id, let blob, let task = try? after.decode(blob: blob, id: id) else { continue }
-            future += TaskMerge.futureStamps(in: task, now: now).map(Authorship.init)
-        }
-        return MergeResult(
-            kind: kind, commit: newCommit.hex, entries: collector.entries, warnings: collector.warnings,
-            changedTasks: diff.compactMap(\.0), futureWrites: future)
+        return (after, diff)
     }
 
     static func tasksTree(_ repo: Repository, _ root: ObjectID) throws -> ObjectID? {

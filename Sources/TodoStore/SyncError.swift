@@ -14,7 +14,8 @@ public struct SyncError: Error, Sendable {
         case authentication
         /// No remote, repository not found, bad URL, unknown host key or untrusted certificate.
         case configuration
-        /// Unrelated history, or content from the remote that the format does not allow.
+        /// Unrelated history, a remote that is not a household, or content from the remote that
+        /// the format does not allow.
         case data
         /// Disk full, household busy.
         case local
@@ -28,7 +29,7 @@ public struct SyncError: Error, Sendable {
         // configuration
         case noRemote, unknownHostKey, untrustedCertificate, noRepository, badURL, pushRefused
         // data
-        case remoteData, unrelatedHistories, mergeFailed, unsendable
+        case remoteData, unrelatedHistories, mergeFailed, unsendable, notAHousehold
         // local
         case diskFull, householdBusy, handEdits, repository
         /// A failure without a code of its own; its class says what to do.
@@ -41,7 +42,7 @@ public struct SyncError: Error, Sendable {
             case .credentialsRefused: return .authentication
             case .noRemote, .unknownHostKey, .untrustedCertificate, .noRepository, .badURL, .pushRefused:
                 return .configuration
-            case .remoteData, .unrelatedHistories, .mergeFailed, .unsendable: return .data
+            case .remoteData, .unrelatedHistories, .mergeFailed, .unsendable, .notAHousehold: return .data
             case .diskFull, .householdBusy, .handEdits, .repository: return .local
             case .unspecified: return nil
             }

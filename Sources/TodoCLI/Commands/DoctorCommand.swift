@@ -12,7 +12,8 @@ struct DoctorCommand: ParsableCommand {
             cannot be read or are not where their id says; task files changed by hand and not \
             committed; the merge driver that plain `git merge` uses (the program it names exists \
             and is this version of todo); stamps more than a day ahead of this machine's clock; \
-            the remote (reachable, and its main shares history with this household).
+            the remote (reachable, and its main shares history with this household, or, for a \
+            household cloned from an empty remote, that it waits for the remote's first history).
 
             --fix repairs what is safe to repair: removes stale locks, finishes an interrupted \
             change, puts one new commit on the remote's main in place of unsent commits that \

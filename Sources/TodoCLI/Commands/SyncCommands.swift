@@ -60,7 +60,8 @@ struct SyncCommand: ParsableCommand {
             finds another one of the same household running does nothing and exits 0. Every \
             run is logged in $XDG_STATE_HOME/todo/sync.log.
 
-            Exit status: 0 done (or skipped: another sync is running); 75 try again later \
+            Exit status: 0 done (or skipped: another sync is running; or waiting: the household \
+            was cloned from an empty remote that is still empty, see `todo clone --help`); 75 try again later \
             (unreachable, timeout, busy); 77 credentials refused; 78 configuration (no remote, \
             no repository, unknown host key); 65 the remote sent data the format does not allow; \
             73 local disk full.
@@ -127,11 +128,16 @@ struct SyncCommand: ParsableCommand {
                 ("commitsSent", .number("\(report.commitsSent)")),
                 ("merged", .bool(report.merge?.kind == .merged)), ("conflicts", .number("\(conflicts)")),
                 ("remoteWasEmpty", .bool(report.remoteWasEmpty)), ("rounds", .number("\(report.rounds)")),
-                ("skipped", .bool(false)),
+                ("skipped", .bool(false)), ("waiting", .bool(report.waiting)), ("joined", .bool(report.joined)),
             ])))
             return
         }
         if quiet { return }
+        if report.waiting {
+            print("Waiting for the household's first history: \(Terminal.safe(report.remote)) has none yet, so nothing was sent. Tasks added here are kept and join it on the first sync after the household's creator has synced.")
+            return
+        }
+        if report.joined { print("Joined the household's history on \(Terminal.safe(report.remote)); what was added here while waiting is on top of it.") }
         if report.received == 0 && report.sent == 0 && report.commitsSent == 0 && report.merge?.kind != .merged {
             print("Up to date with \(Terminal.safe(report.remote)).")
             return
@@ -218,7 +224,17 @@ struct CloneCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clone",
         abstract: "Join a household from its remote.",
-        discussion: "Example: todo clone ssh://nas.local/srv/git/home.git --name Bob --email bob@example.org")
+        discussion: """
+            When the remote has no history yet (its creator ran `todo init --remote` and has not \
+            synced), the clone works and waits for that history: syncs send nothing meanwhile, \
+            and the first sync that finds it takes it, with the tasks added here on top.
+
+            Exit status: 0 joined (or waiting); 78 no repository at the URL; 65 the remote's \
+            main is not a household, or holds what the format does not allow. A failed clone \
+            leaves nothing behind.
+
+            Example: todo clone ssh://nas.local/srv/git/home.git --name Bob --email bob@example.org
+            """)
 
     @OptionGroup var household: HouseholdOptions
     @Argument(help: "The remote URL.") var url: String
@@ -235,6 +251,10 @@ struct CloneCommand: ParsableCommand {
                 driverCommand: Env.driverCommand,
                 options: .fromEnvironment(timeout: timeout, quiet: false))
             clearProgress()
+            if h.isWaitingForRemote() {
+                print("Joined household \"\(h.name)\" from \(Terminal.safe(redactedURL(url))) as \(Terminal.safe(identity.name)), but the remote has no history yet: whoever created the household has not synced.\nTasks you add meanwhile are kept here, and join the household's history on the first sync after the creator has synced.")
+                return
+            }
             let count = (try? h.snapshot().loadAllIDs().count) ?? 0
             print("Joined household \"\(h.name)\" from \(Terminal.safe(redactedURL(url))) (\(count) task\(count == 1 ? "" : "s")) as \(Terminal.safe(identity.name)).")
         } catch let e as SyncError {
@@ -275,6 +295,7 @@ struct StatusCommand: ParsableCommand {
                     ("path", .string(b.path)), ("problem", .string(b.problem)),
                     ("commit", b.commit.map { .string($0.id.hex) } ?? .null),
                 ]) } ?? .null),
+                ("waiting", .bool(h.isWaitingForRemote())),
                 ("handEdits", .array(edited.map { .string($0) })),
                 ("unreadable", .array(unreadable.map { .object([("path", .string($0.path)), ("reason", .string($0.reason))]) })),
             ])))
@@ -283,6 +304,9 @@ struct StatusCommand: ParsableCommand {
         var out = Output()
         out.line("Household: \(h.name) (\(Terminal.safe(h.path)))")
         out.line("Remote:    \(s.remote.map { Terminal.safe(redactedURL($0)) } ?? "none (todo remote set URL)")")
+        if h.isWaitingForRemote() {
+            out.line("Waiting:   for the remote's first history; tasks added here join it on the first sync after the household's creator has synced")
+        }
         out.line("Last sync: \(s.sync.lastSuccess.map { Render.localTime($0, h.clock) } ?? "never")")
         if let e = s.sync.lastError { out.line("Last error: \(Terminal.safe(e))") }
         let brokenFiles = s.unsentUnreadable.isEmpty

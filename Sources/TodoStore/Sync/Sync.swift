@@ -79,7 +79,9 @@ extension Household {
         guard e.kind == .transient || e.kind == .local, e.code != .pushRaces,
             let n = try? status().unsent.count, n > 0
         else { return e }
-        return e.appending("Your \(n) change\(n == 1 ? " is" : "s are") saved and will be sent on the next sync.")
+        // A household waiting for the remote's first history sends nothing until that exists.
+        let when = isWaitingForRemote() ? "on the first sync after the household's creator has synced" : "on the next sync"
+        return e.appending("Your \(n) change\(n == 1 ? " is" : "s are") saved and will be sent \(when).")
     }
 
     static func syncError(local error: Error, path: String) -> SyncError {
@@ -148,7 +150,20 @@ extension Household {
                 if let previous, try !repo.isAncestor(previous, of: remoteTip) { report.remoteRewritten = true }
                 let merged = try withLock { () throws -> MergeResult in
                     try recoverInterruptedChange()
-                    return try mergeLocked(theirs: remoteTip) { counts in Self.mergeMessage(counts) }
+                    if isWaitingForRemote() {
+                        // The first history found: joined. Already sharing it means a join
+                        // killed after moving `main`, before removing the mark.
+                        guard try sharesHistory(with: remoteTip) else {
+                            report.joined = true
+                            return try joinLocked(remoteTip: remoteTip)
+                        }
+                        try setWaitingForRemote(false)
+                    }
+                    do {
+                        return try mergeLocked(theirs: remoteTip) { counts in Self.mergeMessage(counts) }
+                    } catch StoreError.unrelatedHistories {
+                        throw unrelatedHistoriesError(url: url)
+                    }
                 }
                 if merged.kind != .upToDate {
                     report.received += merged.changedTasks.count
@@ -156,7 +171,12 @@ extension Household {
                 }
                 try repo.updateReference(Self.trackingRef, to: remoteTip, expected: nil, force: true, message: "sync: fetch")
             }
-            // 3. Push what the remote lacks.
+            // 3. Push what the remote lacks; nothing while waiting for the remote's first
+            // history (Join.swift): this household's own would strand its creator's.
+            if remoteTip == nil && isWaitingForRemote() {
+                report.waiting = true
+                return report
+            }
             guard let head = try repo.resolve(reference: Self.branch) else { return report }
             if head == remoteTip {
                 return report

@@ -25,7 +25,7 @@ struct SyncLog {
 
     func append(_ report: SyncReport) {
         append(
-            outcome: "ok",
+            outcome: report.waiting ? "waiting" : "ok",
             fields: [
                 "received": "\(report.received)", "sent": "\(report.sent)", "conflicts": "\(report.conflicts.count)",
                 "rounds": "\(report.rounds)",

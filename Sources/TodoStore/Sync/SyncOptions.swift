@@ -35,6 +35,11 @@ public struct SyncReport: Sendable {
     public var commitsSent = 0
     public var merge: MergeResult?
     public var remoteWasEmpty = false
+    /// The household waits for the remote's first history (it was cloned from an empty remote,
+    /// which is still empty): nothing was sent.
+    public var waiting = false
+    /// The household was waiting and took the remote's first history, with its own changes on top.
+    public var joined = false
     /// The remote's history was rewritten (it no longer contains what we last fetched).
     public var remoteRewritten = false
     public var rounds = 0
