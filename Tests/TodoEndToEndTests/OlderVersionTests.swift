@@ -208,6 +208,43 @@ extension OlderVersionTests {
         try alice.expectClean()
         try bob.expectClean()
     }
+
+    /// The record of the last import (`imported`) survives an older member's edit and merge:
+    /// the older `todo` keeps the key byte for byte, and the next re-import here still knows
+    /// what the file said, so the older member's edit is kept (docs/FORMAT.md, "The last import").
+    @Test func anOlderMembersEditKeepsTheImportRecord() throws {
+        let old = try #require(olderTodo)
+        let host = try GitHost(.path)
+        try host.createRepository()
+        let alice = try Member("Alice", host: host)
+        let bob = try Member("Bob", host: host, now: fixedNow + 60_000)
+        bob.sb.binary = old
+        try alice.create(remote: host.url())
+        let export = jsonArray([
+            #"{"uuid": "5f0c1d2e-8a3b-4c4d-9e5f-6a7b8c9d0e1f", "description": "Pay rent", "status": "pending", "entry": "20251115T083012Z", "priority": "M"}"#
+        ])
+        let file = try alice.sb.file("export.json", export)
+        try alice.change("import", file)
+        try alice.sync()
+        let rent = TaskRef(id: "5f0c1d2e8a3b4c4d9e5f6a7b8c9d0e1f", short: "5f0c")
+        let recorded = try committed(alice, rent)["imported"]
+        #expect(recorded != nil, "the new build records the import")
+
+        try bob.join(host.url())
+        try older(bob, "list")
+        try older(bob, "edit", rent.short, "--title", "Pay the rent", "--assign", "Bob")
+        try older(bob, "sync")
+        try alice.sync()
+        let after = try committed(alice, rent)
+        #expect(after["imported"] == recorded, "the older version kept the record byte for byte")
+        #expect(after["title"] == .string("Pay the rent"))
+
+        // The same file again: unchanged since the last import, so Bob's edit stays.
+        try alice.change("import", file)
+        let t = try committed(alice, rent)
+        #expect(t["title"] == .string("Pay the rent") && t["assignee"] == .string("Bob"), "\(t)")
+        #expect(try json(try alice.todo("conflicts", "--json").stdout).items.isEmpty)
+    }
 }
 
 extension JSONValue {

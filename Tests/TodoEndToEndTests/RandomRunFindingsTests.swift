@@ -39,16 +39,23 @@ import TodoCore
     }
 
     /// A write killed after moving the branch but before writing the work tree and index left
-    /// `git status` dirty until the next writing command: a command that only reads now
-    /// finishes it when no other `todo` holds the lock.
-    @Test func aReadFinishesAnInterruptedChange() throws {
+    /// `git status` dirty until the next writing command. A command that only reads writes
+    /// nothing (docs/FORMAT.md): it lists the household as of the last complete change and says
+    /// a change is pending; the next command that writes finishes it.
+    @Test func aReadTellsOfAnInterruptedChangeAndTheNextWriteFinishesIt() throws {
         let sb = try Sandbox()
         try sb.initHousehold()
         let a = try sb.add("Walk the dog")
         let full = sb.repo() + "/" + a.path
         try sb.leaveInterruptedChange(of: a)
+        let left = readBytes(full)
+        let pending = readBytes(sb.repo() + "/.git/todo-pending") ?? []
+        #expect(!pending.isEmpty)
         let list = try sb.todo("list")
         #expect(list.exitCode == 0 && list.stdout.contains("Walk the dog"), "\(list)")
+        #expect(list.stderr.contains("a change was interrupted before it finished"), "\(list)")
+        #expect(readBytes(full) == left && readBytes(sb.repo() + "/.git/todo-pending") ?? [] == pending, "a read leaves it")
+        _ = try sb.add("Feed the cat")
         #expect(readBytes(full) == (try sb.committedBytes(a.path)))
         #expect(readBytes(sb.repo() + "/.git/todo-pending") ?? [] == [])
         try sb.expectClean()
