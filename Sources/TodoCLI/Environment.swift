@@ -34,14 +34,11 @@ struct Env {
     }
 
     /// The wall clock; `TODO_NOW` (milliseconds since the epoch) fixes it, for tests and demos.
-    /// A clock past the last stamp a file may hold reads as a day before it, so that today,
-    /// in any time zone, and the dates and times derived from it stay within the year 9999
-    /// that the file format allows.
+    /// Held within what the file format can stamp (`WallClock.withinFormat`).
     static var clock: WallClock {
         let base: WallClock
         if let t = get("TODO_NOW"), let ms = Int64(t) { base = .fixed(ms) } else { base = .system }
-        let latest = Stamp.maxWall - 86_400_000
-        return WallClock(nowMillis: { min(base.nowMillis(), latest) }, offsetMinutes: base.offsetMinutes)
+        return base.withinFormat
     }
 
     /// The household's local date today.

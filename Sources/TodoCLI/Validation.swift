@@ -2,33 +2,36 @@ import TodoCore
 
 /// Checks on what people type, shared by the commands.
 enum Input {
-    static let maxTitle = 1_000
-    static let maxNotes = 100_000
-    static let maxName = 200
-    static let maxTag = 64
+    static let maxTitle = FieldRules.maxTitle
+    static let maxNotes = FieldRules.maxNotes
+    static let maxName = FieldRules.maxName
+    static let maxTag = FieldRules.maxTag
 
     static func title(_ words: [String]) throws -> String {
-        let title = words.joined(separator: " ").trimmingSpaces
-        if title.isEmpty { throw CLIError("The title is empty. Give the task a title, e.g. todo add \"Buy milk\".", exit: .usage) }
-        if title.count > maxTitle { throw CLIError("The title is longer than \(maxTitle) characters.", exit: .usage) }
-        return title
+        switch FieldRules.title(words.joined(separator: " ")) {
+        case .success(let title): return title
+        case .failure(.empty): throw CLIError("The title is empty. Give the task a title, e.g. todo add \"Buy milk\".", exit: .usage)
+        case .failure: throw CLIError("The title is longer than \(maxTitle) characters.", exit: .usage)
+        }
     }
 
     static func notes(_ text: String) throws -> String {
-        if text.utf8.count > maxNotes { throw CLIError("The note is longer than \(maxNotes) bytes.", exit: .usage) }
-        return text
+        guard case .success(let notes) = FieldRules.notes(text) else {
+            throw CLIError("The note is longer than \(maxNotes) bytes.", exit: .usage)
+        }
+        return notes
     }
 
     static func assignee(_ who: String) throws -> String {
-        let w = who.trimmingSpaces
-        if w.isEmpty { throw CLIError("The assignee is empty; use --unassign to clear it.", exit: .usage) }
-        if w.count > maxName { throw CLIError("The assignee is longer than \(maxName) characters.", exit: .usage) }
-        return w
+        switch FieldRules.name(who) {
+        case .success(let name): return name
+        case .failure(.empty): throw CLIError("The assignee is empty; use --unassign to clear it.", exit: .usage)
+        case .failure: throw CLIError("The assignee is longer than \(maxName) characters.", exit: .usage)
+        }
     }
 
     static func tag(_ t: String) throws -> String {
-        let tag = t.hasPrefix("+") ? String(t.dropFirst()) : t
-        if tag.isEmpty || tag.count > maxTag || tag.unicodeScalars.contains(where: { $0.properties.isWhitespace || Terminal.isUnsafe($0) }) {
+        guard case .success(let tag) = FieldRules.tag(t) else {
             throw CLIError(
                 "\"\(Terminal.safe(t))\" is not a valid tag: use 1 to \(maxTag) characters without spaces.", exit: .usage)
         }
@@ -57,7 +60,7 @@ enum Input {
 }
 
 extension Input {
-    static let maxItem = 200
+    static let maxItem = FieldRules.maxItem
     static let maxItems = 500
 
     static func rule(_ text: String) throws -> RepeatRule {
@@ -79,10 +82,11 @@ extension Input {
     }
 
     static func item(_ text: String) throws -> String {
-        let t = Checklist.normalised(text)
-        if t.isEmpty { throw CLIError("A checklist item is empty.", exit: .usage) }
-        if t.count > maxItem { throw CLIError("A checklist item is longer than \(maxItem) characters.", exit: .usage) }
-        return t
+        switch FieldRules.item(text) {
+        case .success(let item): return item
+        case .failure(.empty): throw CLIError("A checklist item is empty.", exit: .usage)
+        case .failure: throw CLIError("A checklist item is longer than \(maxItem) characters.", exit: .usage)
+        }
     }
 
     /// A date an option names (`--on`), in the words `--due` accepts; a time is ignored.
@@ -92,10 +96,11 @@ extension Input {
 
     /// A member's name an option gives (`--with`, `--to`).
     static func name(_ who: String, option: String) throws -> String {
-        let w = who.trimmingSpaces
-        if w.isEmpty { throw CLIError("\(option) needs a member's name.", exit: .usage) }
-        if w.count > maxName { throw CLIError("The name given to \(option) is longer than \(maxName) characters.", exit: .usage) }
-        return w
+        switch FieldRules.name(who) {
+        case .success(let name): return name
+        case .failure(.empty): throw CLIError("\(option) needs a member's name.", exit: .usage)
+        case .failure: throw CLIError("The name given to \(option) is longer than \(maxName) characters.", exit: .usage)
+        }
     }
 
     /// `--turns order|fewest`.

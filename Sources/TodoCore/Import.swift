@@ -52,7 +52,9 @@ public enum TaskImport {
         for (i, v) in values.enumerated() {
             guard case .object = v else { throw ImportError(index: i, message: "not a JSON object") }
             do throws(ImportError) {
-                out.append(v["uuid"] != nil || v["description"] != nil ? try taskwarrior(v, offsetMinutes) : try todo(v))
+                var task = v["uuid"] != nil || v["description"] != nil ? try taskwarrior(v, offsetMinutes) : try todo(v)
+                try task.checkFields()
+                out.append(task)
             } catch {
                 throw ImportError(index: i, message: error.message)
             }
@@ -193,5 +195,41 @@ public enum TaskImport {
         let days = Int((local - (local < 0 ? 86_399 : 0)) / 86_400)
         let minute = Int(local - Int64(days) * 86_400) / 60
         return Due(date: CivilDate(daysSinceEpoch: days), minutes: minute == 0 ? nil : minute)
+    }
+}
+
+extension ImportedTask {
+    /// The same limits as every other way in (`FieldRules`): a title, notes, names, tags and
+    /// rotation as a command would accept them, trimmed as it would store them.
+    mutating func checkFields() throws(ImportError) {
+        func fail(_ field: String, _ problem: FieldRules.Problem) -> ImportError {
+            switch problem {
+            case .empty: return ImportError(index: nil, message: "\"\(field)\" is empty")
+            case .tooLong(let limit):
+                return ImportError(index: nil, message: "\"\(field)\" is longer than \(limit) \(field == "notes" ? "bytes" : "characters")")
+            case .invalid: return ImportError(index: nil, message: "\"\(field)\" must hold words without spaces")
+            }
+        }
+        switch FieldRules.title(title) {
+        case .success(let t): title = t
+        case .failure(let p): throw fail("title", p)
+        }
+        if case .failure(let p) = FieldRules.notes(notes) { throw fail("notes", p) }
+        if let a = assignee {
+            switch FieldRules.name(a) {
+            case .success(let n): assignee = n
+            case .failure(.empty): assignee = nil
+            case .failure(let p): throw fail("assignee", p)
+            }
+        }
+        for (i, tag) in tags.enumerated() {
+            switch FieldRules.tag(tag) {
+            case .success(let t): tags[i] = t
+            case .failure(let p): throw fail("tags", p)
+            }
+        }
+        for member in rotation {
+            if case .failure(let p) = FieldRules.name(member) { throw fail("rotation", p) }
+        }
     }
 }

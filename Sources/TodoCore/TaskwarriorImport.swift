@@ -62,10 +62,13 @@ extension TaskImport {
             }
             do throws(ImportError) {
                 guard v["uuid"] != nil || v["description"] != nil else {
-                    tasks.append(try todo(v))
+                    var t = try todo(v)
+                    try t.checkFields()
+                    tasks.append(t)
                     continue
                 }
-                let t = try taskwarriorTask(v, offsetMinutes, &tally)
+                var t = try taskwarriorTask(v, offsetMinutes, &tally)
+                try t.checkFields()
                 if t.recurrence != nil, let uuid = v["uuid"]?.stringValue { templates[uuid.lowercased()] = tasks.count }
                 tasks.append(t)
             } catch {
@@ -80,6 +83,7 @@ extension TaskImport {
                 do throws(ImportError) {
                     var t = try taskwarrior(v, offsetMinutes)
                     t.updatesExisting = true
+                    try t.checkFields()
                     tasks.append(t)
                 } catch {
                     throw ImportError(index: i, message: error.message)

@@ -51,6 +51,15 @@ public struct WallClock: Sendable {
         return Int(((local % 86_400) + 86_400) % 86_400) / 60
     }
 
+    /// This clock, held within what the file format can stamp: a time past the last stamp a
+    /// file may hold reads as a day before it, so that today, in any time zone, and the dates
+    /// and times derived from it stay within the year 9999.
+    public var withinFormat: WallClock {
+        let base = self
+        let latest = Stamp.maxWall - 86_400_000
+        return WallClock(nowMillis: { min(base.nowMillis(), latest) }, offsetMinutes: base.offsetMinutes)
+    }
+
     /// A clock fixed at `millis` (or shifted by `skew`), for tests and demonstrations.
     public static func fixed(_ millis: Int64) -> WallClock {
         WallClock(nowMillis: { millis }, offsetMinutes: system.offsetMinutes)

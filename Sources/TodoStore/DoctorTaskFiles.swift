@@ -57,11 +57,13 @@ extension Household {
                 DoctorFinding(
                     "task-file", .problem, path: b.path, "\(b.path) cannot be read (\(b.reason))", advice: advice, fixable: true))
         }
-        if let tree = snap.tree, let problem = try Incoming.check(repo, tree: tree, old: nil, prefix: ""),
-            !problem.contains("\"tasks/")
+        // Paths under tasks/ are the task files' own findings above; this is for the rest.
+        if let tree = snap.tree,
+            let bad = try Incoming.disallowed(repo, tree: tree, old: nil, prefix: "", all: false).first,
+            !bad.path.hasPrefix("tasks/")
         {
             findings.append(
-                DoctorFinding("task-file", .problem, "the household has \(problem)", advice: "remove it with a new commit (git rm, then git commit)"))
+                DoctorFinding("task-file", .problem, "the household has \(bad.problem)", advice: "remove it with a new commit (git rm, then git commit)"))
         }
         if findings.isEmpty { findings.append(DoctorFinding("task-file", .ok, "every task file can be read")) }
         return findings

@@ -17,6 +17,12 @@ public struct HouseholdStatus: Sendable {
     public let unsentUnreadable: [String]
     /// Why a sync would send nothing at all, when something here may not be sent.
     public let blocked: Blocked?
+    /// Task files changed by hand and not committed (compared as `git status` does).
+    public let handEdits: [String]
+    /// Committed task files that cannot be read.
+    public let unreadable: [BadFile]
+    /// Cloned from an empty remote, waiting for its first history (docs/FORMAT.md, "Joining").
+    public let waiting: Bool
 
     /// A file or commit that stops every push (docs/ARCHITECTURE.md, "What is sent").
     public struct Blocked: Sendable {
@@ -29,6 +35,7 @@ public struct HouseholdStatus: Sendable {
 }
 
 extension Household {
+    /// Everything `todo status` reports, in one read.
     public func status() throws(StoreError) -> HouseholdStatus {
         do {
             let head = try repo.resolve(reference: Self.branch)
@@ -59,7 +66,8 @@ extension Household {
             let newConflicts = try here.conflicts().filter { $0.time > seen }.count
             return HouseholdStatus(
                 remote: try remoteURL(), unsent: unsent, unsentShortIDs: try here.shortIDs(unsent.map(\.id)), unmerged: unmerged, sync: syncState(), newConflicts: newConflicts,
-                unsentUnreadable: unreadable, blocked: blocked)
+                unsentUnreadable: unreadable, blocked: blocked, handEdits: (try? handEdits()) ?? [],
+                unreadable: (try? here.unreadable()) ?? [], waiting: isWaitingForRemote())
         } catch {
             throw StoreError.from(error, path: path)
         }

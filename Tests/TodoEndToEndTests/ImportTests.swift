@@ -149,6 +149,14 @@ import Testing
         (#"[{"title": "a", "completions": ["done"]}]"#, #"task 1: "completions" must be an object"#),
         (#"[{"title": "a", "schedule": 3}]"#, #"task 1: "schedule" must be a string"#),
         (#"[{"title": "a", "rotate": {"by": "fewest"}}]"#, #"task 1: "rotate" must be a string"#),
+        // The limits every way in shares (FieldRules): as `todo add` would refuse them.
+        ("[{\"title\": \"" + String(repeating: "x", count: 1_001) + "\"}]", "task 1: \"title\" is longer than 1000 characters"),
+        ("[{\"description\": \"" + String(repeating: "é", count: 1_001) + "\", \"uuid\": \"5f0c1d2e-8a3b-4c4d-9e5f-6a7b8c9d0e1f\"}]",
+            "task 1: \"title\" is longer than 1000 characters"),
+        ("[{\"title\": \"a\", \"assignee\": \"" + String(repeating: "k", count: 201) + "\"}]", "task 1: \"assignee\" is longer than 200 characters"),
+        ("[{\"title\": \"a\", \"tags\": [\"" + String(repeating: "t", count: 65) + "\"]}]", "task 1: \"tags\" is longer than 64 characters"),
+        (#"[{"title": "a", "tags": ["bell\u0007"]}]"#, #"task 1: "tags" must hold words without spaces"#),
+        ("[{\"title\": \"a\", \"notes\": \"" + String(repeating: "n", count: 100_001) + "\"}]", "task 1: \"notes\" is longer than 100000 bytes"),
     ])
     func badImportDataExits65AndCommitsNothing(_ input: String, _ reason: String) throws {
         let sb = try Sandbox()

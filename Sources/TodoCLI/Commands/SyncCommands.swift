@@ -275,9 +275,7 @@ struct StatusCommand: ParsableCommand {
         let h = try household.openForReading()
         let s = try h.status()
         let shorts = s.unsentShortIDs
-        let snap = try h.snapshot()
-        let edited = (try? h.handEdits()) ?? []
-        let unreadable = (try? snap.unreadable()) ?? []
+        let (edited, unreadable) = (s.handEdits, s.unreadable)
         HealthWarnings.handEdits(edited)
         HealthWarnings.unreadable(unreadable)
         if output.json {
@@ -295,7 +293,7 @@ struct StatusCommand: ParsableCommand {
                     ("path", .string(b.path)), ("problem", .string(b.problem)),
                     ("commit", b.commit.map { .string($0.id.hex) } ?? .null),
                 ]) } ?? .null),
-                ("waiting", .bool(h.isWaitingForRemote())),
+                ("waiting", .bool(s.waiting)),
                 ("handEdits", .array(edited.map { .string($0) })),
                 ("unreadable", .array(unreadable.map { .object([("path", .string($0.path)), ("reason", .string($0.reason))]) })),
             ])))
@@ -304,7 +302,7 @@ struct StatusCommand: ParsableCommand {
         var out = Output()
         out.line("Household: \(h.name) (\(Terminal.safe(h.path)))")
         out.line("Remote:    \(s.remote.map { Terminal.safe(redactedURL($0)) } ?? "none (todo remote set URL)")")
-        if h.isWaitingForRemote() {
+        if s.waiting {
             out.line("Waiting:   for the remote's first history; tasks added here join it on the first sync after the household's creator has synced")
         }
         out.line("Last sync: \(s.sync.lastSuccess.map { Render.localTime($0, h.clock) } ?? "never")")
