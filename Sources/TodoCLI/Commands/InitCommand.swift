@@ -17,14 +17,21 @@ struct InitCommand: ParsableCommand {
     @Option(help: "Your name as other members see it.") var name: String?
     @Option(help: "Your email address, for commits.") var email: String?
     @Option(help: "The shared remote to sync with (see `todo remote`).") var remote: String?
+    @Option(help: ArgumentHelp("Record the household's time zone, like Europe/Paris (see `todo timezone`).", valueName: "zone"))
+    var timezone: String?
 
     func run() throws {
         if let name, name.trimmingSpaces.isEmpty { throw CLIError("The name is empty.", exit: .usage) }
+        let zone = timezone?.trimmingSpaces
+        if let zone, HouseholdZone.load(zone) == nil {
+            throw CLIError("\"\(Terminal.safe(zone))\" is not a time zone of the tz database (/usr/share/zoneinfo).", exit: .usage)
+        }
         let identity = Identity.resolve(name: name?.trimmingSpaces, email: email)
         let h = try Household.create(
             home: Env.home, name: household.name, identity: identity, clock: Env.clock,
             driverCommand: Env.driverCommand)
         if let remote { try h.setRemote(remote.trimmingSpaces) }
+        if let zone { try h.setZone(zone) }
         print("Created household \"\(h.name)\" in \(Terminal.safe(h.path)) for \(Terminal.safe(identity.name)) <\(Terminal.safe(identity.email))>.")
     }
 }

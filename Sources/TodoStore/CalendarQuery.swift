@@ -1,0 +1,31 @@
+import TodoCore
+
+/// Why a feed cannot be made.
+public enum CalendarError: Error, Sendable, Equatable {
+    /// No task, rotation or change of the household names this member.
+    case unknownMember(String, known: [String])
+}
+
+extension Household {
+    /// The household's iCalendar feed (`CalendarFeed`), on the household's zone's today.
+    public func calendar(_ options: CalendarFeedOptions) throws(StoreError) -> Result<[UInt8], CalendarError> {
+        let snap = try snapshot()
+        // The list cache has no stamps, which SEQUENCE and LAST-MODIFIED come from: the tasks
+        // that can make events are read from their files.
+        var (tasks, _) = try snap.loadAll()
+        for i in tasks.indices where !tasks[i].deleted && (tasks[i].due != nil || tasks[i].isChore) {
+            if let full = try? snap.task(tasks[i].id) { tasks[i] = full }
+        }
+        if let member = options.member {
+            var known = CalendarFeed.members(tasks)
+            if let me = try? identity().name { known.insert(me) }
+            guard known.contains(member) else {
+                return .failure(.unknownMember(member, known: known.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }))
+            }
+        }
+        let zone = try zone()
+        let clock = self.clock.following(zone.rules)
+        return .success(
+            CalendarFeed.render(tasks, options: options, zone: zone.rules, today: clock.today, nowMillis: clock.nowMillis()))
+    }
+}
