@@ -172,11 +172,12 @@ public enum CalendarFeed {
 
     static func start(_ item: CalendarItem, zone: String) -> [String] {
         if let m = item.minutes {
-            let endMinutes = m + CalendarFeedOptions.eventMinutes
-            let endDay = endMinutes >= 1440 ? item.day.adding(days: 1) : item.day
+            // A length rather than an end time: a due time in the hour a spring change skips
+            // (02:30 on the last Sunday of March in Paris) is read as after the change, and a
+            // local end time would then come before it.
             return [
                 "DTSTART;TZID=\(zone):" + ICalendarText.localTime(item.day, minutes: m),
-                "DTEND;TZID=\(zone):" + ICalendarText.localTime(endDay, minutes: endMinutes % 1440),
+                "DURATION:" + ICalendarText.duration(minutes: CalendarFeedOptions.eventMinutes),
             ]
         }
         return [
