@@ -11,7 +11,7 @@ import TodoStore
 struct CalendarCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "calendar",
-        abstract: "Write the household's dates as an iCalendar feed for phones and calendars.",
+        abstract: "The household's dates as an iCalendar feed.",
         discussion: """
             Dated tasks, and each chore's occurrences for the next weeks with whose turn each is, \
             as events (VEVENT) in the household's time zone (`todo timezone`). An overdue task or \
