@@ -19,7 +19,8 @@ extension Household {
         if let member = options.member {
             var known = CalendarFeed.members(tasks)
             if let me = try? identity().name { known.insert(me) }
-            guard known.contains(member) else {
+            // Else a commit author: the history is read only for a name not found so far.
+            guard known.contains(member) || !((try? history(limit: 1, author: member)) ?? []).isEmpty else {
                 return .failure(.unknownMember(member, known: known.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }))
             }
         }
