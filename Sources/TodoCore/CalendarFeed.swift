@@ -77,6 +77,18 @@ public enum CalendarFeed {
         return out
     }
 
+    /// Whether `task` can give the feed an event (its stamps are needed then); decided from the
+    /// fields the list cache keeps.
+    public static func mayHaveEvents(_ task: Task, options: CalendarFeedOptions, today: CivilDate) -> Bool {
+        guard !task.deleted else { return false }
+        if task.isChore { return task.status == .open }
+        guard let due = task.due else { return false }
+        if let member = options.member, task.assignee != member { return false }
+        let end = today.adding(days: 7 * options.weeks - 1)
+        if task.status == .done { return due.date >= today.adding(days: -CalendarFeedOptions.doneDays) && due.date <= end }
+        return due.date <= end
+    }
+
     /// The events, in order of day, time and UID.
     static func collect(_ tasks: [Task], options: CalendarFeedOptions, today: CivilDate) -> [CalendarItem] {
         let end = today.adding(days: 7 * options.weeks - 1)

@@ -10,10 +10,13 @@ extension Household {
     /// The household's iCalendar feed (`CalendarFeed`), on the household's zone's today.
     public func calendar(_ options: CalendarFeedOptions) throws(StoreError) -> Result<[UInt8], CalendarError> {
         let snap = try snapshot()
+        let zone = try zone()
+        let clock = self.clock.following(zone.rules)
+        let today = clock.today
         // The list cache has no stamps, which SEQUENCE and LAST-MODIFIED come from: the tasks
         // that can make events are read from their files.
         var (tasks, _) = try snap.loadAll()
-        for i in tasks.indices where !tasks[i].deleted && (tasks[i].due != nil || tasks[i].isChore) {
+        for i in tasks.indices where CalendarFeed.mayHaveEvents(tasks[i], options: options, today: today) {
             if let full = try? snap.task(tasks[i].id) { tasks[i] = full }
         }
         if let member = options.member {
@@ -24,9 +27,6 @@ extension Household {
                 return .failure(.unknownMember(member, known: known.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }))
             }
         }
-        let zone = try zone()
-        let clock = self.clock.following(zone.rules)
-        return .success(
-            CalendarFeed.render(tasks, options: options, zone: zone.rules, today: clock.today, nowMillis: clock.nowMillis()))
+        return .success(CalendarFeed.render(tasks, options: options, zone: zone.rules, today: today, nowMillis: clock.nowMillis()))
     }
 }
