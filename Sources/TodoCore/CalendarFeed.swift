@@ -41,6 +41,8 @@ struct CalendarItem {
     var who: String?
     var sequence: Int64
     var lastModified: Int64
+    /// An occurrence of a chore (read once per task: `Task.recurrence` parses the rule).
+    var chore: Bool
 }
 
 public enum CalendarFeed {
@@ -96,6 +98,8 @@ public enum CalendarFeed {
         let todaySeq = (Int64(today.daysSinceEpoch) * 86_400 - sequenceEpoch)
         var items: [CalendarItem] = []
         for task in tasks where !task.deleted {
+            let recurrence = task.recurrence
+            let chore = recurrence != nil
             let modified = task.maxStamp?.wall ?? 0
             let baseSeq = max(0, modified / 1000 - sequenceEpoch)
             func add(_ uid: String, _ dueDay: CivilDate, _ state: CalendarItem.State, who: String?) {
@@ -111,9 +115,9 @@ public enum CalendarFeed {
                 }
                 items.append(CalendarItem(
                     uid: uid, task: task, day: day, minutes: minutes, dueDay: dueDay, state: state, who: who,
-                    sequence: seq, lastModified: modified))
+                    sequence: seq, lastModified: modified, chore: chore))
             }
-            if let r = task.recurrence {
+            if let r = recurrence {
                 guard task.status == .open else { continue }
                 let s = ChoreSchedule(task, recurrence: r, today: today)
                 let current = s.current
@@ -171,7 +175,7 @@ public enum CalendarFeed {
 
     static func description(_ item: CalendarItem) -> String {
         var lines: [String] = []
-        if item.task.isChore {
+        if item.chore {
             lines.append("Occurrence of \(item.dueDay)" + (item.who.map { ", \($0)'s turn" } ?? ""))
         } else if let who = item.who {
             lines.append("Assigned to \(who)")
@@ -206,7 +210,7 @@ public enum CalendarFeed {
         line("SUMMARY:" + ICalendarText.escape(summary(item)))
         line("DESCRIPTION:" + ICalendarText.escape(description(item)))
         if item.task.priority == .high { line("PRIORITY:1") }
-        line("CATEGORIES:" + (item.task.isChore ? "Chore" : "Task"))
+        line("CATEGORIES:" + (item.chore ? "Chore" : "Task"))
     }
 
     static func event(

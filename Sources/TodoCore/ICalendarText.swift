@@ -10,50 +10,44 @@ public enum ICalendarText {
     public static func escape(_ text: String) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count + 8)
-        var afterCR = false
+        var previous: UInt8 = 0
         for b in text.utf8 {
-            defer { afterCR = b == 0x0D }
+            defer { previous = b }
             switch b {
             case 0x5C: out += [0x5C, 0x5C]
             case 0x3B: out += [0x5C, 0x3B]
             case 0x2C: out += [0x5C, 0x2C]
             case 0x0D: out += [0x5C, 0x6E]
-            case 0x0A: if !afterCR { out += [0x5C, 0x6E] }
+            case 0x0A: if previous != 0x0D { out += [0x5C, 0x6E] }
             case 0x09: out.append(b)
             case 0x00...0x1F, 0x7F: continue
+            // U+0080–U+009F (C1 controls) are C2 80–C2 9F: the C2 already written goes too.
+            case 0x80...0x9F where previous == 0xC2: out.removeLast()
             default: out.append(b)
             }
         }
-        // U+0080–U+009F (C1 controls) are two bytes, C2 80–C2 9F: left out too.
-        var clean: [UInt8] = []
-        clean.reserveCapacity(out.count)
-        var i = 0
-        while i < out.count {
-            if out[i] == 0xC2, i + 1 < out.count, out[i + 1] >= 0x80, out[i + 1] <= 0x9F {
-                i += 2
-                continue
-            }
-            clean.append(out[i])
-            i += 1
-        }
-        return String(decoding: clean, as: UTF8.self)
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Appends one content line, folded: each physical line at most 75 octets, continuation
     /// lines starting with a space, a break never before a UTF-8 continuation byte; CRLF after each.
     public static func appendLine(_ line: String, to out: inout [UInt8]) {
-        let bytes = Array(line.utf8)
+        var line = line
+        line.withUTF8 { appendLine($0, to: &out) }
+    }
+
+    static func appendLine(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         var start = 0
         var limit = lineLimit
         while bytes.count - start > limit {
             var cut = start + limit
             while cut > start + 1 && bytes[cut] & 0xC0 == 0x80 { cut -= 1 }
-            out.append(contentsOf: bytes[start..<cut])
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<cut]))
             out += [0x0D, 0x0A, 0x20]
             start = cut
             limit = lineLimit - 1
         }
-        out.append(contentsOf: bytes[start...])
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         out += [0x0D, 0x0A]
     }
 
