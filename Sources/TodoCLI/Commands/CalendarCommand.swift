@@ -25,13 +25,13 @@ struct CalendarCommand: ParsableCommand {
             Examples:
               todo calendar --mine --out ~/public/kim.ics
               todo calendar --member Kim --weeks 4 --alarm 30m --alarm-time 07:30
-              crontab: */15 * * * * todo sync --quiet && todo calendar --mine --out /var/www/feeds/<random>/kim.ics
+              crontab: */15 * * * * todo sync --quiet && todo calendar --mine --out FILE
             """)
 
     @OptionGroup var household: HouseholdOptions
     @Option(help: ArgumentHelp("Only this member's tasks and turns.", valueName: "name")) var member: String?
     @Flag(help: "Only your tasks and turns.") var mine = false
-    @Option(help: "How many weeks from today (1 to 104, default 8).") var weeks = 8
+    @Option(help: "How many weeks from today (1 to 104).") var weeks = 8
     @Option(help: ArgumentHelp("Write the feed to FILE (replaced atomically) instead of standard output.", valueName: "file"))
     var out: String?
     @Flag(help: "Add each event as a to-do (VTODO) too.") var todos = false
