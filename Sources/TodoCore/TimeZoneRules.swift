@@ -86,6 +86,11 @@ public struct TimeZoneRules: Sendable {
         footer = nil
     }
 
+    /// Whether the zone is UTC under another name: every offset it ever had is zero.
+    public var isUTC: Bool {
+        types.allSatisfy { $0.seconds == 0 } && (footer.map { $0.std.seconds == 0 && $0.dst == nil } ?? true)
+    }
+
     /// The local time type before the first transition: the first standard one (RFC 8536 3.2).
     var initial: ZoneOffset { types.first(where: { !$0.isDST }) ?? types[0] }
 

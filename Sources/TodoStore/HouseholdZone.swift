@@ -77,6 +77,14 @@ public struct HouseholdZone: Sendable {
         return candidates.first { load($0) != nil }
     }
 
+    /// The zone `todo init` records for a new household: this machine's, when it can be named
+    /// and is not UTC (a server's usual setting, seldom the family's: better none recorded, so
+    /// that each member's machine uses its own zone until someone sets the household's).
+    public static func machineZoneToRecord() -> String? {
+        guard let name = machineZoneName(), let rules = load(name), !rules.isUTC else { return nil }
+        return name
+    }
+
     /// This machine's zone's rules (UTC when it cannot be named).
     static func machine() -> TimeZoneRules {
         machineZoneName().flatMap(load) ?? TimeZoneRules(fixed: "UTC", seconds: 0, abbreviation: "UTC")

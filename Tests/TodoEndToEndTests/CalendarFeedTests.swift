@@ -72,6 +72,28 @@ import TodoCore
         try sb.expectClean()
     }
 
+    /// `todo init` records the creating member's zone, unless it is UTC or has no name.
+    @Test func initRecordsTheMembersZone() throws {
+        let sb = try Sandbox()
+        let cases: [(String, String?)] = [
+            ("Europe/Paris", "Europe/Paris"), (":America/New_York", "America/New_York"),
+            ("/usr/share/zoneinfo/Asia/Tokyo", "Asia/Tokyo"), ("UTC", nil), ("Etc/UTC", nil), ("CET-1CEST", nil),
+        ]
+        for (n, (tz, recorded)) in cases.enumerated() {
+            let r = try sb.todo(["init", "-H", "h\(n)", "--name", "Ana"], env: ["TZ": tz])
+            #expect(r.exitCode == 0, "\(tz): \(r)")
+            let shown = try sb.todo("timezone", "-H", "h\(n)").stdout
+            if let recorded {
+                #expect(r.stdout.contains("Household time zone: \(recorded) (for every member"), "\(tz): \(r)")
+                #expect(shown == "Household time zone: \(recorded)\n", "\(tz): \(shown)")
+                #expect(try sb.subject(household: "h\(n)") == "timezone: \(recorded)")
+            } else {
+                #expect(r.lines.count == 1 && shown.contains("none recorded"), "\(tz): \(r) \(shown)")
+                #expect(try sb.commits("h\(n)").count == 1)
+            }
+        }
+    }
+
     @Test func unknownZonesAreRefused() throws {
         let sb = try Sandbox()
         try sb.initHousehold()

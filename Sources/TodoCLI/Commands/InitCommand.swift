@@ -8,7 +8,8 @@ struct InitCommand: ParsableCommand {
         discussion: """
             Creates $TODO_HOME/<household> as a git repository on branch main, records who you are \
             (from --name/--email, else git's user.name/user.email, else your login and host), and \
-            sets up the field-level merge driver.
+            sets up the field-level merge driver. Records the household's time zone: --timezone, \
+            else this machine's (none when it is UTC; see `todo timezone`).
 
             Example: todo init --household cabin --name Alice --email alice@example.org
             """)
@@ -22,7 +23,8 @@ struct InitCommand: ParsableCommand {
 
     func run() throws {
         if let name, name.trimmingSpaces.isEmpty { throw CLIError("The name is empty.", exit: .usage) }
-        let zone = timezone?.trimmingSpaces
+        // The creating member's zone unless one is given (none for a machine on UTC).
+        let zone = timezone?.trimmingSpaces ?? HouseholdZone.machineZoneToRecord()
         if let zone, HouseholdZone.load(zone) == nil {
             throw CLIError("\"\(Terminal.safe(zone))\" is not a time zone of the tz database (/usr/share/zoneinfo).", exit: .usage)
         }
@@ -33,6 +35,7 @@ struct InitCommand: ParsableCommand {
         if let remote { try h.setRemote(remote.trimmingSpaces) }
         if let zone { try h.setZone(zone) }
         print("Created household \"\(h.name)\" in \(Terminal.safe(h.path)) for \(Terminal.safe(identity.name)) <\(Terminal.safe(identity.email))>.")
+        if let zone { print("Household time zone: \(zone) (for every member; `todo timezone ZONE` changes it).") }
     }
 }
 
