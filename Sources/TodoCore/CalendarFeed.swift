@@ -123,12 +123,16 @@ public enum CalendarFeed {
                 let current = s.current
                 var d = r.first(onOrAfter: min(oldest, current ?? oldest))
                 var steps = 0
-                // A catch-up chore left for years has many open occurrences: the count is bounded.
+                // From the current occurrence when it is older than the window (a catch-up
+                // chore behind), else from the window's start; the count of steps is bounded.
                 while let date = d, date <= end, steps < 4_000 {
                     let uid = "\(task.id.hex)-\(ICalendarText.date(date))@todo"
                     let who = s.assignee(on: date)
                     switch s.status(of: date) {
                     case .open:
+                        // A catch-up chore far behind: its current occurrence stands for the
+                        // older open ones (one overdue event, not one per day behind).
+                        if date < oldest && date != current { break }
                         add(uid, date, date < today ? .overdue(since: date) : .open, who: who)
                     case .done:
                         if date >= oldest { add(uid, date, .done, who: s.credits(on: date).last?.member ?? who) }

@@ -3,6 +3,7 @@ import Glibc
 #else
 import Darwin
 #endif
+import Foundation
 import TestKit
 import Testing
 
@@ -168,6 +169,19 @@ import Testing
         #expect(text.contains("DTSTART;TZID=Europe/Paris:20251121T190000\r\nDURATION:PT30M\r\n"))
         #expect(text.contains("SUMMARY:Bins (Ana)\r\n") && text.contains("SUMMARY:Bins (Ben)\r\n"))
         #expect(text.contains("BEGIN:VTIMEZONE\r\nTZID:Europe/Paris\r\n"))
+    }
+
+    /// A catch-up chore a year behind: one overdue event for its current occurrence, and the
+    /// open ones of the last two weeks, not one per day behind.
+    @Test func aCatchUpChoreFarBehindIsBounded() throws {
+        var chore = task("Water the plants", due: nil)
+        chore.extra["repeat"] = .object([("every", .string("day")), ("from", .string("2024-11-20"))])
+        chore.extra["schedule"] = .string("catch-up")
+        let text = try feed([chore]) { $0.weeks = 1 }
+        let overdue = text.components(separatedBy: "SUMMARY:Overdue since ").count - 1
+        #expect(overdue == 1 + 14, "\(overdue)")
+        #expect(text.contains("SUMMARY:Overdue since 2024-11-20: Water the plants\r\n"))
+        #expect(text.components(separatedBy: "BEGIN:VEVENT").count - 1 == 1 + 14 + 7)
     }
 
     @Test func overdueMovesToTodayAndMembersFilter() throws {
