@@ -274,6 +274,7 @@ import TodoCore
             (["--member", "Bob", "--mine"], 64, "cannot be used together"),
             (["--out", sb.root + "/missing/feed.ics"], 73, "does not exist"),
             (["--out", "/proc/todo-feed.ics"], 73, "Cannot write the feed"),
+            (["--out", sb.root], 73, "it is a folder"),
         ]
         for (args, code, message) in cases {
             let r = try sb.todo(["calendar"] + args)
@@ -342,6 +343,29 @@ import TodoCore
             "2025-11-25  Take out the trash (Bob)",
             "2025-12-02  Take out the trash (Alice)",
         ], "\(listed)")
+    }
+
+    /// Two members set the zone while apart: the later write wins on both, the other is logged.
+    @Test func zonesSetWhileApartMergeByTheirStamps() throws {
+        let host = try GitHost(.path)
+        try host.createRepository()
+        let url = host.url()
+        let alice = try Member("Alice", host: host)
+        let bob = try Member("Bob", host: host, now: fixedNow + 60_000)
+        try alice.create(remote: url)
+        try alice.sync()
+        try bob.join(url)
+        try alice.change("timezone", "Asia/Tokyo")
+        try bob.change("timezone", "America/New_York")
+        try alice.sync()
+        try bob.sync()
+        try alice.sync()
+        for m in [alice, bob] {
+            #expect(try m.todo("timezone").stdout == "Household time zone: America/New_York\n", "\(m.name)")
+        }
+        let conflicts = try alice.todo("conflicts")
+        #expect(conflicts.stdout.contains("Asia/Tokyo"), "\(conflicts)")
+        #expect(try alice.git("rev-parse", "refs/heads/main^{tree}").stdout == (try bob.git("rev-parse", "refs/heads/main^{tree}").stdout))
     }
 
     /// An older `todo` (fb9737e) syncs with a household whose zone is recorded: it neither
