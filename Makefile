@@ -57,6 +57,7 @@ old-todo: deps
 # runs need a free shared thread. The older release is built after this one, so that it
 # resolves its dependencies to the versions in Package.resolved.
 test: deps
+	sh scripts/deps.sh --test
 	sh scripts/servers/install.sh
 	$(SWIFT) build --build-tests
 	SWIFT="$(SWIFT)" sh scripts/build-at.sh $(OLD_COMMIT) $(OLD_DIR) >/dev/null

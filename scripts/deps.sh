@@ -1,7 +1,9 @@
 #!/bin/sh
 # Installs what building `todo` needs on Debian or Ubuntu: libgit2-dev (found through pkg-config),
 # pkg-config itself and git; with --bench also what `make bench` uses beyond that (python3, GNU
-# time, Taskwarrior to compare with, and a C compiler for the slow-disk rows' preload library).
+# time, Taskwarrior to compare with, and a C compiler for the slow-disk rows' preload library);
+# with --test what the calendar feed's tests read feeds with: Python's icalendar package
+# (python3-icalendar, for the system's /usr/bin/python3) and the calendar client khal.
 # Swift itself is not an apt package: when `swift` is missing this says where to get it and fails.
 #
 # As root it installs the missing packages with apt-get; as anyone else it prints the exact
@@ -12,10 +14,12 @@
 set -eu
 
 bench=no
+tests=no
 for arg in "$@"; do
     case "$arg" in
         --bench) bench=yes ;;
-        *) echo "usage: scripts/deps.sh [--bench]" >&2; exit 64 ;;
+        --test) tests=yes ;;
+        *) echo "usage: scripts/deps.sh [--bench] [--test]" >&2; exit 64 ;;
     esac
 done
 
@@ -38,6 +42,16 @@ if [ "$bench" = yes ]; then
     [ -x /usr/bin/time ] || add time # GNU time: peak memory of a command
     command -v task >/dev/null 2>&1 || add taskwarrior # the peer beside git
     command -v cc >/dev/null 2>&1 || add gcc # builds scripts/bench/syncprobe.c
+fi
+if [ "$tests" = yes ]; then
+    # The tests run the system's python3 (scripts/feed-summary.py) and khal.
+    if [ ! -x /usr/bin/python3 ]; then
+        add python3
+        add python3-icalendar
+    elif ! /usr/bin/python3 -c 'import icalendar' >/dev/null 2>&1; then
+        add python3-icalendar
+    fi
+    command -v khal >/dev/null 2>&1 || add khal
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

@@ -55,7 +55,8 @@ public final class Household {
         GitLibrary.start()
         do {
             let repo = try Repository.open(path: path)
-            return Household(name: name, path: path, repo: repo, clock: clock)
+            // Days follow the household's recorded zone, not this machine's (HouseholdZone.swift).
+            return Household(name: name, path: path, repo: repo, clock: HouseholdZone.clock(clock, repo: repo))
         } catch {
             throw .notAHousehold(path: path, reason: "\(error)")
         }

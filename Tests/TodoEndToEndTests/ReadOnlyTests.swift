@@ -82,7 +82,7 @@ import TodoCore
             ["show", "--json", trash.short], ["show", groceries.short], ["log"], ["log", milk.short], ["status"],
             ["status", "--json"], ["agenda"], ["agenda", "--mine"], ["chores"], ["chores", "--json"], ["changes"],
             ["changes", "--json"], ["conflicts"], ["conflicts", "--json"], ["remote"], ["households"], ["doctor"],
-            ["doctor", "--json"],
+            ["doctor", "--json"], ["calendar"], ["calendar", "--mine", "--todos"], ["timezone"],
         ]
         // Caches and markers settle on the first run of each; then nothing else may move.
         for args in reads { _ = try alice.todo(args) }
