@@ -89,16 +89,12 @@ extension Household {
     /// `swap`: this member's next turn of the chore and `member`'s next turn change hands.
     /// The fields name the two dates, this member's first.
     public func swapTurn(_ id: String, with member: String) throws(StoreError) -> ChangeOutcome {
-        let today = clock.today
-        return try change(ids: [id], verb: "swap") { task, stamp in
-            let short = String(task.id.hex.prefix(8))
-            let schedule = try Self.rotating(task, today: today, naming: member)
-            let me = stamp.member
-            guard me != member else { throw StoreError.sameMember(task: short, member: me) }
-            guard let mine = schedule.nextTurn(of: me) else { throw StoreError.noComingTurn(task: short, member: me) }
-            guard let theirs = schedule.nextTurn(of: member) else { throw StoreError.noComingTurn(task: short, member: member) }
+        try changeTurns(id, verb: "swap", with: member) { task, schedule, mine, stamp throws(StoreError) in
+            guard let theirs = schedule.nextTurn(of: member) else {
+                throw StoreError.noComingTurn(task: String(task.id.hex.prefix(8)), member: member)
+            }
             task.setTurn(mine, member, stamp: stamp)
-            task.setTurn(theirs, me, stamp: stamp)
+            task.setTurn(theirs, stamp.member, stamp: stamp)
             return [mine.description, theirs.description]
         }
     }
@@ -106,15 +102,25 @@ extension Household {
     /// `pass`: `member` takes this member's next turn; the rotation goes on from this member as
     /// if they had taken it. The field names the date.
     public func passTurn(_ id: String, to member: String) throws(StoreError) -> ChangeOutcome {
-        let today = clock.today
-        return try change(ids: [id], verb: "pass") { task, stamp in
-            let short = String(task.id.hex.prefix(8))
-            let schedule = try Self.rotating(task, today: today, naming: member)
-            let me = stamp.member
-            guard me != member else { throw StoreError.sameMember(task: short, member: me) }
-            guard let mine = schedule.nextTurn(of: me) else { throw StoreError.noComingTurn(task: short, member: me) }
+        try changeTurns(id, verb: "pass", with: member) { task, _, mine, stamp throws(StoreError) in
             task.setTurn(mine, member, stamp: stamp)
             return [mine.description]
+        }
+    }
+
+    /// One change of turns between this member and `member` on a rotating chore: `body` gets
+    /// the schedule and this member's next turn, after the checks both commands share.
+    func changeTurns(
+        _ id: String, verb: String, with member: String,
+        _ body: (inout Task, ChoreSchedule, CivilDate, FieldStamp) throws(StoreError) -> [String]
+    ) throws(StoreError) -> ChangeOutcome {
+        let today = clock.today
+        return try change(ids: [id], verb: verb) { task, stamp in
+            let short = String(task.id.hex.prefix(8))
+            let schedule = try Self.rotating(task, today: today, naming: member)
+            guard stamp.member != member else { throw StoreError.sameMember(task: short, member: member) }
+            guard let mine = schedule.nextTurn(of: stamp.member) else { throw StoreError.noComingTurn(task: short, member: stamp.member) }
+            return try body(&task, schedule, mine, stamp)
         }
     }
 
