@@ -70,9 +70,9 @@ struct IndexFile {
             let temporary = path + ".tmp"
             let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             if fd < 0 { return }
-            let n = line.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
+            let written = (try? writeAll(fd, line, what: temporary)) != nil
             close(fd)
-            if n != line.count || rename(temporary, path) != 0 { unlink(temporary) }
+            if !written || rename(temporary, path) != 0 { unlink(temporary) }
         }
     }
 

@@ -46,9 +46,27 @@ extension Household {
             var unreadable: [String] = []
             let behindOnly = try tracking.flatMap { t in try head.map { try repo.isAncestor($0, of: t) } } ?? false
             if head != tracking && !behindOnly {
-                for (id, _, blob) in try there.changedFiles(oldTasks: there.tasksTree, newTasks: here.tasksTree) {
+                let changed = try there.changedFiles(oldTasks: there.tasksTree, newTasks: here.tasksTree)
+                // Many changed files (a household never synced): their titles from the list
+                // cache, which `list` keeps, rather than parsing every file again.
+                var listed: [TaskID: Task] = [:]
+                var bad: Set<String> = []
+                if changed.count > 64 {
+                    let view = try here.loadListView(today: clock.today)
+                    for t in view.tasks { listed[t.id] = t }
+                    bad = Set(view.bad.map(\.path))
+                }
+                for (id, _, blob) in changed {
                     guard let id, let blob else { continue }
-                    if let task = try? here.decode(blob: blob, id: id) { unsent.append(task) } else { unreadable.append(id.path) }
+                    if let task = listed[id] {
+                        unsent.append(task)
+                    } else if bad.contains(id.path) {
+                        unreadable.append(id.path)
+                    } else if let task = try? here.decode(blob: blob, id: id) {
+                        unsent.append(task)
+                    } else {
+                        unreadable.append(id.path)
+                    }
                 }
             }
             var unmerged = 0
@@ -58,14 +76,17 @@ extension Household {
                 let b = try Snapshot(repo: repo, commit: base)
                 unmerged = try b.changedFiles(oldTasks: b.tasksTree, newTasks: there.tasksTree).count
             }
+            // What a sync would refuse to send: only where there is somewhere to send to (the
+            // check reads every changed file, all of them before the first sync).
             var blocked: HouseholdStatus.Blocked?
-            if let head, head != tracking, !behindOnly, let r = try Outgoing.check(repo, head: head, remote: tracking) {
+            let remote = try remoteURL()
+            if remote != nil, let head, head != tracking, !behindOnly, let r = try Outgoing.check(repo, head: head, remote: tracking) {
                 blocked = HouseholdStatus.Blocked(path: r.path, problem: r.problem, commit: r.commit)
             }
             let seen = conflictsSeen()
             let newConflicts = try here.conflicts().filter { $0.time > seen }.count
             return HouseholdStatus(
-                remote: try remoteURL(), unsent: unsent, unsentShortIDs: try here.shortIDs(unsent.map(\.id)), unmerged: unmerged, sync: syncState(), newConflicts: newConflicts,
+                remote: remote, unsent: unsent, unsentShortIDs: try here.shortIDs(unsent.map(\.id)), unmerged: unmerged, sync: syncState(), newConflicts: newConflicts,
                 unsentUnreadable: unreadable, blocked: blocked, handEdits: (try? handEdits()) ?? [],
                 unreadable: (try? here.unreadable()) ?? [], waiting: isWaitingForRemote())
         } catch {

@@ -81,6 +81,27 @@ import TodoCore
         try alice.expectClean()
     }
 
+    /// A household that never synced has every task unsent: status takes their titles from
+    /// the list cache, and still tells a broken file apart, and what blocks the first push.
+    @Test func statusOfAHouseholdNeverSyncedCountsEveryTaskAndTheBrokenOne() throws {
+        let (host, alice, milk) = try start(synced: false)
+        defer { withExtendedLifetime(host) {} }
+        let many = jsonArray((1...99).map { #"{"title": "Task \#($0)"}"# })
+        try alice.change("import", try alice.sb.file("many.json", many))
+        _ = try alice.todo("list")
+        _ = try breakAndCommit(alice, milk.path, Self.broken)
+        let st = try alice.todo("status")
+        #expect(st.stdout.contains("Not sent:  99 tasks, 1 file that cannot be read as a task\n"), "\(st)")
+        #expect(st.stdout.contains("Blocked:   nothing can be sent: \(milk.path)"), "\(st)")
+        let sj = try json(try alice.todo("status", "--json").stdout)
+        guard case .array(let unsent)? = sj["unsent"] else {
+            Issue.record("no unsent list: \(sj)")
+            return
+        }
+        #expect(unsent.count == 99)
+        #expect(sj["unsentUnreadable"] == .array([.string(milk.path)]))
+    }
+
     @Test func anEmptyRemoteGetsNothingWhenAFileIsBroken() throws {
         let (host, alice, milk) = try start(synced: false)
         defer { withExtendedLifetime(host) {} }

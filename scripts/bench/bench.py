@@ -15,6 +15,9 @@ Sections (each one fails on its own without stopping the others):
           when `task` is installed: the same tasks; import, add, modify, done, info, list.
   flat    add and done in households of the smallest and largest size, alternated (30 pairs):
           how the cost of a change grows with the household, measured in one stretch of time.
+  before  with --baseline-todo: add, edit, done, show, list, agenda and status in a household
+          of the largest size, this build and the baseline each in a household of the same tasks,
+          alternated (20 runs each): none more than 5% slower than before.
   chores  list and done in a household of the largest size where a tenth of the tasks are
           chores or checklists, alternated with the same household of plain tasks (and with
           --baseline-todo's two households, the "before").
@@ -582,6 +585,58 @@ def flat_section(bench, sizes, pairs=30):
         bench.row(f"`todo {op}`, households of {small:,} and {large:,} tasks alternated, {pairs} pairs: "
                   f"{large:,} against {small:,}", large, f"{b:.1f} / {a:.1f} = {ratio:.2f}×", None,
                   "≤ 1.3× — " + ("met" if ratio <= 1.3 else "MISSED"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Section: every everyday command against the baseline binary
+
+
+def before_section(bench, sizes, pairs=20):
+    """Each everyday command in a household of the largest size, this build and the
+    --baseline-todo binary each in a household of its own made from the same tasks, one after
+    the other (which goes first alternates), `pairs` times after one untimed round: no command
+    may be more than 5% slower than before."""
+    if not bench.baseline:
+        log("before: no --baseline-todo (BENCH_BASELINE), skipped")
+        return
+    size = max(sizes)
+    tasks = generate_tasks(size, random.Random("before"))
+    ids = [t["id"] for t in tasks]
+    shorts = short_ids(ids)
+    homes = {}
+    measured = bench.todo
+    try:
+        for name, binary in (("now", measured), ("before", bench.baseline)):
+            log(f"before: a household of {size:,} tasks ({name})")
+            bench.todo = binary
+            home, _ = new_household(bench, f"before-{name}", tasks)
+            homes[name] = (binary, bench.env(home))
+            run([binary, "list"], env=bench.env(home), capture=True)  # the list cache, built once
+    finally:
+        bench.todo = measured
+    commands = [
+        ("add", lambda i: ["add", f"Before task {i}", "--due", "+3d", "--tag", "bench"]),
+        ("edit", lambda i: ["edit", shorts[ids[i]], "--title", f"Edited {i}"]),
+        ("done", lambda i: ["done", shorts[ids[100 + i]]]),
+        ("show", lambda i: ["show", shorts[ids[200 + i]]]),
+        ("list", lambda i: ["list"]),
+        ("list --tag", lambda i: ["list", "--tag", "bench"]),
+        ("agenda", lambda i: ["agenda"]),
+        ("status", lambda i: ["status"]),
+    ]
+    for label, args in commands:
+        times = {"now": [], "before": []}
+        for i in range(pairs + 1):
+            order = ("now", "before") if i % 2 else ("before", "now")
+            for name in order:
+                binary, env = homes[name]
+                ms = run([binary] + args(i), env=env, capture=True).ms
+                if i:
+                    times[name].append(ms)
+        now, before = median(times["now"]), median(times["before"])
+        bench.row(f"`todo {label}` against the baseline binary, same tasks, alternated, {pairs} runs each",
+                  size, f"{now:.1f}; before: {before:.1f} ({now / before:.2f}×)", None,
+                  "≤ 1.05× before — " + ("met" if now <= 1.05 * before else "MISSED"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1268,8 +1323,8 @@ def main():
     parser.add_argument("--sizes", default="100,1000,10000", help="household sizes for the store section")
     parser.add_argument("--out", default="bench-results.md")
     parser.add_argument("--seed", default="todo-bench")
-    parser.add_argument("--only", default="store,flat,chores,slow,sync",
-                        help="sections to run, comma-separated: store, flat, chores, slow, sync, ssh "
+    parser.add_argument("--only", default="store,flat,before,chores,slow,sync",
+                        help="sections to run, comma-separated: store, flat, before, chores, slow, sync, ssh "
                         "(ssh: only the ssh sync scenarios; default all but that)")
     parser.add_argument("--no-ssh", action="store_true", help="skip the ssh figures")
     parser.add_argument("--baseline-todo", help="another todo binary (say, built from main) whose "
@@ -1282,8 +1337,8 @@ def main():
     sizes = sorted(int(s.replace(",", "").replace("_", "")) for s in args.sizes.split(","))
     sections = args.only.split(",")
     for section in sections:
-        if section not in ("store", "flat", "chores", "slow", "sync", "ssh"):
-            parser.error(f"unknown section {section!r} (store, flat, chores, slow, sync, ssh)")
+        if section not in ("store", "flat", "before", "chores", "slow", "sync", "ssh"):
+            parser.error(f"unknown section {section!r} (store, flat, before, chores, slow, sync, ssh)")
 
     bench = Bench(args)
     log(f"todo-bench: working in {bench.root}, {args.runs} runs per figure")
@@ -1291,6 +1346,7 @@ def main():
     try:
         for name, section in (("store", lambda: store_section(bench, sizes)),
                               ("flat", lambda: flat_section(bench, sizes)),
+                              ("before", lambda: before_section(bench, sizes)),
                               ("chores", lambda: chores_section(bench, sizes)),
                               ("slow", lambda: slow_section(bench)),
                               ("sync", lambda: sync_section(bench, sizes, ssh=not args.no_ssh)),

@@ -3,6 +3,7 @@ import Glibc
 #else
 import Darwin
 #endif
+import GitKit
 import TodoCore
 
 /// `$XDG_STATE_HOME/todo/sync.log`: one line per sync, rotated at 256 KiB, no credentials.
@@ -56,7 +57,8 @@ struct SyncLog {
         line += "\n"
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }
-        _ = line.withCString { write(fd, $0, strlen($0)) }
+        // The log is a record, not a promise: a line that cannot be written is left out.
+        try? GitKit.writeAll(fd, Array(line.utf8), what: path)
         close(fd)
     }
 }
