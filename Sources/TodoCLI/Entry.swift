@@ -16,6 +16,7 @@ public enum TodoCLI {
             let arguments = try CommandLineFront.prepare(arguments)
             var command = try Todo.parseAsRoot(arguments)
             try command.run()
+            AutoMaintenance.check(after: command)
         } catch let error as CLIError {
             report(error, verbose: verbose)
         } catch let error as StoreError {
