@@ -107,9 +107,10 @@ final class Sandbox {
     }
 
     /// Runs `sh -c script` with the `todo` environment and `$TODO` naming the binary.
-    func shell(_ script: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Spawned {
+    func shell(_ script: String, env: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation) throws -> Spawned {
         try spawnHere(
-            "/bin/sh", ["-c", script], environment: todoEnvironment(["TODO": binary]), sourceLocation: sourceLocation)
+            "/bin/sh", ["-c", script], environment: todoEnvironment(env.merging(["TODO": binary]) { _, new in new }),
+            sourceLocation: sourceLocation)
     }
 }
 

@@ -1,0 +1,263 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import Foundation
+import Testing
+import TodoCore
+
+/// `todo maintenance` and the automatic housekeeping (docs/FORMAT.md, "Housekeeping"), judged by
+/// the git CLI: `git fsck --full`, `git count-objects -v`, `git ls-tree`, `git verify-pack`.
+@Suite(.timeLimit(.minutes(20)), .kit) struct HousekeepingTests {
+    /// Keeps the automatic trigger quiet while a test builds its history.
+    static let quiet = ["TODO_MAINTENANCE_THRESHOLD": "1000000"]
+
+    @Test func maintenancePacksEverythingWithDeltasAndKeepsEveryTask() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        let seeded = try sb.todo(
+            "import", "-", stdin: jsonArray((0..<80).map { jsonObject(["title": "Imported \($0)", "notes": "a note"]) }), env: Self.quiet)
+        try #require(seeded.exitCode == 0, "\(seeded)")
+        try makeHistory(sb, changes: 60)
+        let before = try objectCounts(sb)
+        #expect(before["count"]! > 200 && before["packs"]! >= 1, "\(before)")
+        let tree = try sb.git("ls-tree", "-r", "refs/heads/main").stdout
+        let listed = try sb.todo("list", "--all", "--json").stdout
+
+        let run = try sb.todo("maintenance")
+        #expect(run.exitCode == 0 && run.stderr.isEmpty, "\(run)")
+        #expect(run.stdout.hasPrefix("Household home: packed "), "\(run)")
+
+        let after = try objectCounts(sb)
+        #expect(after["count"] == 0 && after["packs"] == 1, "\(after)")
+        #expect(after["size-pack"]! < before["size"]! + before["size-pack"]!, "before \(before), after \(after)")
+        let fsck = try sb.git("fsck", "--full", "--strict", "--no-progress")
+        #expect(fsck.exitCode == 0 && fsck.stderr.isEmpty, "\(fsck)")
+        #expect(try sb.git("ls-tree", "-r", "refs/heads/main").stdout == tree)
+        #expect(try sb.todo("list", "--all", "--json").stdout == listed)
+        // Deltas: git lists delta chains for the objects stored as deltas.
+        let pack = try #require(listDirectory(sb.repo() + "/.git/objects/pack").first { $0.hasSuffix(".idx") })
+        let verify = try sb.git("verify-pack", "-v", ".git/objects/pack/" + pack)
+        #expect(verify.exitCode == 0 && verify.stdout.contains("chain length = 1:"), "\(verify)")
+        // Again: nothing lost, still one pack; the doctor reports it.
+        #expect(try sb.todo("maintenance").exitCode == 0)
+        #expect(try objectCounts(sb)["packs"] == 1)
+        let doctor = try sb.todo("doctor", "--offline")
+        #expect(doctor.stdout.contains("ok: storage: objects: 0 loose objects and 1 pack"), "\(doctor)")
+        try sb.expectClean()
+    }
+
+    @Test func gitGcAndMaintenanceTakeTurns() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        var titles: [String] = []
+        for round in 0..<6 {
+            for i in 0..<8 {
+                let title = "Round \(round) task \(i)"
+                #expect(try sb.todo(["add", title], env: Self.quiet).exitCode == 0)
+                titles.append(title)
+            }
+            let step: Run
+            switch round % 3 {
+            case 0: step = try sb.git("gc", "-q")
+            case 1: step = try sb.todo("maintenance")
+            default: step = try sb.git("repack", "-a", "-d", "-f", "-q")
+            }
+            #expect(step.exitCode == 0, "round \(round): \(step)")
+            let fsck = try sb.git("fsck", "--full", "--strict", "--no-progress")
+            #expect(fsck.exitCode == 0, "round \(round): \(fsck)")
+        }
+        #expect(try sb.todo("maintenance").exitCode == 0)
+        let gc = try sb.git("gc", "-q", "--prune=now")
+        #expect(gc.exitCode == 0, "\(gc)")
+        #expect(try sb.todo("maintenance").exitCode == 0)
+        let present = try json(try sb.todo("list", "--all", "--json").stdout).items.compactMap { $0["title"]?.stringValue }
+        #expect(Set(present) == Set(titles))
+        let counts = try objectCounts(sb)
+        #expect(counts["count"] == 0 && counts["packs"] == 1, "\(counts)")
+        try sb.expectClean()
+    }
+
+    /// SIGKILL at random moments of `todo maintenance`. The delay only picks where the kill
+    /// lands, spread over the time an unkilled run took; nothing waits on time to synchronise.
+    @Test func killedMaintenanceLosesNothing() throws {
+        let seed = PropertySeed.run
+        print("housekeeping crash seed: \(seed) (\(PropertySeed.replay))")
+        var rng = SeededRandom(seed: seed)
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        try makeHistory(sb, changes: 40)
+        // One run unkilled, to learn how long a run takes here.
+        let started = monotonicNow()
+        try #require(try sb.todo("maintenance").exitCode == 0)
+        let span = max(20_000, UInt32((monotonicNow() - started) * 1_000_000))
+
+        var kills = 0
+        let rounds = 30
+        for round in 0..<rounds {
+            try makeHistory(sb, changes: 3, prefix: "r\(round)")
+            if round % 5 == 0 { #expect(try sb.git("gc", "-q").exitCode == 0) }
+            let tree = try sb.git("ls-tree", "-r", "refs/heads/main").stdout
+            let delay = UInt32.random(in: 0...span, using: &rng)
+            let ended = try sb.start(["maintenance"]).kill(after: delay)
+            if ended.signal == SIGKILL { kills += 1 } else { #expect(ended.exitCode == 0, "\(ended)") }
+            let context = "seed \(seed), round \(round), killed after \(delay) µs"
+            let fsck = try sb.git("fsck", "--full", "--strict", "--no-progress")
+            #expect(fsck.exitCode == 0, "\(context): \(fsck)")
+            #expect(try sb.git("ls-tree", "-r", "refs/heads/main").stdout == tree, "\(context)")
+            let add = try sb.todo(["add", "After round \(round)"], env: Self.quiet)
+            #expect(add.exitCode == 0, "\(context): \(add)")
+            if fsck.exitCode != 0 || add.exitCode != 0 { break }
+        }
+        print("housekeeping crash seed \(seed): \(kills) of \(rounds) runs killed while running")
+        #expect(kills >= rounds / 4, "seed \(seed): only \(kills) kills landed")
+        let final = try sb.todo("maintenance")
+        #expect(final.exitCode == 0, "\(final)")
+        let counts = try objectCounts(sb)
+        #expect(counts["count"] == 0 && counts["packs"] == 1, "\(counts)")
+        let titles = try json(try sb.todo("list", "--all", "--json").stdout).items.compactMap { $0["title"]?.stringValue }
+        #expect((0..<rounds).allSatisfy { titles.contains("After round \($0)") })
+        try sb.expectClean()
+    }
+
+    /// Two members change and sync through a path remote while maintenance packs the household
+    /// and the remote over and over: nothing is lost anywhere.
+    @Test func changesAndPushesDuringMaintenanceLoseNothing() throws {
+        let (host, alice) = try aliceSyncedWithAPathRemote(first: "First")
+        let bob = try Member("Bob", host: host)
+        try bob.join(host.url())
+        let remote = host.repositories + "/household.git"
+        func writer(_ m: Member, _ name: String) throws -> Spawned {
+            try m.sb.shell(
+                """
+                for i in $(seq 1 24); do
+                  "$TODO" add "\(name) $i" >/dev/null || exit 1
+                  if [ $((i % 6)) = 0 ]; then "$TODO" sync >/dev/null || exit 2; fi
+                done
+                """, env: m.env.merging(Self.quiet) { _, new in new })
+        }
+        let aliceWrites = try writer(alice, "Alice")
+        let bobWrites = try writer(bob, "Bob")
+        let packing = try alice.sb.shell(
+            """
+            for i in $(seq 1 12); do "$TODO" maintenance >/dev/null || exit 1; done
+            """, env: alice.env)
+        for (who, run) in [("alice", aliceWrites.wait()), ("bob", bobWrites.wait()), ("maintenance", packing.wait())] {
+            #expect(run.exitCode == 0, "\(who): \(run)")
+        }
+        _ = try syncUntilQuiet([alice, bob, alice])
+        let expected = Set(["First"] + (1...24).flatMap { ["Alice \($0)", "Bob \($0)"] })
+        #expect(Set(try alice.allTitles()) == expected)
+        #expect(Set(try bob.allTitles()) == expected)
+        for (who, run) in [
+            ("alice", try alice.git("fsck", "--full", "--strict", "--no-progress")),
+            ("bob", try bob.git("fsck", "--full", "--strict", "--no-progress")),
+            ("remote", try alice.sb.gitRun(["-C", remote, "fsck", "--full", "--strict", "--no-progress"])),
+        ] {
+            #expect(run.exitCode == 0, "\(who): \(run)")
+        }
+        #expect(try alice.todo("maintenance").exitCode == 0)
+        let remoteCounts = try counts(try alice.sb.gitRun(["-C", remote, "count-objects", "-v"]))
+        #expect(remoteCounts["count"] == 0 && remoteCounts["packs"] == 1, "\(remoteCounts)")
+        try alice.expectClean()
+        try bob.expectClean()
+    }
+
+    /// Above the threshold, a command that wrote starts `todo maintenance --auto` detached; a
+    /// command that only reads never does.
+    @Test func automaticMaintenanceRunsDetachedAfterWritesOnly() throws {
+        let (host, alice) = try aliceSyncedWithAPathRemote(first: "First")
+        let remote = host.repositories + "/household.git"
+        try makeHistory(alice.sb, changes: 12, env: alice.env)
+        let loose = try objectCounts(alice.sb)["count"]!
+        #expect(loose > 40)
+        let trigger = alice.env.merging(["TODO_MAINTENANCE_THRESHOLD": "10"]) { _, new in new }
+        let id = try #require(try alice.todo("list", "--json").stdout.split(separator: "\"").first { $0.count == 32 })
+        for args in [["list"], ["show", String(id)], ["agenda"], ["log"], ["status"], ["undo", "--list"], ["doctor", "--offline"], ["chores"]] {
+            let r = try alice.sb.todo(args, env: trigger)
+            #expect(r.exitCode == 0, "\(r)")
+        }
+        #expect(maintenanceProcesses(alice.sb).isEmpty)
+        #expect(try objectCounts(alice.sb)["count"] == loose, "a read-only command started maintenance")
+
+        // A write: the command returns, maintenance finishes on its own.
+        let add = try alice.sb.todo(["add", "Trigger"], env: trigger)
+        #expect(add.exitCode == 0, "\(add)")
+        try waitUntil("the household is packed") { try objectCounts(alice.sb)["count"] == 0 }
+        #expect(try objectCounts(alice.sb)["packs"] == 1)
+
+        // A sync that pushed to the path remote checks the remote too (its few loose objects
+        // from the first push are above this threshold).
+        try makeHistory(alice.sb, changes: 12, env: alice.env)
+        let sync = try alice.sb.todo(["sync"], env: alice.env.merging(["TODO_MAINTENANCE_THRESHOLD": "2"]) { _, new in new })
+        #expect(sync.exitCode == 0, "\(sync)")
+        try waitUntil("the remote is packed") {
+            try counts(try alice.sb.gitRun(["-C", remote, "count-objects", "-v"]))["count"] == 0
+                && maintenanceProcesses(alice.sb).isEmpty
+        }
+        let fsck = try alice.sb.gitRun(["-C", remote, "fsck", "--full", "--strict", "--no-progress"])
+        #expect(fsck.exitCode == 0, "\(fsck)")
+        try alice.expectClean()
+    }
+
+    // MARK: - Helpers
+
+    /// `changes` adds, each followed by an edit, and every other one by a done: loose objects.
+    func makeHistory(_ sb: Sandbox, changes: Int, prefix: String = "t", env: [String: String] = [:]) throws {
+        let script = """
+            for i in $(seq 1 \(changes)); do
+              id=$("$TODO" add "\(prefix) $i") || exit 1
+              "$TODO" edit "$id" --note "note $i" >/dev/null || exit 2
+              if [ $((i % 2)) = 0 ]; then "$TODO" done "$id" >/dev/null || exit 3; fi
+            done
+            """
+        let run = try sb.shell(script, env: env.merging(Self.quiet) { _, new in new }).wait()
+        try #require(run.exitCode == 0, "\(run)")
+    }
+
+    func objectCounts(_ sb: Sandbox) throws -> [String: Int] {
+        try counts(try sb.git("count-objects", "-v"))
+    }
+
+    func counts(_ run: Run) throws -> [String: Int] {
+        try #require(run.exitCode == 0, "\(run)")
+        var out: [String: Int] = [:]
+        for line in run.lines {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2, let n = Int(parts[1].trimmingCharacters(in: .whitespaces)) { out[String(parts[0])] = n }
+        }
+        return out
+    }
+
+    /// The `todo maintenance` processes running for this sandbox (its TODO_HOME in their
+    /// environment).
+    func maintenanceProcesses(_ sb: Sandbox) -> [String] {
+        listDirectory("/proc").filter { Int($0) != nil }.filter { pid in
+            guard let cmd = readBytes("/proc/\(pid)/cmdline"), let env = readBytes("/proc/\(pid)/environ") else { return false }
+            let words = cmd.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            let vars = env.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return words.contains("maintenance") && vars.contains("TODO_HOME=" + sb.todoHome)
+        }
+    }
+
+    /// Polls `condition` until it holds, for at most a minute (a detached process's work has
+    /// no other signal to wait on).
+    func waitUntil(_ what: String, _ condition: () throws -> Bool) throws {
+        let deadline = monotonicNow() + 60
+        while try !condition() {
+            try #require(monotonicNow() < deadline, "\(what): not within a minute")
+            usleep(20_000)
+        }
+    }
+
+    func monotonicNow() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    func listDirectory(_ path: String) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+    }
+}
