@@ -84,6 +84,21 @@ extension Repository {
             .filter { access(folder + $0 + ".idx", F_OK) == 0 }.sorted()
     }
 
+    /// The sizes of the packs `packNames` lists.
+    public static func packSizes(in objectsDirectory: String) -> [Int] {
+        packNames(in: objectsDirectory).compactMap { name in
+            var st = stat()
+            return stat(objectsDirectory + "/pack/" + name + ".pack", &st) == 0 ? Int(st.st_size) : nil
+        }
+    }
+
+    /// Removes the fan-out folders (`objects/xx`) that are empty, as git's prune does: each
+    /// takes a block on disk. Only while no writer can be about to create an object in one (the
+    /// caller holds the lock writers take): libgit2 makes the folder, then the file in it.
+    public static func removeEmptyFanOutFolders(in objectsDirectory: String) {
+        for fan in 0..<256 { rmdir(objectsDirectory + "/" + hexByte(fan)) }
+    }
+
     /// Counts loose objects and packs and their bytes.
     public static func objectStoreState(_ objectsDirectory: String) -> ObjectStoreState {
         var state = ObjectStoreState()
@@ -157,7 +172,10 @@ extension Repository {
         _ = git_packbuilder_set_threads(builder, 0)
         try insertReachable(into: builder)
         for name in oldPacks {
-            for id in try self.objects(inPackIndex: folder + name + ".idx") {
+            // A pack another run removed meanwhile has its objects elsewhere, in a pack this
+            // run will not touch; it is not removed here either.
+            guard let ids = try? self.objects(inPackIndex: folder + name + ".idx") else { continue }
+            for id in ids {
                 var raw = id.raw
                 try check(git_packbuilder_insert(builder, &raw, nil), call: "git_packbuilder_insert")
             }
@@ -189,7 +207,9 @@ extension Repository {
             }
         }
         for name in oldPacks where name != written {
-            guard try self.objects(inPackIndex: folder + name + ".idx").allSatisfy(held.contains) else { continue }
+            guard let ids = try? self.objects(inPackIndex: folder + name + ".idx"), ids.allSatisfy(held.contains) else {
+                continue
+            }
             // The index first: readers find packs by their indexes.
             unlink(folder + name + ".idx")
             unlink(folder + name + ".pack")

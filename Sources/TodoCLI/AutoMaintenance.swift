@@ -43,13 +43,14 @@ enum AutoMaintenance {
     static func check(after command: Any) {
         guard let writer = command as? WritesHousehold, let name = writer.writtenHousehold else { return }
         let exact = Env.get("TODO_MAINTENANCE_THRESHOLD").flatMap { Int($0) }
-        var due = Household.maintenanceDue(home: Env.home, name: name, exact: exact)
-        if !due && writer.syncedRemote, let h = try? Household.open(home: Env.home, name: name, clock: Env.clock),
+        let afterSync = writer.syncedRemote
+        var due = Household.maintenanceDue(home: Env.home, name: name, exact: exact, afterSync: afterSync)
+        if !due && afterSync, let h = try? Household.open(home: Env.home, name: name, clock: Env.clock),
             let remote = h.pathRemoteObjectsDirectory()
         {
-            due = Household.maintenanceDue(objectsDirectory: remote, exact: exact)
+            due = Household.maintenanceDue(objectsDirectory: remote, exact: exact, afterSync: true)
         }
-        if due { startDetached(["maintenance", "--auto", "-H", name]) }
+        if due { startDetached(["maintenance", "--auto"] + (afterSync ? ["--after-sync"] : []) + ["-H", name]) }
     }
 
     /// Runs this executable with `arguments` in a session of its own, its input and output on

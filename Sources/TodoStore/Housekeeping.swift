@@ -16,6 +16,8 @@ public struct MaintenanceOptions: Sendable {
     public var grace: Double = Household.maintenanceGrace
     /// Tests only: count every loose object and compare with this, instead of sampling.
     public var exactThreshold: Int?
+    /// The lower loose-object threshold that applies right after a sync.
+    public var afterSync = false
 
     public init() {}
 }
@@ -66,23 +68,30 @@ extension Household {
     public static let maintenanceGrace: Double = 14 * 86_400
     /// Above this many loose objects (estimated from `maintenanceSamples`), maintenance runs.
     public static let autoLooseLimit = 2_000
-    /// Above this many packs, maintenance runs.
+    /// Right after a sync, above this many: what others receive and a new member clones is
+    /// then packed.
+    public static let autoLooseLimitAfterSync = 256
+    /// Above this many packs, maintenance runs; also when the packs other than the largest
+    /// hold more than half its bytes (a sync's packs have no deltas against the rest).
     public static let autoPackLimit = 16
     /// The fan-out folders sampled: 2 of 256.
     static let maintenanceSamples = ["17", "e4"]
 
     /// Whether the object store at `objectsDirectory` is above the thresholds. Reads three
-    /// folders (no libgit2), or, with `exact` (tests only), counts every loose object.
-    public static func maintenanceDue(objectsDirectory: String, exact: Int? = nil) -> Bool {
-        if Repository.packNames(in: objectsDirectory).count > autoPackLimit { return true }
+    /// folders and stats the packs (no libgit2), or, with `exact` (tests only), counts every
+    /// loose object and nothing else.
+    public static func maintenanceDue(objectsDirectory: String, exact: Int? = nil, afterSync: Bool = false) -> Bool {
         if let exact { return Repository.looseObjects(in: objectsDirectory).count > exact }
+        let packs = Repository.packSizes(in: objectsDirectory).sorted()
+        if packs.count > autoPackLimit { return true }
+        if let largest = packs.last, packs.count >= 2, packs.dropLast().reduce(0, +) * 2 > largest { return true }
         let sampled = Repository.looseObjectCount(in: objectsDirectory, sampling: maintenanceSamples)
-        return sampled * (256 / maintenanceSamples.count) > autoLooseLimit
+        return sampled * (256 / maintenanceSamples.count) > (afterSync ? autoLooseLimitAfterSync : autoLooseLimit)
     }
 
     /// `maintenanceDue` for household `name` under `home`, without opening it.
-    public static func maintenanceDue(home: String, name: String, exact: Int? = nil) -> Bool {
-        maintenanceDue(objectsDirectory: "\(home)/\(name)/.git/objects", exact: exact)
+    public static func maintenanceDue(home: String, name: String, exact: Int? = nil, afterSync: Bool = false) -> Bool {
+        maintenanceDue(objectsDirectory: "\(home)/\(name)/.git/objects", exact: exact, afterSync: afterSync)
     }
 
     /// The objects folder of the household's path remote; nil without a remote, for a network
@@ -114,7 +123,9 @@ extension Household {
             clock_gettime(CLOCK_REALTIME, &now)
             let started = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
             let local = repo.gitDirectory
-            if !options.auto || Self.maintenanceDue(objectsDirectory: local + "objects", exact: options.exactThreshold) {
+            if !options.auto
+                || Self.maintenanceDue(objectsDirectory: local + "objects", exact: options.exactThreshold, afterSync: options.afterSync)
+            {
                 try makeDirectories(local + "todo")
                 report.parts.append(
                     try maintainRepository(repo, lockPath: local + "todo/maintenance.lock", isRemote: false, started: started, options: options))
@@ -125,7 +136,9 @@ extension Household {
                     return report
                 }
                 let git = remote.gitDirectory
-                if !options.auto || Self.maintenanceDue(objectsDirectory: git + "objects", exact: options.exactThreshold) {
+                if !options.auto
+                    || Self.maintenanceDue(objectsDirectory: git + "objects", exact: options.exactThreshold, afterSync: options.afterSync)
+                {
                     report.parts.append(
                         try maintainRepository(remote, lockPath: git + "todo-maintenance.lock", isRemote: true, started: started, options: options))
                 }
@@ -158,14 +171,19 @@ extension Household {
         part.packsRemoved = outcome.packsRemoved
         let old = outcome.unreachable.filter { $0.modified < started - options.grace }
         part.unreachableKept = outcome.unreachable.count
-        if !isRemote, !old.isEmpty, let references = outcome.references, let householdLock = lockIfFree() {
-            // Holding the household lock no todo change is in flight, and if no reference and
-            // not the index moved since the pack was computed, nothing refers to these now.
-            if try target.referenceState() == references {
+        // The lock this todo's writers take: the household's, or in a path remote the one
+        // pushes take (other pushers there retry a folder that vanished, as git does, or fail
+        // and send again at the next sync).
+        let writers = isRemote ? try? FileLock.acquire(path: git + "todo-push.lock", timeout: 0) : lockIfFree()
+        if let writers {
+            if !isRemote, !old.isEmpty, let references = outcome.references, try target.referenceState() == references {
+                // No todo change is in flight, and no reference and not the index moved since
+                // the pack was computed: nothing refers to these now.
                 for object in old where unlink(object.path) == 0 { part.unreachableRemoved += 1 }
                 part.unreachableKept -= part.unreachableRemoved
             }
-            withExtendedLifetime(householdLock) {}
+            Repository.removeEmptyFanOutFolders(in: git + "objects")
+            withExtendedLifetime(writers) {}
         }
         part.after = StorageState(Repository.objectStoreState(git + "objects"))
         return part

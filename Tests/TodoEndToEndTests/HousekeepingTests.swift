@@ -261,3 +261,33 @@ import TodoCore
         (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
     }
 }
+
+extension HousekeepingTests {
+    /// Leftovers of interrupted changes (loose objects nothing refers to) go once older than the
+    /// grace period; younger ones, and everything the history needs, stay.
+    @Test func unreachableObjectsGoOnlyAfterTheGracePeriod() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        try makeHistory(sb, changes: 5)
+        func leftover(_ name: String, _ text: String) throws -> String {
+            let r = try sb.git("hash-object", "-w", try sb.file(name, text))
+            try #require(r.exitCode == 0, "\(r)")
+            return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let old = try leftover("old", "an interrupted change, long ago\n")
+        let young = try leftover("young", "an interrupted change, just now\n")
+        let oldPath = sb.repo() + "/.git/objects/\(old.prefix(2))/\(old.dropFirst(2))"
+        var times = [timespec(tv_sec: time(nil) - 3_600, tv_nsec: 0), timespec(tv_sec: time(nil) - 3_600, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, oldPath, &times, 0) == 0)
+
+        let run = try sb.todo(["maintenance"], env: ["TODO_MAINTENANCE_GRACE": "600"])
+        #expect(run.exitCode == 0, "\(run)")
+        #expect(run.stdout.contains("1 removed, 1 kept"), "\(run)")
+        #expect(try sb.git("cat-file", "-e", old).exitCode != 0)
+        #expect(try sb.git("cat-file", "-e", young).exitCode == 0)
+        let counts = try objectCounts(sb)
+        #expect(counts["count"] == 1 && counts["packs"] == 1, "\(counts)")
+        // With the default grace (14 days) even the hour-old one would have stayed.
+        try sb.expectClean()
+    }
+}

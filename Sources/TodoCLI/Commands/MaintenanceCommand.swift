@@ -26,12 +26,14 @@ struct MaintenanceCommand: ParsableCommand {
 
     @OptionGroup var household: HouseholdOptions
     @Flag(help: "Only when above the thresholds, quietly (what commands start by themselves).") var auto = false
+    @Flag(help: .hidden) var afterSync = false
     @OptionGroup var output: JSONFlag
 
     func run() throws {
         let h = try household.open()
         var options = MaintenanceOptions()
         options.auto = auto
+        options.afterSync = afterSync
         if let grace = Env.get("TODO_MAINTENANCE_GRACE").flatMap(Double.init), grace >= 0 { options.grace = grace }
         options.exactThreshold = Env.get("TODO_MAINTENANCE_THRESHOLD").flatMap { Int($0) }
         let report = try h.maintain(options)
