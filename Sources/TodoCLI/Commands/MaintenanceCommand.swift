@@ -14,7 +14,8 @@ struct MaintenanceCommand: ParsableCommand {
             Safe while other commands, syncs and pushes run, and at any interruption.
 
             It also runs by itself, detached, after a command that wrote once the household \
-            holds more than about 2,000 loose objects or 16 packs; `todo doctor` shows the state.
+            holds more than about 2,000 loose objects (256 after a sync) or its packs need \
+            combining; `todo doctor` shows the state.
 
             Exit status: 0 when done; 75 when another `todo maintenance` is running on the \
             household; 73 when the disk is full (nothing is lost).
