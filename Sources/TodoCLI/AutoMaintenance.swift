@@ -42,7 +42,9 @@ enum AutoMaintenance {
     /// nothing is due; never fails the command.
     static func check(after command: Any) {
         guard let writer = command as? WritesHousehold, let name = writer.writtenHousehold else { return }
-        let exact = Env.get("TODO_MAINTENANCE_THRESHOLD").flatMap { Int($0) }
+        let setting = Env.get("TODO_MAINTENANCE_THRESHOLD")
+        if setting == "off" { return }
+        let exact = setting.flatMap { Int($0) }
         let afterSync = writer.syncedRemote
         var due = Household.maintenanceDue(home: Env.home, name: name, exact: exact, afterSync: afterSync)
         if !due && afterSync, let h = try? Household.open(home: Env.home, name: name, clock: Env.clock),
