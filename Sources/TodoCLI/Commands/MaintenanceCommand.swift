@@ -5,7 +5,7 @@ import TodoStore
 struct MaintenanceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "maintenance",
-        abstract: "Pack the household's history (and its path remote's) to save disk space.",
+        abstract: "Pack the history to save disk space.",
         discussion: """
             Writes every object the household's history needs into one pack with deltas, makes \
             it durable, then removes the loose objects and older packs it holds (see \
