@@ -621,7 +621,7 @@ def repacked_copy_kib(bench, git_dir, name):
 def history_run(bench, changes, auto):
     label = "auto" if auto else "off"
     home = bench.path(f"history-{label}")
-    extra = {} if auto else {"TODO_MAINTENANCE_THRESHOLD": "1000000000"}
+    extra = {} if auto else {"TODO_MAINTENANCE_THRESHOLD": "off"}
     env = bench.env(home, **extra)
     remote = bench.path(f"history-{label}-remote.git")
     run(["git", "init", "-q", "--bare", "-b", "main", remote], env=bench.base_env)
