@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 import ArgumentParser
 import TodoCore
 import TodoStore
@@ -31,6 +36,8 @@ struct MaintenanceCommand: ParsableCommand {
     @OptionGroup var output: JSONFlag
 
     func run() throws {
+        // Started by a command in the background: the commands people wait for go first.
+        if auto { _ = nice(10) }
         let h = try household.open()
         var options = MaintenanceOptions()
         options.auto = auto
