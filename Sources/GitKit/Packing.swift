@@ -157,7 +157,13 @@ extension Repository {
     /// index, folder); then removes the loose objects and the old packs (without `.keep`) that
     /// the new pack's index holds. `staleTemporaries`: libgit2 temporary files in
     /// `objects/pack` older than this time (seconds since the epoch) are removed too.
-    public func packEverything(removingTemporariesOlderThan staleTemporaries: Double) throws -> PackingOutcome {
+    ///
+    /// `checkpoint` is called with `packed` once the new pack is durable, `loose-half` when half
+    /// the loose objects it holds are removed, and `old-pack-index` when the first old pack has
+    /// lost its index but not yet its pack (tests stop the process there).
+    public func packEverything(
+        removingTemporariesOlderThan staleTemporaries: Double, checkpoint: (String) -> Void = { _ in }
+    ) throws -> PackingOutcome {
         let objects = gitDirectory + "objects"
         let folder = objects + "/pack/"
         // What is there at the start: only these are ever removed.
@@ -196,10 +202,13 @@ extension Repository {
         try Durability.sync(folder + written + ".pack")
         try Durability.sync(folder + written + ".idx")
         try Durability.sync(folder)
+        checkpoint("packed")
 
         // Only what the index on disk says the new pack holds.
         let held = Set(try self.objects(inPackIndex: folder + written + ".idx"))
-        for object in loose {
+        let half = loose.count / 2
+        for (n, object) in loose.enumerated() {
+            if n == half && n > 0 { checkpoint("loose-half") }
             if held.contains(object.id) {
                 if unlink(object.path) == 0 { outcome.looseRemoved += 1 }
             } else {
@@ -212,12 +221,16 @@ extension Repository {
             }
             // The index first: readers find packs by their indexes.
             unlink(folder + name + ".idx")
+            if outcome.packsRemoved == 0 { checkpoint("old-pack-index") }
             unlink(folder + name + ".pack")
             unlink(folder + name + ".rev")
             unlink(folder + name + ".bitmap")
             outcome.packsRemoved += 1
         }
-        for name in listDirectory(folder) where name.hasPrefix("pack_git2_") {
+        // What killed runs left: libgit2's temporary files, and packs whose index a run had
+        // removed (their objects are in a newer pack; a reader never uses a pack without index).
+        for name in listDirectory(folder)
+        where name.hasPrefix("pack_git2_") || (name.hasSuffix(".pack") && access(folder + name.dropLast(5) + ".idx", F_OK) != 0) {
             var st = stat()
             if stat(folder + name, &st) == 0, Double(st.st_mtim.tv_sec) < staleTemporaries { unlink(folder + name) }
         }

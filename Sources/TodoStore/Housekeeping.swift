@@ -18,6 +18,8 @@ public struct MaintenanceOptions: Sendable {
     public var exactThreshold: Int?
     /// The lower loose-object threshold that applies right after a sync.
     public var afterSync = false
+    /// Tests only: called at the points `Repository.packEverything` names.
+    public var checkpoint: @Sendable (String) -> Void = { _ in }
 
     public init() {}
 }
@@ -165,7 +167,7 @@ extension Household {
             return part
         }
         defer { withExtendedLifetime(lock) {} }
-        let outcome = try target.packEverything(removingTemporariesOlderThan: started - options.grace)
+        let outcome = try target.packEverything(removingTemporariesOlderThan: started - options.grace, checkpoint: options.checkpoint)
         part.objectsPacked = outcome.objectsPacked
         part.looseRemoved = outcome.looseRemoved
         part.packsRemoved = outcome.packsRemoved

@@ -291,3 +291,45 @@ extension HousekeepingTests {
         try sb.expectClean()
     }
 }
+
+extension HousekeepingTests {
+    /// SIGKILL at each point where maintenance has written or removed part of what it will:
+    /// the new pack durable and nothing removed; half the loose objects removed; an old pack
+    /// without its index. The process says where it is by creating a marker file, then waits to
+    /// be killed (TODO_MAINTENANCE_STOP_AT, for tests only).
+    @Test(arguments: ["packed", "loose-half", "old-pack-index"])
+    func killedAtEachStepLosesNothing(_ point: String) throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        let imported = try sb.todo(
+            "import", "-", stdin: jsonArray((0..<80).map { jsonObject(["title": "Imported \($0)"]) }), env: Self.quiet)
+        try #require(imported.exitCode == 0, "\(imported)")
+        try makeHistory(sb, changes: 10)
+        #expect(try sb.git("repack", "-q").exitCode == 0)
+        try makeHistory(sb, changes: 10, prefix: "u")
+        let before = try objectCounts(sb)
+        #expect(before["count"]! > 0 && before["packs"]! >= 2, "\(before)")
+        let tree = try sb.git("ls-tree", "-r", "refs/heads/main").stdout
+        let listed = try sb.todo("list", "--all", "--json").stdout
+
+        let marker = sb.root + "/io/stopped-" + point
+        let running = try sb.start(["maintenance"], env: ["TODO_MAINTENANCE_STOP_AT": point + ":" + marker])
+        try waitUntil("maintenance reaches \(point)") { FileManager.default.fileExists(atPath: marker) }
+        let ended = running.kill(after: 0)
+        #expect(ended.signal == SIGKILL, "\(ended)")
+
+        let fsck = try sb.git("fsck", "--full", "--strict", "--no-progress")
+        #expect(fsck.exitCode == 0, "killed at \(point): \(fsck)")
+        #expect(try sb.git("ls-tree", "-r", "refs/heads/main").stdout == tree)
+        #expect(try sb.todo("list", "--all", "--json").stdout == listed)
+        let add = try sb.todo(["add", "After the kill"], env: Self.quiet)
+        #expect(add.exitCode == 0, "\(add)")
+        let again = try sb.todo("maintenance")
+        #expect(again.exitCode == 0, "\(again)")
+        let after = try objectCounts(sb)
+        #expect(after["count"] == 0, "\(after)")
+        let fsckAgain = try sb.git("fsck", "--full", "--strict", "--no-progress")
+        #expect(fsckAgain.exitCode == 0, "\(fsckAgain)")
+        try sb.expectClean()
+    }
+}

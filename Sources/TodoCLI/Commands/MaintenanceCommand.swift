@@ -44,6 +44,16 @@ struct MaintenanceCommand: ParsableCommand {
         options.afterSync = afterSync
         if let grace = Env.get("TODO_MAINTENANCE_GRACE").flatMap(Double.init), grace >= 0 { options.grace = grace }
         options.exactThreshold = Env.get("TODO_MAINTENANCE_THRESHOLD").flatMap { Int($0) }
+        if let stop = Env.get("TODO_MAINTENANCE_STOP_AT"), let colon = stop.firstIndex(of: ":") {
+            // Tests only: at checkpoint NAME, create the marker file and wait to be killed.
+            let name = String(stop[..<colon])
+            let marker = String(stop[stop.index(after: colon)...])
+            options.checkpoint = { point in
+                guard point == name else { return }
+                close(open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644))
+                while true { pause() }
+            }
+        }
         let report = try h.maintain(options)
         if auto { return }
         var out = Output()
