@@ -131,16 +131,20 @@ import TodoCore
         try sb.expectClean()
     }
 
-    /// Two members change and sync through a path remote while maintenance packs the household
-    /// and the remote over and over: nothing is lost anywhere.
+    /// Two members change and sync through a path remote, and plain `git push` writes another
+    /// branch there, while maintenance packs the household and the remote over and over:
+    /// nothing is lost anywhere.
     @Test func changesAndPushesDuringMaintenanceLoseNothing() throws {
         let (host, alice) = try aliceSyncedWithAPathRemote(first: "First")
         let bob = try Member("Bob", host: host)
         try bob.join(host.url())
         let remote = host.repositories + "/household.git"
+        // Each writer leaves a marker when it ends; maintenance runs again and again until all have.
+        let finished = alice.sb.root + "/io/finished-"
         func writer(_ m: Member, _ name: String) throws -> Spawned {
             try m.sb.shell(
                 """
+                trap 'touch "\(finished)\(name)"' EXIT
                 for i in $(seq 1 24); do
                   "$TODO" add "\(name) $i" >/dev/null || exit 1
                   if [ $((i % 6)) = 0 ]; then "$TODO" sync >/dev/null || exit 2; fi
@@ -149,13 +153,34 @@ import TodoCore
         }
         let aliceWrites = try writer(alice, "Alice")
         let bobWrites = try writer(bob, "Bob")
+        // And plain git pushing to another branch of the same remote.
+        let plainPushes = try bob.sb.shell(
+            """
+            trap 'touch "\(finished)git"' EXIT
+            git clone -q "\(remote)" "\(bob.sb.root)/plain" || exit 1
+            cd "\(bob.sb.root)/plain" || exit 1
+            for i in $(seq 1 12); do
+              echo "plain $i" > "plain-$i.txt"
+              git add "plain-$i.txt" && git -c user.name=Carol -c user.email=carol@example.org commit -q -m "plain $i" || exit 2
+              git push -q origin HEAD:refs/heads/side || exit 3
+            done
+            """)
         let packing = try alice.sb.shell(
             """
-            for i in $(seq 1 12); do "$TODO" maintenance >/dev/null || exit 1; done
+            n=0
+            while [ ! -e "\(finished)Alice" ] || [ ! -e "\(finished)Bob" ] || [ ! -e "\(finished)git" ]; do
+              "$TODO" maintenance >/dev/null || exit 1
+              n=$((n + 1))
+            done
+            echo "$n"
             """, env: alice.env)
-        for (who, run) in [("alice", aliceWrites.wait()), ("bob", bobWrites.wait()), ("maintenance", packing.wait())] {
+        let packed = packing.wait()
+        for (who, run) in [("alice", aliceWrites.wait()), ("bob", bobWrites.wait()), ("git push", plainPushes.wait()), ("maintenance", packed)] {
             #expect(run.exitCode == 0, "\(who): \(run)")
         }
+        print("maintenance ran \(packed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) times while the others wrote")
+        let side = try alice.sb.gitRun(["-C", remote, "log", "--format=%s", "refs/heads/side"])
+        #expect(side.lines.filter { $0.hasPrefix("plain ") }.count == 12, "\(side)")
         _ = try syncUntilQuiet([alice, bob, alice])
         let expected = Set(["First"] + (1...24).flatMap { ["Alice \($0)", "Bob \($0)"] })
         #expect(Set(try alice.allTitles()) == expected)
