@@ -52,7 +52,7 @@ public struct MaintenancePart: Sendable {
     /// Unreachable loose objects left (younger than the grace period, in a path remote, or the
     /// household was busy).
     public var unreachableKept = 0
-    /// Nothing was above the thresholds (an automatic run) or another maintenance ran.
+    /// Nothing to do (already one pack, nothing loose) or another maintenance ran.
     public var skipped = false
     /// Another maintenance held the lock.
     public var busy = false
@@ -167,6 +167,11 @@ extension Household {
             return part
         }
         defer { withExtendedLifetime(lock) {} }
+        if before.looseObjects == 0 && before.packs <= 1 {
+            // Already one pack and nothing loose: writing the same pack again would gain nothing.
+            part.skipped = true
+            return part
+        }
         let outcome = try target.packEverything(removingTemporariesOlderThan: started - options.grace, checkpoint: options.checkpoint)
         part.objectsPacked = outcome.objectsPacked
         part.looseRemoved = outcome.looseRemoved

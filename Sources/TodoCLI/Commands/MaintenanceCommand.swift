@@ -66,6 +66,10 @@ struct MaintenanceCommand: ParsableCommand {
                     out.line("\(name): another maintenance is running; left to it.")
                     continue
                 }
+                if part.skipped {
+                    out.line("\(name): already packed (\(Household.describe(part.before))).")
+                    continue
+                }
                 var line = "\(name): packed \(part.objectsPacked) objects into one pack; removed \(part.looseRemoved) loose objects"
                 line += part.packsRemoved == 1 ? " and 1 older pack." : " and \(part.packsRemoved) older packs."
                 out.line(line)
@@ -93,6 +97,7 @@ struct MaintenanceCommand: ParsableCommand {
         }
         return .object([
             ("place", .string(part.place)), ("remote", .bool(part.isRemote)), ("busy", .bool(part.busy)),
+            ("skipped", .bool(part.skipped && !part.busy)),
             ("objectsPacked", .number(String(part.objectsPacked))), ("looseRemoved", .number(String(part.looseRemoved))),
             ("packsRemoved", .number(String(part.packsRemoved))), ("unreachableRemoved", .number(String(part.unreachableRemoved))),
             ("unreachableKept", .number(String(part.unreachableKept))), ("before", state(part.before)), ("after", state(part.after)),
