@@ -17,6 +17,7 @@ public enum TodoCLI {
             var command = try Todo.parseAsRoot(arguments)
             do {
                 try command.run()
+                AutoMaintenance.check(after: command)
             } catch let error as CLIError {
                 throw error
             } catch let error as StoreError {

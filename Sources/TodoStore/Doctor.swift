@@ -17,7 +17,7 @@ public struct DoctorFinding: Sendable {
         case fixed
     }
 
-    /// Which check: `locks`, `unsent`, `task-file`, `hand-edit`, `merge-driver`, `clock`, `remote`.
+    /// Which check: `locks`, `unsent`, `task-file`, `hand-edit`, `merge-driver`, `clock`, `storage`, `remote`.
     public let check: String
     public var status: Status
     /// The file concerned, if any.
@@ -85,6 +85,7 @@ extension Household {
             findings += checkHandEdits(fix: options.fix)
             findings += checkMergeDriver(options)
             findings += checkClocks(tasks)
+            findings += checkStorage(fix: options.fix)
             if !options.offline {
                 findings += checkRemote(options.sync)
             } else if isWaitingForRemote() {

@@ -51,6 +51,10 @@ final class Sandbox {
     func todoEnvironment(_ extra: [String: String]) -> [String: String] {
         var env = baseEnvironment
         if let now { env["TODO_NOW"] = String(now) }
+        // No housekeeping in the background unless a test asks for it (HousekeepingTests): a
+        // detached `todo maintenance` would race with what a test checks (`git fsck` lists
+        // the packs, then opens them).
+        env["TODO_MAINTENANCE_THRESHOLD"] = "off"
         env.merge(extra) { _, new in new }
         return env
     }
@@ -107,9 +111,10 @@ final class Sandbox {
     }
 
     /// Runs `sh -c script` with the `todo` environment and `$TODO` naming the binary.
-    func shell(_ script: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Spawned {
+    func shell(_ script: String, env: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation) throws -> Spawned {
         try spawnHere(
-            "/bin/sh", ["-c", script], environment: todoEnvironment(["TODO": binary]), sourceLocation: sourceLocation)
+            "/bin/sh", ["-c", script], environment: todoEnvironment(env.merging(["TODO": binary]) { _, new in new }),
+            sourceLocation: sourceLocation)
     }
 }
 

@@ -37,6 +37,14 @@ Sections (each one fails on its own without stopping the others):
           sshd started here with its own keys and config), 50 each. Also a sync with nothing
           to do, on a fresh household and after the runs' history.
 
+  history one member making --history-changes changes (default 3,000: a third each add, edit
+          and done of a random task) with a sync to a path remote every 500, twice: with the
+          automatic housekeeping as shipped, and with it held off (then one `todo maintenance`).
+          Figures: `du -sk` of the household's and the remote's objects against a copy of each
+          repacked with `git repack -a -d -f`, the most loose objects seen (counted every 100
+          changes), the time of `todo maintenance`, and `todo add` at the end (the trigger's
+          check included, not firing).
+
 Standard library only. Writes the markdown table to --out and prints it.
 """
 
@@ -637,6 +645,126 @@ def before_section(bench, sizes, pairs=20):
         bench.row(f"`todo {label}` against the baseline binary, same tasks, alternated, {pairs} runs each",
                   size, f"{now:.1f}; before: {before:.1f} ({now / before:.2f}×)", None,
                   "≤ 1.05× before — " + ("met" if now <= 1.05 * before else "MISSED"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Section: history (disk use over many changes)
+
+
+def du_kib(path):
+    return int(run(["du", "-sk", path], capture=True).out.split()[0])
+
+
+def loose_count(objects):
+    n = 0
+    for fan in os.listdir(objects):
+        if len(fan) == 2:
+            n += sum(1 for name in os.listdir(os.path.join(objects, fan)) if len(name) == 38)
+    return n
+
+
+def repacked_copy_kib(bench, git_dir, name):
+    """du -sk of the objects of a copy of `git_dir` after `git repack -a -d -f`."""
+    copy = bench.path(name)
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(git_dir, copy, symlinks=True)
+    run(["git", "--git-dir", copy, "repack", "-a", "-d", "-f", "-q"], env=bench.base_env)
+    run(["git", "--git-dir", copy, "prune", "--expire=now"], env=bench.base_env)
+    return du_kib(os.path.join(copy, "objects"))
+
+
+def history_run(bench, changes, auto):
+    label = "auto" if auto else "off"
+    home = bench.path(f"history-{label}")
+    extra = {} if auto else {"TODO_MAINTENANCE_THRESHOLD": "off"}
+    env = bench.env(home, **extra)
+    remote = bench.path(f"history-{label}-remote.git")
+    run(["git", "init", "-q", "--bare", "-b", "main", remote], env=bench.base_env)
+    run([bench.todo, "init", "--name", "Alice", "--email", "alice@example.org", "--remote", remote], env=env)
+    run([bench.todo, "sync"], env=env)
+    repo = os.path.join(home, "home")
+    objects = os.path.join(repo, ".git", "objects")
+    rng = random.Random(f"history-{changes}")
+    ids, most_loose = [], 0
+    started = time.time()
+    for i in range(1, changes + 1):
+        kind = i % 3
+        if kind == 1 or len(ids) < 20:
+            out = run([bench.todo, "add", f"{rng.choice(VERBS)} the {rng.choice(WORDS)} ({i})", "--tag",
+                       rng.choice(TAGS), "--json"], env=env, capture=True).out
+            ids.append(json.loads(out)["id"])
+        elif kind == 2:
+            run([bench.todo, "edit", rng.choice(ids), "--note", f"note {i}"], env=env)
+        else:
+            task = rng.choice(ids)
+            if run([bench.todo, "done", task], env=env, check=False).code != 0:
+                run([bench.todo, "edit", task, "--title", f"Again {i}"], env=env)
+        if i % 500 == 0:
+            run([bench.todo, "sync"], env=env)
+        if i % 100 == 0:
+            most_loose = max(most_loose, loose_count(objects))
+    log(f"history ({label}): {changes:,} changes in {time.time() - started:.0f} s")
+    # A detached maintenance still running finishes first (at most a minute).
+    deadline = time.time() + 60
+    while maintenance_running(home) and time.time() < deadline:
+        time.sleep(0.1)
+    return env, repo, remote, most_loose
+
+
+def maintenance_running(todo_home):
+    """Whether a `todo maintenance` with this TODO_HOME runs (Linux /proc)."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                words = f.read().split(b"\0")
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            continue
+        if b"maintenance" in words and f"TODO_HOME={todo_home}".encode() in env:
+            return True
+    return False
+
+
+def history_section(bench, changes):
+    n = changes
+    env, repo, remote, most = history_run(bench, n, auto=True)
+    local_kib, remote_kib = du_kib(os.path.join(repo, ".git", "objects")), du_kib(os.path.join(remote, "objects"))
+    local_git = repacked_copy_kib(bench, os.path.join(repo, ".git"), "history-auto-copy")
+    remote_git = repacked_copy_kib(bench, remote, "history-auto-remote-copy")
+
+    def target(todo_kib, git_kib):
+        ok = todo_kib <= 1.5 * git_kib + 1024
+        return "≤ 1.5× + 1 MB — " + ("met" if ok else "MISSED")
+
+    bench.row(f"`du -sk .git/objects` after {n:,} changes (synced every 500), housekeeping automatic "
+              f"(git: a copy after `git repack -a -d -f`)", n, f"{local_kib:,} KiB", f"{local_git:,} KiB",
+              target(local_kib, local_git))
+    bench.row(f"`du -sk objects` of the path remote after the same (git: a copy after `git repack -a -d -f`)", n,
+              f"{remote_kib:,} KiB", f"{remote_git:,} KiB", target(remote_kib, remote_git))
+    bench.row(f"most loose objects in the household (counted every 100 changes), housekeeping automatic", n,
+              f"{most:,}", None, "≤ 5,000 — " + ("met" if most <= 5000 else "MISSED"))
+    adds = [run([bench.todo, "add", f"Late task {i}"], env=env).ms for i in range(bench.runs)]
+    bench.row(f"`todo add` after {n:,} changes of history (the housekeeping check included)", n,
+              f"{median(adds):.1f}", None)
+
+    env, repo, remote, most = history_run(bench, n, auto=False)
+    objects = os.path.join(repo, ".git", "objects")
+    before, remote_before = du_kib(objects), du_kib(os.path.join(remote, "objects"))
+    loose = loose_count(objects)
+    local_git = repacked_copy_kib(bench, os.path.join(repo, ".git"), "history-off-copy")
+    ms = run([bench.todo, "maintenance"], env=env).ms
+    after, remote_after = du_kib(objects), du_kib(os.path.join(remote, "objects"))
+    bench.row(f"`todo maintenance` after {n:,} changes without housekeeping ({loose:,} loose objects; "
+              f"household and path remote), ms", n, f"{ms:.0f}", None)
+    bench.row(f"`du -sk .git/objects` without housekeeping, then after `todo maintenance` "
+              f"(git: a copy after `git repack -a -d -f`)", n, f"{before:,} → {after:,} KiB", f"{local_git:,} KiB",
+              target(after, local_git))
+    bench.row(f"`du -sk objects` of the path remote without housekeeping, then after `todo maintenance`", n,
+              f"{remote_before:,} → {remote_after:,} KiB", None)
+
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1323,9 +1451,11 @@ def main():
     parser.add_argument("--sizes", default="100,1000,10000", help="household sizes for the store section")
     parser.add_argument("--out", default="bench-results.md")
     parser.add_argument("--seed", default="todo-bench")
-    parser.add_argument("--only", default="store,flat,before,chores,slow,sync",
-                        help="sections to run, comma-separated: store, flat, before, chores, slow, sync, ssh "
+    parser.add_argument("--only", default="store,flat,before,chores,slow,sync,history",
+                        help="sections to run, comma-separated: store, flat, before, chores, slow, sync, history, ssh "
                         "(ssh: only the ssh sync scenarios; default all but that)")
+    parser.add_argument("--history-changes", type=int, default=3000,
+                        help="changes made in the history section (default 3,000)")
     parser.add_argument("--no-ssh", action="store_true", help="skip the ssh figures")
     parser.add_argument("--baseline-todo", help="another todo binary (say, built from main) whose "
                         "ssh sync figures are measured too, as the \"before\" rows")
@@ -1337,8 +1467,8 @@ def main():
     sizes = sorted(int(s.replace(",", "").replace("_", "")) for s in args.sizes.split(","))
     sections = args.only.split(",")
     for section in sections:
-        if section not in ("store", "flat", "before", "chores", "slow", "sync", "ssh"):
-            parser.error(f"unknown section {section!r} (store, flat, before, chores, slow, sync, ssh)")
+        if section not in ("store", "flat", "before", "chores", "slow", "sync", "history", "ssh"):
+            parser.error(f"unknown section {section!r} (store, flat, before, chores, slow, sync, history, ssh)")
 
     bench = Bench(args)
     log(f"todo-bench: working in {bench.root}, {args.runs} runs per figure")
@@ -1350,6 +1480,7 @@ def main():
                               ("chores", lambda: chores_section(bench, sizes)),
                               ("slow", lambda: slow_section(bench)),
                               ("sync", lambda: sync_section(bench, sizes, ssh=not args.no_ssh)),
+                              ("history", lambda: history_section(bench, args.history_changes)),
                               ("ssh", lambda: sync_section(bench, sizes, ssh=True, only_ssh=True))):
             if name not in sections:
                 continue

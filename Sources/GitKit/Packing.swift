@@ -1,0 +1,300 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import CLibgit2
+
+/// Packing a repository's objects into one pack with deltas, and removing what the new pack
+/// holds (docs/FORMAT.md, "Housekeeping"). libgit2 never does this by itself: every change
+/// leaves loose objects, and a household's object store would only grow.
+///
+/// Safe with other writers at work, on a local disk or a network share: the new pack is durable
+/// before anything is removed; only objects the new pack's index (read back from disk) holds are
+/// removed; packs that appear during the run are never touched; unreachable loose objects are
+/// handed back to the caller, never removed here.
+public struct LooseObject: Sendable {
+    public let id: ObjectID
+    public let path: String
+    /// Modification time, seconds since the epoch.
+    public let modified: Double
+    /// Bytes it takes on disk (allocated blocks, as `du` counts).
+    public let size: Int
+}
+
+/// A count of what an object store holds, read from the file system alone; bytes as `du`
+/// counts them (allocated blocks).
+public struct ObjectStoreState: Sendable, Equatable {
+    public var looseObjects = 0
+    public var looseBytes = 0
+    public var packs = 0
+    public var packBytes = 0
+    public var bytes: Int { looseBytes + packBytes }
+}
+
+/// What one packing run did.
+public struct PackingOutcome: Sendable {
+    /// `pack-<sha1>`; nil when the repository holds no object to pack.
+    public var packName: String?
+    /// Objects in the new pack.
+    public var objectsPacked = 0
+    public var looseRemoved = 0
+    public var packsRemoved = 0
+    /// Loose objects found at the start that the new pack does not hold: unreachable from every
+    /// reference, reflog and the index when the pack was computed.
+    public var unreachable: [LooseObject] = []
+    /// Every reference and the index, as they were both before and after the pack was computed;
+    /// nil when they moved meanwhile (then nothing may be concluded about `unreachable`).
+    public var references: String?
+}
+
+extension Repository {
+    /// The loose objects under `objectsDirectory` (`.git/objects`), with their times and sizes.
+    public static func looseObjects(in objectsDirectory: String) -> [LooseObject] {
+        var out: [LooseObject] = []
+        for fan in 0..<256 {
+            let prefix = hexByte(fan)
+            let folder = objectsDirectory + "/" + prefix
+            for name in listDirectory(folder) where name.utf8.count == 38 {
+                guard let id = ObjectID(hex: prefix + name) else { continue }
+                var st = stat()
+                let path = folder + "/" + name
+                guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
+                out.append(
+                    LooseObject(
+                        id: id, path: path,
+                        modified: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9, size: Int(st.st_blocks) * 512))
+            }
+        }
+        return out
+    }
+
+    /// Loose objects in the fan-out folders `samples` (two hex digits each): the cheap estimate
+    /// of git's `gc.auto`.
+    public static func looseObjectCount(in objectsDirectory: String, sampling samples: [String]) -> Int {
+        samples.reduce(0) { sum, prefix in
+            sum + listDirectory(objectsDirectory + "/" + prefix).filter { $0.utf8.count == 38 }.count
+        }
+    }
+
+    /// The packs in `objectsDirectory/pack` that have an index (`pack-<sha1>` names).
+    public static func packNames(in objectsDirectory: String) -> [String] {
+        let folder = objectsDirectory + "/pack/"
+        return listDirectory(folder).filter { $0.hasSuffix(".pack") }.map { String($0.dropLast(5)) }
+            .filter { access(folder + $0 + ".idx", F_OK) == 0 }.sorted()
+    }
+
+    /// The sizes of the packs `packNames` lists.
+    public static func packSizes(in objectsDirectory: String) -> [Int] {
+        packNames(in: objectsDirectory).compactMap { name in
+            var st = stat()
+            return stat(objectsDirectory + "/pack/" + name + ".pack", &st) == 0 ? Int(st.st_size) : nil
+        }
+    }
+
+    /// Removes the fan-out folders (`objects/xx`) that are empty, as git's prune does: each
+    /// takes a block on disk. Only while no writer can be about to create an object in one (the
+    /// caller holds the lock writers take): libgit2 makes the folder, then the file in it.
+    public static func removeEmptyFanOutFolders(in objectsDirectory: String) {
+        for fan in 0..<256 { rmdir(objectsDirectory + "/" + hexByte(fan)) }
+    }
+
+    /// Counts loose objects and packs and their bytes.
+    public static func objectStoreState(_ objectsDirectory: String) -> ObjectStoreState {
+        var state = ObjectStoreState()
+        for object in looseObjects(in: objectsDirectory) {
+            state.looseObjects += 1
+            state.looseBytes += object.size
+        }
+        let folder = objectsDirectory + "/pack/"
+        state.packs = packNames(in: objectsDirectory).count
+        for name in listDirectory(folder) {
+            var st = stat()
+            if stat(folder + name, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG { state.packBytes += Int(st.st_blocks) * 512 }
+        }
+        return state
+    }
+
+    /// Every reference (name and target), `HEAD`, and the index file's identity, as one string:
+    /// equal strings mean nothing could have come to refer to another object meanwhile.
+    public func referenceState() throws -> String {
+        var lines: [String] = []
+        var iterator: OpaquePointer?
+        try check(git_reference_iterator_new(&iterator, handle), call: "git_reference_iterator_new")
+        defer { git_reference_iterator_free(iterator) }
+        var ref: OpaquePointer?
+        while true {
+            let rc = git_reference_next(&ref, iterator)
+            if rc == GIT_ITEROVER.rawValue { break }
+            try check(rc, call: "git_reference_next")
+            defer { git_reference_free(ref) }
+            let name = String(cString: git_reference_name(ref))
+            if let target = git_reference_target(ref) {
+                lines.append(name + " " + ObjectID(target.pointee).hex)
+            } else if let symbolic = git_reference_symbolic_target(ref) {
+                lines.append(name + " -> " + String(cString: symbolic))
+            }
+        }
+        lines.sort()
+        var head: OpaquePointer?
+        if git_reference_lookup(&head, handle, "HEAD") == 0 {
+            if let target = git_reference_symbolic_target(head) {
+                lines.append("HEAD -> " + String(cString: target))
+            } else if let target = git_reference_target(head) {
+                lines.append("HEAD " + ObjectID(target.pointee).hex)
+            }
+            git_reference_free(head)
+        }
+        var st = stat()
+        if stat(gitDirectory + "index", &st) == 0 {
+            lines.append("index \(st.st_ino) \(st.st_size) \(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Writes every object reachable from the references, reflogs and index, and every object of
+    /// the packs present at the start, into one new pack with deltas; makes it durable (pack,
+    /// index, folder); then removes the loose objects and the old packs (without `.keep`) that
+    /// the new pack's index holds. `staleTemporaries`: libgit2 temporary files in
+    /// `objects/pack` older than this time (seconds since the epoch) are removed too.
+    ///
+    /// `checkpoint` is called with `packed` once the new pack is durable, `loose-half` when half
+    /// the loose objects it holds are removed, and `old-pack-index` when the first old pack has
+    /// lost its index but not yet its pack (tests stop the process there).
+    public func packEverything(
+        removingTemporariesOlderThan staleTemporaries: Double, checkpoint: (String) -> Void = { _ in }
+    ) throws -> PackingOutcome {
+        let objects = gitDirectory + "objects"
+        let folder = objects + "/pack/"
+        // What is there at the start: only these are ever removed.
+        let loose = Self.looseObjects(in: objects)
+        let oldPacks = Self.packNames(in: objects).filter { access(folder + $0 + ".keep", F_OK) != 0 }
+        var outcome = PackingOutcome()
+        let referencesBefore = try referenceState()
+
+        var builder: OpaquePointer?
+        try check(git_packbuilder_new(&builder, handle), call: "git_packbuilder_new")
+        defer { git_packbuilder_free(builder) }
+        _ = git_packbuilder_set_threads(builder, 0)
+        try insertReachable(into: builder)
+        for name in oldPacks {
+            // A pack another run removed meanwhile has its objects elsewhere, in a pack this
+            // run will not touch; it is not removed here either.
+            guard let ids = try? self.objects(inPackIndex: folder + name + ".idx") else { continue }
+            for id in ids {
+                var raw = id.raw
+                try check(git_packbuilder_insert(builder, &raw, nil), call: "git_packbuilder_insert")
+            }
+        }
+        let referencesAfter = try referenceState()
+        outcome.references = referencesBefore == referencesAfter ? referencesBefore : nil
+        outcome.objectsPacked = Int(git_packbuilder_object_count(builder))
+        if outcome.objectsPacked == 0 {
+            outcome.unreachable = loose
+            return outcome
+        }
+        try check(git_packbuilder_write(builder, folder, 0, nil, nil), call: "git_packbuilder_write")
+        guard let written = git_packbuilder_name(builder).map({ "pack-" + String(cString: $0) }) else {
+            throw GitError.missing("git_packbuilder_name")
+        }
+        outcome.packName = written
+        // Durable before anything goes, whatever the library's own fsync setting was.
+        try Durability.sync(folder + written + ".pack")
+        try Durability.sync(folder + written + ".idx")
+        try Durability.sync(folder)
+        checkpoint("packed")
+
+        // Only what the index on disk says the new pack holds.
+        let held = Set(try self.objects(inPackIndex: folder + written + ".idx"))
+        let half = loose.count / 2
+        for (n, object) in loose.enumerated() {
+            if n == half && n > 0 { checkpoint("loose-half") }
+            if held.contains(object.id) {
+                if unlink(object.path) == 0 { outcome.looseRemoved += 1 }
+            } else {
+                outcome.unreachable.append(object)
+            }
+        }
+        for name in oldPacks where name != written {
+            guard let ids = try? self.objects(inPackIndex: folder + name + ".idx"), ids.allSatisfy(held.contains) else {
+                continue
+            }
+            // The index first: readers find packs by their indexes.
+            unlink(folder + name + ".idx")
+            if outcome.packsRemoved == 0 { checkpoint("old-pack-index") }
+            unlink(folder + name + ".pack")
+            unlink(folder + name + ".rev")
+            unlink(folder + name + ".bitmap")
+            outcome.packsRemoved += 1
+        }
+        // What killed runs left: libgit2's temporary files, and packs whose index a run had
+        // removed (their objects are in a newer pack; a reader never uses a pack without index).
+        for name in listDirectory(folder)
+        where name.hasPrefix("pack_git2_") || (name.hasSuffix(".pack") && access(folder + name.dropLast(5) + ".idx", F_OK) != 0) {
+            var st = stat()
+            if stat(folder + name, &st) == 0, Double(st.st_mtim.tv_sec) < staleTemporaries { unlink(folder + name) }
+        }
+        syncDirectory(folder)
+        return outcome
+    }
+
+    /// Everything the references, `HEAD`, the reflogs and the index reach, into `builder`.
+    private func insertReachable(into builder: OpaquePointer?) throws {
+        var walker: OpaquePointer?
+        try check(git_revwalk_new(&walker, handle), call: "git_revwalk_new")
+        defer { git_revwalk_free(walker) }
+        var tips: [ObjectID] = []
+        var names: [String] = ["HEAD"]
+        var iterator: OpaquePointer?
+        try check(git_reference_iterator_new(&iterator, handle), call: "git_reference_iterator_new")
+        defer { git_reference_iterator_free(iterator) }
+        var ref: OpaquePointer?
+        while true {
+            let rc = git_reference_next(&ref, iterator)
+            if rc == GIT_ITEROVER.rawValue { break }
+            try check(rc, call: "git_reference_next")
+            names.append(String(cString: git_reference_name(ref)))
+            if let target = git_reference_target(ref) { tips.append(ObjectID(target.pointee)) }
+            git_reference_free(ref)
+        }
+        if let head = try? resolve(reference: "HEAD") { tips.append(head) }
+        for name in names {
+            var reflog: OpaquePointer?
+            guard git_reflog_read(&reflog, handle, name) == 0 else { continue }
+            defer { git_reflog_free(reflog) }
+            for i in 0..<git_reflog_entrycount(reflog) {
+                guard let entry = git_reflog_entry_byindex(reflog, i) else { continue }
+                for oid in [git_reflog_entry_id_old(entry), git_reflog_entry_id_new(entry)] {
+                    if let oid, git_oid_is_zero(oid) == 0 { tips.append(ObjectID(oid.pointee)) }
+                }
+            }
+        }
+        var pushed = Set<ObjectID>()
+        for tip in tips where pushed.insert(tip).inserted {
+            var raw = tip.raw
+            // A reflog may name a commit that is gone (git's reflog expiry removes such lines).
+            guard try contains(tip) else { continue }
+            if git_revwalk_push(walker, &raw) != 0 {
+                // Not a commit (a tag of a tree or blob): the object and all it refers to.
+                try check(git_packbuilder_insert_recur(builder, &raw, nil), call: "git_packbuilder_insert_recur")
+            }
+        }
+        try check(git_packbuilder_insert_walk(builder, walker), call: "git_packbuilder_insert_walk")
+        guard workDirectory != nil else { return }
+        var index: OpaquePointer?
+        try check(git_repository_index(&index, handle), call: "git_repository_index")
+        defer { git_index_free(index) }
+        for i in 0..<git_index_entrycount(index) {
+            guard let entry = git_index_get_byindex(index, i), entry.pointee.mode != 0o160000 else { continue }
+            var raw = entry.pointee.id
+            let id = ObjectID(raw)
+            guard try contains(id) else { continue }
+            try check(git_packbuilder_insert(builder, &raw, entry.pointee.path), call: "git_packbuilder_insert")
+        }
+    }
+}
+
+private func hexByte(_ value: Int) -> String {
+    let digits = Array("0123456789abcdef")
+    return String([digits[value >> 4], digits[value & 15]])
+}

@@ -1,0 +1,78 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import TodoStore
+
+/// A command that may have written to a household: after it succeeded, the cheap housekeeping
+/// check runs (docs/FORMAT.md, "Housekeeping"). Read-only commands do not conform.
+protocol WritesHousehold {
+    /// The household written; nil when this run only read (`undo --list`, `doctor` without `--fix`).
+    var writtenHousehold: String? { get }
+    /// Whether the run may have pushed to a path remote, whose objects are checked too.
+    var syncedRemote: Bool { get }
+}
+
+extension WritesHousehold {
+    var syncedRemote: Bool { false }
+}
+
+extension AddCommand: WritesHousehold { var writtenHousehold: String? { household.name } }
+extension EditCommand: WritesHousehold { var writtenHousehold: String? { household.name } }
+extension DoneCommand: WritesHousehold { var writtenHousehold: String? { household.name } }
+extension SkipCommand: WritesHousehold { var writtenHousehold: String? { household.name } }
+extension SwapCommand: WritesHousehold { var writtenHousehold: String? { household.name } }
+extension PassCommand: WritesHousehold { var writtenHousehold: String? { household.name } }
+extension ReopenCommand: WritesHousehold { var writtenHousehold: String? { household.name } }
+extension RemoveCommand: WritesHousehold { var writtenHousehold: String? { household.name } }
+extension RestoreCommand: WritesHousehold { var writtenHousehold: String? { household.name } }
+extension ImportCommand: WritesHousehold { var writtenHousehold: String? { household.name } }
+extension ConflictsRestoreCommand: WritesHousehold { var writtenHousehold: String? { household.name } }
+extension UndoCommand: WritesHousehold { var writtenHousehold: String? { list ? nil : household.name } }
+extension DoctorCommand: WritesHousehold { var writtenHousehold: String? { fix ? household.name : nil } }
+extension SyncCommand: WritesHousehold {
+    var writtenHousehold: String? { household.name }
+    var syncedRemote: Bool { true }
+}
+
+enum AutoMaintenance {
+    /// Starts `todo maintenance --auto` detached when the household's object store (or, after
+    /// a sync, its path remote's) is above the thresholds. Costs three directory reads when
+    /// nothing is due; never fails the command.
+    static func check(after command: Any) {
+        guard let writer = command as? WritesHousehold, let name = writer.writtenHousehold else { return }
+        let setting = Env.get("TODO_MAINTENANCE_THRESHOLD")
+        if setting == "off" { return }
+        let exact = setting.flatMap { Int($0) }
+        let afterSync = writer.syncedRemote
+        var due = Household.maintenanceDue(home: Env.home, name: name, exact: exact, afterSync: afterSync)
+        if !due && afterSync, let h = try? Household.open(home: Env.home, name: name, clock: Env.clock),
+            let remote = h.pathRemoteObjectsDirectory()
+        {
+            due = Household.maintenanceDue(objectsDirectory: remote, exact: exact, afterSync: true)
+        }
+        if due { startDetached(["maintenance", "--auto"] + (afterSync ? ["--after-sync"] : []) + ["-H", name]) }
+    }
+
+    /// Runs this executable with `arguments` in a session of its own, its input and output on
+    /// `/dev/null`, and does not wait for it.
+    static func startDetached(_ arguments: [String]) {
+        let program = Env.executablePath
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // POSIX_SPAWN_SETSID (glibc 2.26), which Swift's Glibc module does not import.
+        posix_spawnattr_setflags(&attributes, 0x80)
+        let argv = ([program] + arguments).map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        var pid: pid_t = 0
+        _ = posix_spawn(&pid, program, &actions, &attributes, argv, environ)
+    }
+}

@@ -1,0 +1,242 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import GitKit
+
+/// How a maintenance run is told what to do (docs/FORMAT.md, "Housekeeping").
+public struct MaintenanceOptions: Sendable {
+    /// The automatic run: only the repositories above the thresholds, quietly skipped when
+    /// another maintenance runs.
+    public var auto = false
+    /// The path remote too, when the household has one.
+    public var includeRemote = true
+    /// Unreachable loose objects younger than this (seconds) are kept.
+    public var grace: Double = Household.maintenanceGrace
+    /// Tests only: count every loose object and compare with this, instead of sampling.
+    public var exactThreshold: Int?
+    /// The lower loose-object threshold that applies right after a sync.
+    public var afterSync = false
+    /// Tests only: called at the points `Repository.packEverything` names.
+    public var checkpoint: @Sendable (String) -> Void = { _ in }
+
+    public init() {}
+}
+
+/// What an object store holds: loose objects, packs, and their bytes.
+public struct StorageState: Sendable, Equatable {
+    public var looseObjects: Int
+    public var packs: Int
+    public var bytes: Int
+
+    init(_ state: ObjectStoreState) {
+        looseObjects = state.looseObjects
+        packs = state.packs
+        bytes = state.bytes
+    }
+}
+
+/// What maintenance did to one repository.
+public struct MaintenancePart: Sendable {
+    /// The git directory (the household's `.git`, or the path remote's).
+    public let place: String
+    public let isRemote: Bool
+    public var before: StorageState
+    public var after: StorageState
+    public var objectsPacked = 0
+    public var looseRemoved = 0
+    public var packsRemoved = 0
+    /// Unreachable loose objects removed (older than the grace period).
+    public var unreachableRemoved = 0
+    /// Unreachable loose objects left (younger than the grace period, in a path remote, or the
+    /// household was busy).
+    public var unreachableKept = 0
+    /// Nothing to do (already one pack, nothing loose) or another maintenance ran.
+    public var skipped = false
+    /// Another maintenance held the lock.
+    public var busy = false
+}
+
+public struct MaintenanceReport: Sendable {
+    public var parts: [MaintenancePart] = []
+    /// The path remote could not be opened (moved, unmounted): nothing was done there.
+    public var remoteMissing: String?
+    public var busy: Bool { parts.contains { $0.busy } }
+}
+
+extension Household {
+    /// Unreachable loose objects younger than this are never removed: git's `gc.pruneExpire`.
+    public static let maintenanceGrace: Double = 14 * 86_400
+    /// Above this many loose objects (estimated from `maintenanceSamples`), maintenance runs.
+    public static let autoLooseLimit = 2_000
+    /// Right after a sync, above this many: what others receive and a new member clones is
+    /// then packed.
+    public static let autoLooseLimitAfterSync = 256
+    /// Above this many packs, maintenance runs; also when the packs other than the largest
+    /// hold more than half its bytes (a sync's packs have no deltas against the rest).
+    public static let autoPackLimit = 16
+    /// The fan-out folders sampled: 2 of 256.
+    static let maintenanceSamples = ["17", "e4"]
+
+    /// Whether the object store at `objectsDirectory` is above the thresholds. Reads three
+    /// folders and stats the packs (no libgit2), or, with `exact` (tests only), counts every
+    /// loose object and nothing else.
+    public static func maintenanceDue(objectsDirectory: String, exact: Int? = nil, afterSync: Bool = false) -> Bool {
+        if let exact { return Repository.looseObjects(in: objectsDirectory).count > exact }
+        let packs = Repository.packSizes(in: objectsDirectory).sorted()
+        if packs.count > autoPackLimit { return true }
+        if let largest = packs.last, packs.count >= 2, packs.dropLast().reduce(0, +) * 2 > largest { return true }
+        let sampled = Repository.looseObjectCount(in: objectsDirectory, sampling: maintenanceSamples)
+        return sampled * (256 / maintenanceSamples.count) > (afterSync ? autoLooseLimitAfterSync : autoLooseLimit)
+    }
+
+    /// `maintenanceDue` for household `name` under `home`, without opening it.
+    public static func maintenanceDue(home: String, name: String, exact: Int? = nil, afterSync: Bool = false) -> Bool {
+        maintenanceDue(objectsDirectory: "\(home)/\(name)/.git/objects", exact: exact, afterSync: afterSync)
+    }
+
+    /// The objects folder of the household's path remote; nil without a remote, for a network
+    /// remote, or when it cannot be opened.
+    public func pathRemoteObjectsDirectory() -> String? {
+        guard let url = try? remoteURL(), let remotePath = Self.localPath(url),
+            let remote = try? Repository.open(path: remotePath)
+        else { return nil }
+        return remote.gitDirectory + "objects"
+    }
+
+    /// What the household's object store (and its path remote's) holds now.
+    public func objectStores() -> [(place: String, isRemote: Bool, state: StorageState)] {
+        var out = [(repo.gitDirectory, false, StorageState(Repository.objectStoreState(repo.gitDirectory + "objects")))]
+        if let remote = pathRemoteObjectsDirectory() {
+            out.append((String(remote.dropLast("objects".count)), true, StorageState(Repository.objectStoreState(remote))))
+        }
+        return out
+    }
+
+    /// Packs the household's objects, and its path remote's, into one pack each and removes
+    /// what the new packs hold (docs/FORMAT.md, "Housekeeping"). Never waits: another
+    /// maintenance holding a repository's lock makes that part `busy`.
+    public func maintain(_ options: MaintenanceOptions) throws(StoreError) -> MaintenanceReport {
+        var report = MaintenanceReport()
+        do {
+            // File times are the real clock's, whatever clock the household's stamps use.
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            let started = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+            let local = repo.gitDirectory
+            if !options.auto
+                || Self.maintenanceDue(objectsDirectory: local + "objects", exact: options.exactThreshold, afterSync: options.afterSync)
+            {
+                try makeDirectories(local + "todo")
+                report.parts.append(
+                    try maintainRepository(repo, lockPath: local + "todo/maintenance.lock", isRemote: false, started: started, options: options))
+            }
+            if options.includeRemote, let url = try remoteURL(), let remotePath = Self.localPath(url) {
+                guard let remote = try? Repository.open(path: remotePath) else {
+                    report.remoteMissing = remotePath
+                    return report
+                }
+                let git = remote.gitDirectory
+                if !options.auto
+                    || Self.maintenanceDue(objectsDirectory: git + "objects", exact: options.exactThreshold, afterSync: options.afterSync)
+                {
+                    report.parts.append(
+                        try maintainRepository(remote, lockPath: git + "todo-maintenance.lock", isRemote: true, started: started, options: options))
+                }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+        return report
+    }
+
+    private func maintainRepository(
+        _ target: Repository, lockPath: String, isRemote: Bool, started: Double, options: MaintenanceOptions
+    ) throws -> MaintenancePart {
+        let git = target.gitDirectory
+        let before = StorageState(Repository.objectStoreState(git + "objects"))
+        var part = MaintenancePart(place: git, isRemote: isRemote, before: before, after: before)
+        // On a share where flock does not work this only keeps two runs of this machine apart;
+        // nothing here relies on it for safety.
+        guard let lock = try? FileLock.acquire(path: lockPath, timeout: 0) else {
+            part.skipped = true
+            part.busy = true
+            return part
+        }
+        defer { withExtendedLifetime(lock) {} }
+        if before.looseObjects == 0 && before.packs <= 1 {
+            // Already one pack and nothing loose: writing the same pack again would gain nothing.
+            part.skipped = true
+            return part
+        }
+        let outcome = try target.packEverything(removingTemporariesOlderThan: started - options.grace, checkpoint: options.checkpoint)
+        part.objectsPacked = outcome.objectsPacked
+        part.looseRemoved = outcome.looseRemoved
+        part.packsRemoved = outcome.packsRemoved
+        let old = outcome.unreachable.filter { $0.modified < started - options.grace }
+        part.unreachableKept = outcome.unreachable.count
+        // The lock this todo's writers take: the household's, or in a path remote the one
+        // pushes take (other pushers there retry a folder that vanished, as git does, or fail
+        // and send again at the next sync).
+        let writers = isRemote ? try? FileLock.acquire(path: git + "todo-push.lock", timeout: 0) : lockIfFree()
+        if let writers {
+            if !isRemote, !old.isEmpty, let references = outcome.references, try target.referenceState() == references {
+                // No todo change is in flight, and no reference and not the index moved since
+                // the pack was computed: nothing refers to these now.
+                for object in old where unlink(object.path) == 0 { part.unreachableRemoved += 1 }
+                part.unreachableKept -= part.unreachableRemoved
+            }
+            Repository.removeEmptyFanOutFolders(in: git + "objects")
+            withExtendedLifetime(writers) {}
+        }
+        part.after = StorageState(Repository.objectStoreState(git + "objects"))
+        return part
+    }
+}
+
+extension Household {
+    /// The doctor's `storage` lines: loose objects, packs and bytes of the household and its
+    /// path remote; above the thresholds, advice to run `todo maintenance` (with `fix`, it runs).
+    func checkStorage(fix: Bool) -> [DoctorFinding] {
+        var findings: [DoctorFinding] = []
+        var fixedReport: MaintenanceReport?
+        if fix, objectStores().contains(where: { Self.maintenanceDue(objectsDirectory: $0.place + "objects") }) {
+            var options = MaintenanceOptions()
+            options.auto = true
+            fixedReport = try? maintain(options)
+        }
+        for store in objectStores() {
+            let place = store.isRemote ? "the remote's objects" : "objects"
+            let text = "\(place): \(Self.describe(store.state))"
+            if let part = fixedReport?.parts.first(where: { $0.place == store.place }), !part.skipped {
+                findings.append(
+                    DoctorFinding("storage", .fixed, "packed \(part.objectsPacked) objects; \(place) now \(Self.describe(part.after))"))
+            } else if Self.maintenanceDue(objectsDirectory: store.place + "objects") {
+                findings.append(
+                    DoctorFinding(
+                        "storage", .ok, text,
+                        advice: "run `todo maintenance` to pack them (it also runs by itself after the next change)"))
+            } else {
+                findings.append(DoctorFinding("storage", .ok, text))
+            }
+        }
+        return findings
+    }
+
+    /// "13098 loose objects and 4 packs, 61.2 MB".
+    public static func describe(_ state: StorageState) -> String {
+        let loose = state.looseObjects == 1 ? "1 loose object" : "\(state.looseObjects) loose objects"
+        let packs = state.packs == 1 ? "1 pack" : "\(state.packs) packs"
+        return "\(loose) and \(packs), \(byteText(state.bytes))"
+    }
+
+    /// Bytes as a person reads them: "812 KB", "61.2 MB".
+    public static func byteText(_ bytes: Int) -> String {
+        if bytes < 1_000_000 { return "\((bytes + 999) / 1000) KB" }
+        let tenths = (bytes + 50_000) / 100_000
+        return "\(tenths / 10).\(tenths % 10) MB"
+    }
+}

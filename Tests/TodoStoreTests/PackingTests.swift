@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+@testable import GitKit
+
+/// `Repository.packEverything` on a bare repository like a path remote: what it keeps, what it
+/// removes, and what it leaves to others (docs/FORMAT.md, "Housekeeping").
+@Suite struct PackingTests {
+    /// Six pushes' packs become one with deltas; objects no reference reaches, which were in
+    /// those packs, are kept; a pack that appears while the run works is left alone.
+    @Test func onePackHoldsEverythingAndNewPacksAreLeftAlone() throws {
+        let r = try TwoRepositories()
+        var commits: [ObjectID] = []
+        for round in 0..<6 {
+            var files: [String: String] = [:]
+            for i in 0..<20 { files["r\(round)/\(i)"] = "round \(round) file \(i), with some text to compress\n" }
+            let commit = try r.commit(files, "round \(round)")
+            try r.from.copy(try r.from.objectsMissing(reaching: [commit], from: commits.suffix(1)), to: r.to)
+            commits.append(commit)
+        }
+        // The last two rounds are not referenced (a push killed before its ref moved).
+        try r.to.updateReference("refs/heads/main", to: commits[3], expected: nil, message: "test")
+        #expect(try r.packs == 6)
+
+        var arrived: String?
+        let outcome = try r.to.packEverything(removingTemporariesOlderThan: 0) { point in
+            guard point == "packed" else { return }
+            // Someone else's push lands now: a pack of objects the new pack also holds.
+            let ids = (try? git("rev-list", "--objects", commits[1].hex, in: r.destination)) ?? ""
+            arrived = try? run(["git", "pack-objects", "-q", r.destination + "/objects/pack/pack"], in: r.destination, input: ids).stdout
+        }
+        let newcomer = try #require(arrived?.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(outcome.packsRemoved == 6)
+        #expect(outcome.objectsPacked == 6 * 23)  // a commit, two trees and twenty blobs each
+        let names = try FileManager.default.contentsOfDirectory(atPath: r.destination + "/objects/pack")
+        #expect(names.contains("pack-\(newcomer).pack") && names.contains("pack-\(newcomer).idx"), "\(names)")
+        #expect(try r.packs == 2)
+        #expect(try git("fsck", "--full", "--strict", "--no-dangling", in: r.destination).isEmpty)
+        for (n, commit) in commits.enumerated() {
+            let listing = try git("ls-tree", "-r", commit.hex, in: r.destination)
+            #expect(listing.split(separator: "\n").count == 20 * (n + 1))
+        }
+        // Deltas: git lists chains for the objects stored as deltas.
+        let ours = try #require(outcome.packName)
+        #expect(try git("verify-pack", "-v", "objects/pack/\(ours).idx", in: r.destination).contains("chain length = 1:"))
+    }
+
+    /// Loose objects go once the new pack holds them; those it does not hold (nothing refers to
+    /// them) are handed back, untouched.
+    @Test func looseObjectsGoOnlyIntoThePack() throws {
+        let r = try TwoRepositories()
+        let first = try r.commit(["a": "one\n", "b": "two\n"], "first")
+        try r.from.copy(try r.from.objectsMissing(reaching: [first], from: []), to: r.to)
+        try r.to.updateReference("refs/heads/main", to: first, expected: nil, message: "test")
+        let stray = try run(["git", "hash-object", "-w", "--stdin"], in: r.destination, input: "nobody refers to this\n").stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(Repository.looseObjects(in: r.destination + "/objects").count == 5)
+
+        let outcome = try r.to.packEverything(removingTemporariesOlderThan: 0)
+        #expect(outcome.objectsPacked == 4 && outcome.looseRemoved == 4)
+        #expect(outcome.unreachable.map(\.id.hex) == [stray])
+        #expect(outcome.references != nil)
+        #expect(Repository.looseObjects(in: r.destination + "/objects").map(\.id.hex) == [stray])
+        #expect(try git("fsck", "--full", "--strict", "--no-dangling", in: r.destination).isEmpty)
+    }
+}
