@@ -19,6 +19,10 @@ public struct SyncOptions: Sendable {
     public var progress: (@Sendable (String) -> Void)?
     /// Where the sync log goes (`$XDG_STATE_HOME/todo`); nil for none.
     public var logDirectory: String?
+    /// The front end's wording of a failure, of which the first line goes into the sync log
+    /// and the household's sync state (`todo status`, "Last error"). Without it, the problem's
+    /// name and facts are kept as Swift writes them.
+    public var describe: (@Sendable (SyncError) -> String)?
     public init() {}
 }
 
