@@ -117,6 +117,14 @@ enum SyncMessages {
         }
     }
 
+    /// A progress line: "Receiving objects: 45% (450/1000)".
+    static func progress(_ p: TransferProgress) -> String {
+        switch p {
+        case .receiving(let done, let total): return "Receiving objects: \(done * 100 / total)% (\(done)/\(total))"
+        case .sending(let done, let total): return "Sending objects: \(done * 100 / total)% (\(done)/\(total))"
+        }
+    }
+
     /// What to do when the remote holds another household's history: the two ways out (also
     /// the doctor's advice).
     static func anotherHouseholdAdvice(remote: String, household: String) -> String {

@@ -217,6 +217,11 @@ import TodoCore
         }
     }
 
+    @Test func progressLinesSayHowFar() {
+        #expect(SyncMessages.progress(.receiving(done: 450, total: 1000)) == "Receiving objects: 45% (450/1000)")
+        #expect(SyncMessages.progress(.sending(done: 3, total: 3)) == "Sending objects: 100% (3/3)")
+    }
+
     @Test func changesThatWaitAreTheLastLine() {
         var e = Self.failure.noting(unsent: .init(count: 2, waitingForRemote: false))
         #expect(SyncMessages.text(e).hasSuffix("\nYour 2 changes are saved and will be sent on the next sync."))

@@ -18,9 +18,9 @@ extension SyncOptions {
         o.interactive = !quiet && Terminal.stderrIsTTY && isatty(STDIN_FILENO) == 1
         if !quiet && Terminal.stderrIsTTY {
             let started = monotonicNow()
-            o.progress = { line in
+            o.progress = { p in
                 // Only transfers that take longer than a moment get a progress line.
-                if monotonicNow() - started > 1 { printProgress(line) }
+                if monotonicNow() - started > 1 { printProgress(SyncMessages.progress(p)) }
             }
         }
         return o

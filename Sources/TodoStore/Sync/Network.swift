@@ -49,11 +49,11 @@ final class Network {
             if let progress = options.progress {
                 callbacks.transferProgress = { p in
                     guard p.totalObjects > 0 else { return }
-                    progress("Receiving objects: \(p.receivedObjects * 100 / p.totalObjects)% (\(p.receivedObjects)/\(p.totalObjects))")
+                    progress(.receiving(done: p.receivedObjects, total: p.totalObjects))
                 }
                 callbacks.pushProgress = { current, total, _ in
                     guard total > 0 else { return }
-                    progress("Sending objects: \(current * 100 / total)% (\(current)/\(total))")
+                    progress(.sending(done: current, total: total))
                 }
             }
             let sockets = TransferSockets()
