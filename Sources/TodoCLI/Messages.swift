@@ -123,10 +123,9 @@ extension CLIError {
     }
 
 
-    /// A failed sync: the store's sentences (they are also what `todo status` shows), with the
-    /// exit code of its class.
+    /// A failed sync, worded in `SyncMessages`, with the exit code of its class.
     init(_ e: SyncError) {
-        let lines = e.message.split(separator: "\n", omittingEmptySubsequences: false).map { Terminal.safe(String($0)) }
+        let lines = SyncMessages.text(e).split(separator: "\n", omittingEmptySubsequences: false).map { Terminal.safe(String($0)) }
         self.init(lines.joined(separator: "\n"), exit: Self.exit(e), detail: e.detail.map(Terminal.safe))
     }
 

@@ -6,7 +6,8 @@ import Darwin
 import GitKit
 import TodoCore
 
-/// One thing `todo doctor` found: a check, its outcome, and what to do.
+/// One thing `todo doctor` found: a check, its outcome, the facts, and what to do
+/// (DoctorFacts.swift).
 public struct DoctorFinding: Sendable {
     public enum Status: String, Sendable {
         /// Healthy.
@@ -22,17 +23,18 @@ public struct DoctorFinding: Sendable {
     public var status: Status
     /// The file concerned, if any.
     public let path: String?
-    public var message: String
+    /// What was found.
+    public let fact: Fact
     /// What to do about it; nil when nothing is needed.
-    public var advice: String?
+    public var advice: Advice?
     /// Whether `--fix` can repair it.
     public let fixable: Bool
 
-    init(_ check: String, _ status: Status, path: String? = nil, _ message: String, advice: String? = nil, fixable: Bool = false) {
+    init(_ check: String, _ status: Status, path: String? = nil, _ fact: Fact, advice: Advice? = nil, fixable: Bool = false) {
         self.check = check
         self.status = status
         self.path = path
-        self.message = message
+        self.fact = fact
         self.advice = advice
         self.fixable = fixable
     }
@@ -78,7 +80,7 @@ extension Household {
             if unsent.contains(where: { $0.status == .problem }) {
                 // While the commit that added it is unsent, a new commit removing it cannot help.
                 for i in files.indices where files[i].status == .problem && files[i].path.flatMap(Self.taskID(path:)) == nil {
-                    files[i].advice = "see unsent: `todo doctor --fix` leaves it out of what is sent"
+                    files[i].advice = .seeUnsent
                 }
             }
             findings += files
@@ -89,7 +91,7 @@ extension Household {
             if !options.offline {
                 findings += checkRemote(options.sync)
             } else if isWaitingForRemote() {
-                findings.append(DoctorFinding("remote", .ok, "this household waits for its remote's first history (not checked: --offline); tasks added here join it on the first sync after the household's creator has synced"))
+                findings.append(DoctorFinding("remote", .ok, .waitingOffline))
             }
             return findings
         } catch {
@@ -106,7 +108,7 @@ extension Household {
     func checkLocks(fix: Bool) throws -> [DoctorFinding] {
         let gitDir = repo.gitDirectory
         guard let lock = try FileLock.acquire(path: gitDir + "todo.lock", timeout: 2) else {
-            return [DoctorFinding("locks", .ok, "another todo command is working on the household; locks not checked")]
+            return [DoctorFinding("locks", .ok, .locksNotChecked)]
         }
         defer { withExtendedLifetime(lock) {} }
         var findings: [DoctorFinding] = []
@@ -120,26 +122,24 @@ extension Household {
             guard lstat(gitDir + name, &st) == 0, Int(now - st.st_mtim.tv_sec) > Self.staleLockAge else { continue }
             if fix {
                 unlink(gitDir + name)
-                findings.append(DoctorFinding("locks", .fixed, path: ".git/" + name, "removed the stale lock .git/\(name)"))
+                findings.append(DoctorFinding("locks", .fixed, path: ".git/" + name, .staleLockRemoved(name: name)))
             } else {
                 findings.append(
                     DoctorFinding(
-                        "locks", .problem, path: ".git/" + name, "stale lock .git/\(name) (left by a process that stopped)",
-                        advice: "run `todo doctor --fix` to remove it", fixable: true))
+                        "locks", .problem, path: ".git/" + name, .staleLock(name: name), advice: .removeStaleLock, fixable: true))
             }
         }
         if let pending = readFile(pendingPath), pending.contains(where: { !$0.isWhitespace }) {
             if fix {
                 try recoverInterruptedChange()
-                findings.append(DoctorFinding("locks", .fixed, path: ".git/todo-pending", "finished the interrupted change recorded in .git/todo-pending"))
+                findings.append(DoctorFinding("locks", .fixed, path: ".git/todo-pending", .interruptedChangeFinished))
             } else {
                 findings.append(
                     DoctorFinding(
-                        "locks", .problem, path: ".git/todo-pending", "a change was interrupted (.git/todo-pending); its files may look edited",
-                        advice: "run `todo doctor --fix`, or any command that changes a task", fixable: true))
+                        "locks", .problem, path: ".git/todo-pending", .interruptedChange, advice: .finishInterruptedChange, fixable: true))
             }
         }
-        if findings.isEmpty { findings.append(DoctorFinding("locks", .ok, "no stale locks")) }
+        if findings.isEmpty { findings.append(DoctorFinding("locks", .ok, .noStaleLocks)) }
         return findings
     }
 
@@ -147,13 +147,11 @@ extension Household {
 
     func checkHandEdits(fix: Bool) -> [DoctorFinding] {
         guard let edited = try? handEdits(repairing: fix) else {
-            return [DoctorFinding("hand-edit", .problem, "the work tree could not be compared with the last commit")]
+            return [DoctorFinding("hand-edit", .problem, .workTreeNotCompared)]
         }
-        if edited.isEmpty { return [DoctorFinding("hand-edit", .ok, "no uncommitted changes in tasks/")] }
+        if edited.isEmpty { return [DoctorFinding("hand-edit", .ok, .noHandEdits)] }
         return edited.map {
-            DoctorFinding(
-                "hand-edit", .problem, path: $0, "\($0) was changed by hand and not committed",
-                advice: "commit it (git -C \(path) commit \($0)) or discard it (git -C \(path) checkout -- \($0))")
+            DoctorFinding("hand-edit", .problem, path: $0, .handEdit(path: $0), advice: .commitOrDiscard(repo: path, path: $0))
         }
     }
 
@@ -161,30 +159,31 @@ extension Household {
 
     func checkMergeDriver(_ options: DoctorOptions) -> [DoctorFinding] {
         let current = mergeDriver()
-        var problem: String?
+        var problem: DoctorFinding.DriverProblem?
         if let current {
             if let program = MergeDriverConfig.program(of: current, searchPath: options.searchPath), access(program, X_OK) == 0 {
                 if MergeDriverConfig.canonical(program) != MergeDriverConfig.canonical(options.executable) {
                     let theirs = runProgram([program, "--version"], input: "", deadline: monotonicSeconds() + 10)?.split(separator: "\n").first.map(String.init)
                     if theirs != options.version {
-                        problem = "the merge driver runs \(program), which is todo \(theirs ?? "of an unknown version"), not \(options.version)"
+                        problem = .otherVersion(program: program, version: theirs, expected: options.version)
                     }
                 }
             } else {
-                problem = "the merge driver names a program that does not exist (\(current))"
+                problem = .missingProgram(setting: current)
             }
         } else {
-            problem = "no merge driver is configured, so plain `git merge` would not merge task files field by field"
+            problem = .notConfigured
         }
         guard let problem else {
-            return [DoctorFinding("merge-driver", .ok, "the merge driver runs this todo (\(current ?? ""))")]
+            return [DoctorFinding("merge-driver", .ok, .mergeDriverRunsThis(setting: current ?? ""))]
         }
         if options.fix, (try? setMergeDriver(options.driverCommand)) != nil {
-            return [DoctorFinding("merge-driver", .fixed, problem + "; now set to \(options.driverCommand)")]
+            return [DoctorFinding("merge-driver", .fixed, .mergeDriver(problem, nowSetTo: options.driverCommand))]
         }
         return [
             DoctorFinding(
-                "merge-driver", .problem, problem, advice: "run `todo doctor --fix` to set it to \(options.driverCommand)", fixable: true)
+                "merge-driver", .problem, .mergeDriver(problem, nowSetTo: nil), advice: .setMergeDriver(command: options.driverCommand),
+                fixable: true)
         ]
     }
 
@@ -201,15 +200,13 @@ extension Household {
             }
             for m in members { ahead[m, default: (0, 0)].tasks += 1 }
         }
-        if ahead.isEmpty { return [DoctorFinding("clock", .ok, "no stamps more than a day ahead of this machine's clock")] }
+        if ahead.isEmpty { return [DoctorFinding("clock", .ok, .clocksInStep)] }
         return ahead.keys.sorted().map { member in
             let a = ahead[member] ?? (0, 0)
             let days = (a.newest.subtractingReportingOverflow(now).partialValue) / 86_400_000
-            let who = member.isEmpty ? "a member" : member
+            let who = member.isEmpty ? nil : member
             return DoctorFinding(
-                "clock", .problem,
-                "\(who) wrote stamps up to \(days) day\(days == 1 ? "" : "s") ahead of this machine's clock (\(a.tasks) task\(a.tasks == 1 ? "" : "s"))",
-                advice: "ask \(who) to check their clock (or check this one); merges still converge")
+                "clock", .problem, .clockAhead(member: who, days: days, tasks: a.tasks), advice: .checkClock(member: who))
         }
     }
 
@@ -217,12 +214,12 @@ extension Household {
 
     func checkRemote(_ options: SyncOptions) -> [DoctorFinding] {
         guard let url = (try? remoteURL()).flatMap({ $0 }), !url.isEmpty else {
-            return [DoctorFinding("remote", .ok, "no remote: this household is not synced (todo remote set URL)")]
+            return [DoctorFinding("remote", .ok, .noRemote)]
         }
         let shown = redactedURL(url)
         do {
             guard let syncLock = try FileLock.acquire(path: repo.gitDirectory + "todo-sync.lock", timeout: 2) else {
-                return [DoctorFinding("remote", .ok, "a sync is running; the remote \(shown) was not checked")]
+                return [DoctorFinding("remote", .ok, .syncRunning(remote: shown))]
             }
             defer { withExtendedLifetime(syncLock) {} }
             try Self.chooseCertificates(repo, options)
@@ -235,36 +232,32 @@ extension Household {
             let waiting = isWaitingForRemote()
             guard let tip = try quarantine.repo.resolve(reference: Self.fetchRef) else {
                 if waiting {
-                    return [DoctorFinding("remote", .ok, "\(shown) is reachable and has no history yet: this household waits for it, and tasks added here join it on the first sync after the household's creator has synced")]
+                    return [DoctorFinding("remote", .ok, .remoteWaiting(remote: shown))]
                 }
-                return [DoctorFinding("remote", .ok, "\(shown) is reachable and empty; the next sync sends this household's history")]
+                return [DoctorFinding("remote", .ok, .remoteEmpty(remote: shown))]
             }
             let unrelated = try have.first.map { try quarantine.repo.mergeBase($0, tip) == nil } ?? false
             if unrelated && !waiting {
                 return [
                     DoctorFinding(
-                        "remote", .problem, "the main of \(shown) shares no history with this household: it is another household",
-                        advice: "sync refuses to merge it. " + unrelatedAdvice(url: url).split(separator: "\n").joined(separator: " "))
+                        "remote", .problem, .remoteIsAnotherHousehold(remote: shown), advice: .anotherHousehold(remote: shown, household: name))
                 ]
             }
             if let (info, problem) = try Incoming.firstProblem(quarantine.repo, tip: tip, have: have) {
                 return [
                     DoctorFinding(
-                        "remote", .problem,
-                        "\(shown) has \(problem) in commit \(info.id.hex.prefix(10)) by \(info.author.name) <\(info.author.email)>",
-                        advice: "sync refuses it; ask that member to remove it with a new commit")
+                        "remote", .problem, .remoteHasRefused(remote: shown, problem: problem, commit: CommitFacts(info)),
+                        advice: .askAuthorToRemove)
                 ]
             }
             if unrelated {
-                return [DoctorFinding("remote", .ok, "\(shown) holds the household's history now: this household waits for it, and the next sync joins it with the tasks added here on top")]
+                return [DoctorFinding("remote", .ok, .remoteToJoin(remote: shown))]
             }
-            return [DoctorFinding("remote", .ok, "\(shown) is reachable and its main shares history with this household")]
+            return [DoctorFinding("remote", .ok, .remoteShared(remote: shown))]
         } catch let e as SyncError {
-            let lines = e.message.split(separator: "\n").map(String.init)
-            return [DoctorFinding("remote", .problem, lines.first ?? "", advice: lines.dropFirst().joined(separator: " "))]
+            return [DoctorFinding("remote", .problem, .syncFailed(e), advice: .syncFailed(e))]
         } catch {
-            let e = Self.syncError(local: error, path: path)
-            return [DoctorFinding("remote", .problem, e.message.split(separator: "\n").first.map(String.init) ?? "")]
+            return [DoctorFinding("remote", .problem, .syncFailed(Self.syncError(local: error, path: path)))]
         }
     }
 }

@@ -19,8 +19,7 @@ extension Household {
             guard let id = Self.taskID(path: b.path), let head = snap.commit else {
                 findings.append(
                     DoctorFinding(
-                        "task-file", .problem, path: b.path, "\(b.path) is not a task file (\(b.reason))",
-                        advice: "move or remove it with git (git rm \(b.path), then git commit)"))
+                        "task-file", .problem, path: b.path, .notATaskFile(path: b.path, reason: b.reason), advice: .removeWithGit(path: b.path)))
                 continue
             }
             if let version = try lastReadable(id, path: b.path, head: head) {
@@ -28,8 +27,7 @@ extension Household {
             } else {
                 findings.append(
                     DoctorFinding(
-                        "task-file", .problem, path: b.path, "\(b.path) cannot be read (\(b.reason)) and never could be",
-                        advice: "fix it by hand and commit it with git"))
+                        "task-file", .problem, path: b.path, .neverReadable(path: b.path, reason: b.reason), advice: .fixByHand))
             }
         }
         var refused: [String] = []
@@ -40,8 +38,9 @@ extension Household {
                     findings.append(
                         DoctorFinding(
                             "task-file", .fixed, path: b.path,
-                            "\(b.path) could not be read (\(b.reason)); restored its version of commit \(v.commit.hex.prefix(10)) in commit \(commit.map { String($0.hex.prefix(10)) } ?? "-")"
-                        ))
+                            .restored(
+                                path: b.path, reason: b.reason, from: String(v.commit.hex.prefix(10)),
+                                in: commit.map { String($0.hex.prefix(10)) })))
                 }
                 restorable = []
             } catch StoreError.handEdits(_, let paths) {
@@ -49,13 +48,11 @@ extension Household {
             }
         }
         for (b, v) in restorable {
-            let advice =
-                refused.isEmpty
-                ? "run `todo doctor --fix` to restore its version of commit \(v.commit.hex.prefix(10)) with a new commit"
-                : "commit or discard the hand edits (\(refused.prefix(3).joined(separator: ", "))), then run `todo doctor --fix`"
+            let advice: DoctorFinding.Advice =
+                refused.isEmpty ? .restoreVersion(commit: String(v.commit.hex.prefix(10))) : .handEditsBlockFix(paths: refused)
             findings.append(
                 DoctorFinding(
-                    "task-file", .problem, path: b.path, "\(b.path) cannot be read (\(b.reason))", advice: advice, fixable: true))
+                    "task-file", .problem, path: b.path, .unreadable(path: b.path, reason: b.reason), advice: advice, fixable: true))
         }
         // Paths under tasks/ are the task files' own findings above; this is for the rest.
         if let tree = snap.tree,
@@ -63,9 +60,9 @@ extension Household {
             !bad.path.hasPrefix("tasks/")
         {
             findings.append(
-                DoctorFinding("task-file", .problem, "the household has \(bad.problem)", advice: "remove it with a new commit (git rm, then git commit)"))
+                DoctorFinding("task-file", .problem, .disallowedPath(bad.problem), advice: .removeWithNewCommit))
         }
-        if findings.isEmpty { findings.append(DoctorFinding("task-file", .ok, "every task file can be read")) }
+        if findings.isEmpty { findings.append(DoctorFinding("task-file", .ok, .taskFilesReadable)) }
         return findings
     }
 

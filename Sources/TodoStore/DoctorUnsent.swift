@@ -18,16 +18,13 @@ extension Household {
         if let tracking, try repo.isAncestor(head, of: tracking) { return [] }
         // Reported only when there is something to do: a sync says the rest.
         guard let (info, problem) = try Incoming.firstProblem(repo, tip: head, have: tracking.map { [$0] } ?? []) else { return [] }
-        let message = "commit \(info.id.hex.prefix(10)) by \(info.author.name) <\(info.author.email)>, not sent yet, has \(problem); other members' todo refuses it even if a later commit removes it"
+        let found = DoctorFinding.Fact.unsentRefused(commit: CommitFacts(info), problem: problem)
         if let tracking, try !repo.isAncestor(tracking, of: head) {
-            return [DoctorFinding("unsent", .problem, message, advice: "run `todo sync` (it merges what was fetched, then stops before sending), then `todo doctor --fix`")]
+            return [DoctorFinding("unsent", .problem, found, advice: .syncThenFix)]
         }
         guard fix else {
             return [
-                DoctorFinding(
-                    "unsent", .problem, message,
-                    advice: "run `todo doctor --fix`: one new commit on the remote's main takes the place of the unsent commits, with every task as it is now and without what is refused; they are kept under \(Self.setAsidePrefix)",
-                    fixable: true)
+                DoctorFinding("unsent", .problem, found, advice: .setAsideUnsent(prefix: Self.setAsidePrefix), fixable: true)
             ]
         }
         let commit: ObjectID, aside: String, dropped: [String]
@@ -35,15 +32,14 @@ extension Household {
             (commit, aside, dropped) = try setAsideUnsent(head: head, tracking: tracking, problem: problem)
         } catch StoreError.handEdits(_, let paths) {
             return [
-                DoctorFinding(
-                    "unsent", .problem, message,
-                    advice: "commit or discard the hand edits (\(paths.prefix(3).joined(separator: ", "))), then run `todo doctor --fix`", fixable: true)
+                DoctorFinding("unsent", .problem, found, advice: .handEditsBlockFix(paths: paths), fixable: true)
             ]
         }
         return [
             DoctorFinding(
                 "unsent", .fixed,
-                message + "; commit \(commit.hex.prefix(10)) now holds every task as it was\(dropped.isEmpty ? "" : ", without " + dropped.joined(separator: ", ")), and the commits it replaces are kept as \(aside)")
+                .unsentReplaced(
+                    commit: CommitFacts(info), problem: problem, replacement: String(commit.hex.prefix(10)), dropped: dropped, setAside: aside))
         ]
     }
 
@@ -52,7 +48,7 @@ extension Household {
     /// `setAsidePrefix`. Returns the commit, the ref that keeps the old one, and the paths left
     /// out (or made regular files); none when a later commit already removed what `problem`
     /// describes.
-    func setAsideUnsent(head: ObjectID, tracking: ObjectID?, problem: String) throws -> (ObjectID, String, [String]) {
+    func setAsideUnsent(head: ObjectID, tracking: ObjectID?, problem: FormatViolation) throws -> (ObjectID, String, [String]) {
         try withLock {
             try recoverInterruptedChange()
             let headTree = try repo.commit(head).tree
@@ -85,7 +81,7 @@ extension Household {
                 doctor: \(replaced) unsent commit\(replaced == 1 ? "" : "s") as one, without what other members refuse
 
                 The commits up to \(head.hex) held what other members' todo refuses
-                (\(problem)\(shown.isEmpty ? ", removed since" : "; left out here: " + shown.joined(separator: ", "))).
+                (\(problem.historyText)\(shown.isEmpty ? ", removed since" : "; left out here: " + shown.joined(separator: ", "))).
                 They were never sent. This commit holds every task as they left it; they are
                 kept as \(aside).
                 """

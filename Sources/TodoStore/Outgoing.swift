@@ -9,7 +9,7 @@ enum Outgoing {
     /// A file that may not be sent, and the commit that put it there.
     struct Refusal {
         let path: String
-        let problem: String
+        let problem: SendRefusal
         let commit: CommitInfo?
     }
 
@@ -23,10 +23,10 @@ enum Outgoing {
         for (id, _, blob) in try there.changedFiles(oldTasks: there.tasksTree, newTasks: here.tasksTree) {
             guard let id, let blob, let bad = try here.readProblem(blob: blob, id: id) else { continue }
             let commit = try introduced(repo, path: bad.path, blob: blob, head: head, hiding: hidden)
-            return Refusal(path: bad.path, problem: "cannot be read as a task (\(bad.reason))", commit: commit)
+            return Refusal(path: bad.path, problem: .unreadableTask(reason: bad.reason), commit: commit)
         }
         if let (info, problem) = try Incoming.firstProblem(repo, tip: head, have: hidden) {
-            return Refusal(path: "", problem: problem, commit: info)
+            return Refusal(path: "", problem: .disallowed(problem), commit: info)
         }
         return nil
     }
@@ -34,18 +34,16 @@ enum Outgoing {
     /// Throws the data error that stops a push when `check` finds something.
     static func validate(_ repo: Repository, head: ObjectID, remote: ObjectID?) throws {
         guard let r = try check(repo, head: head, remote: remote) else { return }
-        let by = r.commit.map { " (commit \($0.id.hex.prefix(10)) by \($0.author.name) <\($0.author.email)>)" } ?? ""
-        if r.path.isEmpty {
+        let by = r.commit.map(CommitFacts.init)
+        switch r.problem {
+        case .disallowed(let violation):
             // Receivers check every commit, so a later commit that removes the path does not
             // make this one acceptable: what is sent must not descend from it. It has never been
-            // sent, so `todo doctor --fix` sets the unsent commits aside (DoctorUnsent.swift).
-            throw SyncError(
-                .unsendable,
-                "Nothing was sent: this household has \(r.problem)\(by), and other members' todo refuses every commit that adds it, even if a later one removes it.\nRepair it with `todo doctor --fix`: one new commit on the remote's main takes the place of the commits not yet sent, with every task as it is now and without that path; those commits, which nobody else has, are kept under refs/todo/set-aside/.")
+            // sent, so the doctor's repair sets the unsent commits aside (DoctorUnsent.swift).
+            throw SyncError(.unsendable, .unsendablePath(violation, commit: by))
+        case .unreadableTask(let reason):
+            throw SyncError(.unsendable, .unsendableFile(path: r.path, reason: reason, commit: by))
         }
-        throw SyncError(
-            .unsendable,
-            "Nothing was sent: the task file \(r.path) \(r.problem)\(by).\nRepair it with a new commit: `todo doctor --fix` restores its last readable version, or fix the file and commit it with git. Never rewrite history that others may have.")
     }
 
     /// The newest commit between `head` and `hiding` that has `blob` at `path` while none of its
@@ -65,4 +63,12 @@ enum Outgoing {
         }
         return found
     }
+}
+
+/// Why something here may not be sent.
+public enum SendRefusal: Sendable {
+    /// A changed task file that cannot be read as a task: the reader's reason.
+    case unreadableTask(reason: String)
+    /// A commit not yet sent adds what the format does not allow.
+    case disallowed(FormatViolation)
 }

@@ -13,69 +13,35 @@ extension Network {
         let shown = redactedURL(url)
         let detail = "\(e.description)\n" + exit.stderr
         if let why = exit.notStarted {
-            return SyncError(
-                .configuration,
-                "Could not run ssh for the household remote (\(exit.command.command): \(why)).\nInstall OpenSSH's client, or check GIT_SSH_COMMAND, git's core.sshCommand or GIT_SSH.",
-                detail: detail)
+            return SyncError(.configuration, .sshNotRunnable(command: exit.command.command, reason: why), detail: detail)
         }
         let target = exit.address.port.map { "-p \($0) \(exit.address.destination)" } ?? exit.address.destination
         switch exit.problem {
         case .hostKeyChanged(let host, let fingerprint):
-            let name = host ?? exit.address.host
-            let presented = fingerprint.map { " (it now presents \($0))" } ?? ""
             return SyncError(
-                .configuration,
-                """
-                The ssh host key of \(name) has CHANGED since it was recorded in known_hosts\(presented). This may be an attack: another machine may be answering in the server's place. Nothing was fetched or sent.
-                Check it before anything else: on the server itself, show its key's fingerprint with `ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub` and compare. Only if it matches (the server was reinstalled or its key renewed), remove the old key with `ssh-keygen -R '\(name)'` and connect once with `ssh \(target)` to record the new one.
-                """,
-                detail: detail)
+                .configuration, .hostKeyChanged(host: host ?? exit.address.host, presented: fingerprint, target: target), detail: detail)
         case .hostKeyUnknown:
-            return SyncError(
-                .configuration,
-                """
-                The ssh host key of \(exit.address.host) is not known yet (not in known_hosts), so the remote cannot be trusted yet. Nothing was fetched or sent.
-                Connect once at a terminal with `ssh \(target)`: compare the fingerprint ssh shows with the server's own (`ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub` on the server) and answer yes only if they match.
-                """,
-                detail: detail)
+            return SyncError(.configuration, .hostKeyUnknown(host: exit.address.host, target: target), detail: detail)
         case .authentication(let said):
             let locked = exit.batch ? Self.lockedKeys(exit) : []
             if let key = locked.first {
-                return SyncError(
-                    .authentication,
-                    """
-                    The household remote \(shown) did not accept your credentials: the ssh key \(key) needs its passphrase, and without a terminal (cron, --quiet) nobody can be asked for it, and ssh-agent does not hold it.
-                    Load it into ssh-agent with `ssh-add \(key)` so that sync can use it unattended, or run `todo sync` at a terminal to be asked.
-                    """,
-                    detail: detail)
+                return SyncError(.authentication, .sshKeyLocked(remote: shown, key: key), detail: detail)
             }
             return SyncError(
                 .authentication,
-                """
-                The household remote \(shown) did not accept your credentials (\(said.hasSuffix(".") ? String(said.dropLast()) : said)).
-                Check that your public key is in the server's authorized_keys for \(exit.address.user ?? "your user"), and that ssh finds the key: load it into ssh-agent (ssh-add), or name it with IdentityFile in ~/.ssh/config.
-                """,
+                .sshCredentialsRefused(remote: shown, said: said.hasSuffix(".") ? String(said.dropLast()) : said, user: exit.address.user),
                 detail: detail)
         case .unresolvable(let host):
-            return SyncError(
-                .transient,
-                """
-                Could not find the host \(host ?? exit.address.host) of the household remote \(shown): ssh could not resolve the name.
-                If it is a Host alias, check that ~/.ssh/config defines it (with its HostName); if the host is on your home network, sync again when you are back on it.
-                """,
-                detail: detail)
+            return SyncError(.transient, .sshHostUnresolvable(remote: shown, host: host ?? exit.address.host), detail: detail)
         case .refused(let said), .timedOut(let said):
-            return SyncError(.transient, "Could not reach the household remote \(shown) (\(said)).", detail: detail)
+            return SyncError(.transient, .unreachable(remote: shown, said: said), detail: detail)
         case .noRepository:
             return classify(.notFound, e, what: what, refusedHost: nil)
         case .noGitOnServer(let said):
-            return SyncError(
-                .configuration,
-                "The server of \(shown) has no git for ssh logins (\(said)).\nInstall git there, or make git-upload-pack and git-receive-pack reachable on the PATH of non-interactive logins.",
-                detail: detail)
+            return SyncError(.configuration, .noGitOnServer(remote: shown, said: said), detail: detail)
         case .other(let said):
             guard exit.status == 255 else { return nil }
-            return SyncError(.transient, "The ssh connection to \(shown) failed (\(said)).", detail: detail)
+            return SyncError(.transient, .sshFailed(remote: shown, said: said), detail: detail)
         }
     }
 

@@ -28,7 +28,7 @@ public struct HouseholdStatus: Sendable {
     public struct Blocked: Sendable {
         /// The task file's path; empty when a commit's content is the problem.
         public let path: String
-        public let problem: String
+        public let problem: SendRefusal
         /// The commit that introduced it, when known.
         public let commit: CommitInfo?
     }

@@ -1,11 +1,8 @@
 import GitKit
 
 /// Why a sync failed: a code a caller can switch on, the class it belongs to (by what the user
-/// can do about it; each class has its exit code, README "Exit codes"), one or two sentences
-/// for the user, and the underlying cause.
-///
-/// The message is composed here rather than in the command layer because `todo status` shows
-/// the last one, recorded in `.git/todo/sync-state` by the sync itself.
+/// can do about it; each class has its exit code, README "Exit codes"), the problem with its
+/// facts, and the underlying cause. The front end words the problem (`SyncProblem`).
 public struct SyncError: Error, Sendable {
     public enum Class: String, Sendable {
         /// Try again later: connection refused or reset, DNS, timeout, server busy, push race.
@@ -51,33 +48,43 @@ public struct SyncError: Error, Sendable {
 
     public let code: Code
     public let kind: Class
-    /// One or two plain sentences: what happened and what to do.
-    public private(set) var message: String
+    /// What happened, with its facts.
+    public let problem: SyncProblem
+    /// Set on a failure to try again later while changes wait to be sent: they are safe.
+    public private(set) var unsent: Unsent?
     /// libgit2's class, code and message, for `--verbose`.
     public let detail: String?
     /// The failure underneath, when there is one.
     public let cause: Cause?
 
-    public init(_ code: Code, _ message: String, detail: String? = nil, cause: Cause? = nil) {
+    /// Changes that wait to be sent, and when they will be.
+    public struct Unsent: Sendable {
+        public let count: Int
+        /// The household waits for the remote's first history (Join.swift): they go on the
+        /// first sync after the household's creator has synced, not simply on the next one.
+        public let waitingForRemote: Bool
+    }
+
+    public init(_ code: Code, _ problem: SyncProblem, detail: String? = nil, cause: Cause? = nil) {
         self.code = code
         self.kind = code.kind ?? .local
-        self.message = message
+        self.problem = problem
         self.detail = detail
         self.cause = cause
     }
 
-    /// The same failure with another sentence after the message.
-    func appending(_ sentence: String) -> SyncError {
+    /// The same failure, noting the changes that wait to be sent.
+    func noting(unsent: Unsent) -> SyncError {
         var e = self
-        e.message += "\n" + sentence
+        e.unsent = unsent
         return e
     }
 
     /// A failure known only by its class.
-    public init(_ kind: Class, _ message: String, detail: String? = nil) {
+    public init(_ kind: Class, _ problem: SyncProblem, detail: String? = nil) {
         self.code = .unspecified
         self.kind = kind
-        self.message = message
+        self.problem = problem
         self.detail = detail
         self.cause = nil
     }

@@ -1,26 +1,54 @@
 import GitKit
 
+/// Something the household format does not allow in a commit, and where (docs/FORMAT.md). Other
+/// members' todo refuses every commit that adds it.
+public struct FormatViolation: Sendable {
+    public enum Kind: Sendable, Equatable {
+        case symbolicLink
+        case submodule
+        case executableFile
+        /// `.gitattributes` larger than `Incoming.maxAttributesSize`.
+        case oversizedFile
+        /// A path outside what the format names (`tasks/XX/ID.json`, `.gitattributes`).
+        case pathNotAllowed
+        /// A task file larger than 1 MiB.
+        case oversizedTaskFile(bytes: Int)
+    }
+
+    public let kind: Kind
+    public let path: String
+
+    /// The words for a commit message (history is data, the same for every front end).
+    var historyText: String {
+        let shown = "\"\(path)\""
+        switch kind {
+        case .symbolicLink: return "a symbolic link at \(shown)"
+        case .submodule: return "a submodule at \(shown)"
+        case .executableFile: return "an executable file at \(shown)"
+        case .oversizedFile: return "an oversized file at \(shown)"
+        case .pathNotAllowed: return "a path the household format does not allow, \(shown)"
+        case .oversizedTaskFile(let bytes): return "an oversized task file (\(bytes) bytes) at \(shown)"
+        }
+    }
+}
+
 /// What the household format allows in a commit received from a remote.
 enum Incoming {
     static let maxAttributesSize = 4 << 10
 
     /// Checks every commit reachable from `tip` and from none of `have` (commits this household
     /// already holds or checked before). Each commit's tree is compared with its first parent's,
-    /// so only what changed is read. Throws a data error naming the path, the commit and its
-    /// author.
+    /// so only what changed is read. Throws a data error with the violation and the commit.
     static func validate(_ repo: Repository, tip: ObjectID, have: [ObjectID]) throws {
         if let (info, problem) = try firstProblem(repo, tip: tip, have: have) {
-            let who = "\(info.author.name) <\(info.author.email)>"
-            throw SyncError(
-                .remoteData,
-                "The remote has \(problem) in commit \(info.id.hex.prefix(10)) by \(who).\nNothing was merged; ask that member to remove it, or check the remote.")
+            throw SyncError(.remoteData, .remoteData(problem, commit: CommitFacts(info)))
         }
     }
 
     /// The first commit reachable from `tip` and from none of `have` that adds something the
-    /// format does not allow, and that thing, described; nil when all is well.
-    static func firstProblem(_ repo: Repository, tip: ObjectID, have: [ObjectID]) throws -> (CommitInfo, String)? {
-        var found: (CommitInfo, String)?
+    /// format does not allow, and that thing; nil when all is well.
+    static func firstProblem(_ repo: Repository, tip: ObjectID, have: [ObjectID]) throws -> (CommitInfo, FormatViolation)? {
+        var found: (CommitInfo, FormatViolation)?
         try repo.walk(from: tip, hiding: have, sorted: false) { oid in
             let info = try repo.commit(oid)
             let parentTree = try info.parents.first.map { try repo.commit($0).tree }
@@ -33,16 +61,16 @@ enum Incoming {
         return found
     }
 
-    /// The first disallowed entry under `prefix`, described; nil when all is well.
-    static func check(_ repo: Repository, tree: ObjectID, old: ObjectID?, prefix: String) throws -> String? {
+    /// The first disallowed entry under `prefix`; nil when all is well.
+    static func check(_ repo: Repository, tree: ObjectID, old: ObjectID?, prefix: String) throws -> FormatViolation? {
         try disallowed(repo, tree: tree, old: old, prefix: prefix, all: false).first?.problem
     }
 
-    /// An entry the format does not allow: its path, the entry, and the problem described.
+    /// An entry the format does not allow: its path, the entry, and what is wrong with it.
     struct Disallowed {
         let path: String
         let entry: TreeEntry
-        let problem: String
+        let problem: FormatViolation
     }
 
     /// The disallowed entries of `tree` under `prefix` that differ from `old`'s: the first one
@@ -54,12 +82,11 @@ enum Incoming {
         for e in try repo.treeEntries(tree) {
             if let o = before[e.name], o.id == e.id, o.mode == e.mode { continue }
             let path = prefix + e.name
-            let shown = "\"\(path)\""
-            func problem() throws -> String? {
+            func problem() throws -> FormatViolation.Kind? {
                 switch e.mode {
-                case 0o120000: return "a symbolic link at \(shown)"
-                case 0o160000: return "a submodule at \(shown)"
-                case 0o100755: return "an executable file at \(shown)"
+                case 0o120000: return .symbolicLink
+                case 0o160000: return .submodule
+                case 0o100755: return .executableFile
                 default: break
                 }
                 let oldTree = before[e.name].flatMap { $0.kind == .tree ? $0.id : nil }
@@ -68,26 +95,26 @@ enum Incoming {
                     if e.name == "tasks" && e.kind == .tree {
                         found += try disallowed(repo, tree: e.id, old: oldTree, prefix: "tasks/", all: all)
                     } else if e.name == MergeSetup.attributesPath && e.mode == 0o100644 {
-                        if try repo.blobSize(e.id) > maxAttributesSize { return "an oversized file at \(shown)" }
+                        if try repo.blobSize(e.id) > maxAttributesSize { return .oversizedFile }
                     } else {
-                        return "a path the household format does not allow, \(shown)"
+                        return .pathNotAllowed
                     }
                 case "tasks/":
                     guard e.kind == .tree, e.name.utf8.count == 2, e.name.utf8.allSatisfy(isLowerHex) else {
-                        return "a path the household format does not allow, \(shown)"
+                        return .pathNotAllowed
                     }
                     found += try disallowed(repo, tree: e.id, old: oldTree, prefix: path + "/", all: all)
                 default:
                     let dir = String(prefix.dropFirst(6).dropLast())
                     guard e.mode == 0o100644, Snapshot.taskID(fileName: e.name, dir: dir) != nil else {
-                        return "a path the household format does not allow, \(shown)"
+                        return .pathNotAllowed
                     }
                     let size = try repo.blobSize(e.id)
-                    if size > 1 << 20 { return "an oversized task file (\(size) bytes) at \(shown)" }
+                    if size > 1 << 20 { return .oversizedTaskFile(bytes: Int(size)) }
                 }
                 return nil
             }
-            if let p = try problem() { found.append(Disallowed(path: path, entry: e, problem: p)) }
+            if let p = try problem() { found.append(Disallowed(path: path, entry: e, problem: FormatViolation(kind: p, path: path))) }
             if !all && !found.isEmpty { return Array(found.prefix(1)) }
         }
         return found

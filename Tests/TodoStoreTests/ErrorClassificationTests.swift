@@ -178,6 +178,6 @@ private func gitError(_ message: String, code: Int32 = generic, errorClass: Int3
         (.unknownHostKey, .configuration), (.remoteData, .data), (.diskFull, .local),
     ])
     func everySyncCodeHasItsClass(_ code: SyncError.Code, _ kind: SyncError.Class) {
-        #expect(SyncError(code, "m").kind == kind)
+        #expect(SyncError(code, .noRemote).kind == kind)
     }
 }

@@ -63,16 +63,16 @@ struct DoctorCommand: ParsableCommand {
                                 findings.map { f in
                                     .object([
                                         ("check", .string(f.check)), ("status", .string(f.status.rawValue)),
-                                        ("path", f.path.map { .string($0) } ?? .null), ("message", .string(f.message)),
-                                        ("advice", f.advice.map { .string($0) } ?? .null), ("fixable", .bool(f.fixable)),
+                                        ("path", f.path.map { .string($0) } ?? .null), ("message", .string(DoctorMessages.message(f))),
+                                        ("advice", DoctorMessages.advice(f).map { .string($0) } ?? .null), ("fixable", .bool(f.fixable)),
                                     ])
                                 })
                         ),
                     ])))
         } else {
             for f in findings {
-                var line = "\(f.status.rawValue): \(f.check): \(Terminal.safe(sentence(f.message)))"
-                if let advice = f.advice, !advice.isEmpty { line += " " + Terminal.safe(sentence(advice.prefix(1).uppercased() + advice.dropFirst())) }
+                var line = "\(f.status.rawValue): \(f.check): \(Terminal.safe(sentence(DoctorMessages.message(f))))"
+                if let advice = DoctorMessages.advice(f), !advice.isEmpty { line += " " + Terminal.safe(sentence(advice.prefix(1).uppercased() + advice.dropFirst())) }
                 out.line(line)
             }
         }

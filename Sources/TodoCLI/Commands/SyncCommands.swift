@@ -14,12 +14,13 @@ extension SyncOptions {
         o.home = Env.userHome
         o.certificateFile = Env.get("GIT_SSL_CAINFO")
         o.logDirectory = (Env.get("XDG_STATE_HOME").map(Env.trimSlash) ?? Env.trimSlash(Env.userHome) + "/.local/state") + "/todo"
+        o.describe = { SyncMessages.text($0.problem) }
         o.interactive = !quiet && Terminal.stderrIsTTY && isatty(STDIN_FILENO) == 1
         if !quiet && Terminal.stderrIsTTY {
             let started = monotonicNow()
-            o.progress = { line in
+            o.progress = { p in
                 // Only transfers that take longer than a moment get a progress line.
-                if monotonicNow() - started > 1 { printProgress(line) }
+                if monotonicNow() - started > 1 { printProgress(SyncMessages.progress(p)) }
             }
         }
         return o
@@ -290,7 +291,7 @@ struct StatusCommand: ParsableCommand {
                 ("newConflicts", .number("\(s.newConflicts)")),
                 ("unsentUnreadable", .array(s.unsentUnreadable.map { .string($0) })),
                 ("blocked", s.blocked.map { b in .object([
-                    ("path", .string(b.path)), ("problem", .string(b.problem)),
+                    ("path", .string(b.path)), ("problem", .string(SyncMessages.refusal(b.problem))),
                     ("commit", b.commit.map { .string($0.id.hex) } ?? .null),
                 ]) } ?? .null),
                 ("waiting", .bool(s.waiting)),
@@ -312,7 +313,8 @@ struct StatusCommand: ParsableCommand {
         out.line("Not sent:  \(s.unsent.count) task\(s.unsent.count == 1 ? "" : "s")\(brokenFiles)")
         if let b = s.blocked {
             let by = b.commit.map { " (commit \($0.id.hex.prefix(10)) by \(Terminal.safe($0.author.name)))" } ?? ""
-            let what = b.path.isEmpty ? "this household has \(Terminal.safe(b.problem))" : "\(Terminal.safe(b.path)) \(Terminal.safe(b.problem))"
+            let problem = Terminal.safe(SyncMessages.refusal(b.problem))
+            let what = b.path.isEmpty ? "this household has \(problem)" : "\(Terminal.safe(b.path)) \(problem)"
             out.line("Blocked:   nothing can be sent: \(what)\(by).")
             out.line("           Repair it with `todo doctor --fix`, then `todo sync`.")
         }

@@ -28,17 +28,11 @@ extension Household {
                     try repo.fetch(url: url, refspecs: ["+refs/heads/main:\(trackingRef)"], callbacks: cb)
                 }
             } catch let e as SyncError where e.code == .noRepository {
-                // There is no household yet to run `todo remote` in.
-                throw SyncError(
-                    .noRepository,
-                    "There is no git repository at \(shown). Nothing was created.\nCheck the URL with whoever set up the household; to start a household there yourself, create the repository (git init --bare) and run `todo init --remote URL`.",
-                    detail: e.detail, cause: e.cause)
+                throw SyncError(.noRepository, .noRepositoryToJoin(remote: shown), detail: e.detail, cause: e.cause)
             }
             if let tip = try repo.resolve(reference: trackingRef) {
                 if (try? looksLikeHousehold(repo, tip: tip)) == false {
-                    throw SyncError(
-                        .notAHousehold,
-                        "The main branch of \(shown) is not a todo household: it has neither a tasks/ folder nor todo's merge setup in .gitattributes. Nothing was created.\nCheck the URL: `todo clone` needs the remote a household syncs with (the URL its creator gave `todo init --remote`).")
+                    throw SyncError(.notAHousehold, .notAHousehold(remote: shown))
                 }
                 try Incoming.validate(repo, tip: tip, have: [])
                 try repo.updateReference(branch, to: tip, expected: nil, message: "clone")

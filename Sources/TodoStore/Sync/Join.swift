@@ -102,20 +102,9 @@ extension Household {
             changedTasks: diff.compactMap(\.0), futureWrites: [])
     }
 
-    /// What to do when the remote holds another household's history: the two ways out.
-    func unrelatedAdvice(url: String) -> String {
-        """
-        If the remote's URL is wrong, set the right one with `todo remote set URL`.
-        If this household was made on its own and you mean to join the one on the remote, clone that one under a new name and move your tasks over: `todo clone \(redactedURL(url)) --household NEW`, then `todo -H \(name) list --all --json | todo -H NEW import -`.
-        """
-    }
-
     /// A sync refused because the remote's history is another household's.
     func unrelatedHistoriesError(url: String) -> SyncError {
-        SyncError(
-            .unrelatedHistories,
-            "The remote's history has nothing in common with this household's, so it is another household. Nothing was merged or sent.\n"
-                + unrelatedAdvice(url: url))
+        SyncError(.unrelatedHistories, .anotherHousehold(remote: redactedURL(url), household: name))
     }
 
     /// Whether the commit `tip` looks like a household's: it has a `tasks` folder or the merge

@@ -49,11 +49,11 @@ final class Network {
             if let progress = options.progress {
                 callbacks.transferProgress = { p in
                     guard p.totalObjects > 0 else { return }
-                    progress("Receiving objects: \(p.receivedObjects * 100 / p.totalObjects)% (\(p.receivedObjects)/\(p.totalObjects))")
+                    progress(.receiving(done: p.receivedObjects, total: p.totalObjects))
                 }
                 callbacks.pushProgress = { current, total, _ in
                     guard total > 0 else { return }
-                    progress("Sending objects: \(current * 100 / total)% (\(current)/\(total))")
+                    progress(.sending(done: current, total: total))
                 }
             }
             let sockets = TransferSockets()
@@ -94,55 +94,35 @@ final class Network {
             text: e.message)
         switch shape {
         case .timeout:
-            return SyncError(.timeout, "The household remote did not answer within \(Int(options.timeout)) seconds (\(what)).", detail: detail, cause: cause)
+            return SyncError(.timeout, .timedOut(seconds: Int(options.timeout), step: what), detail: detail, cause: cause)
         case .refused:
-            return SyncError(.unreachable, "Could not reach the household remote \(shown) (\(e.message)).", detail: detail, cause: cause)
+            return SyncError(.unreachable, .unreachable(remote: shown, said: e.message), detail: detail, cause: cause)
         case .dns:
-            return SyncError(.hostNotFound, "Could not find the host of the household remote \(shown) (\(e.message)).", detail: detail, cause: cause)
+            return SyncError(.hostNotFound, .hostNotFound(remote: shown, said: e.message), detail: detail, cause: cause)
         case .busy:
-            return SyncError(.remoteBusy, "The household remote is busy (\(e.message)).", detail: detail, cause: cause)
+            return SyncError(.remoteBusy, .remoteBusy(said: e.message), detail: detail, cause: cause)
         case .auth:
-            // https: ssh's refusals are explained in SSHFailure.swift.
+            // https: ssh's refusals are told apart in SSHFailure.swift.
             if credentials.askedOnlyForKerberos {
-                return SyncError(
-                    .credentialsRefused,
-                    "The household remote \(shown) asks for Kerberos sign-in (HTTP Negotiate), which todo does not offer.\nAsk for password sign-in on that server, or use an ssh remote.",
-                    detail: detail, cause: cause)
+                return SyncError(.credentialsRefused, .kerberosOnly(remote: shown), detail: detail, cause: cause)
             }
-            return SyncError(
-                .credentialsRefused,
-                "The household remote \(shown) did not accept your credentials.\nStore the password with a git credential helper.",
-                detail: detail, cause: cause)
+            return SyncError(.credentialsRefused, .credentialsRefused(remote: shown), detail: detail, cause: cause)
         case .hostKey:
             // Only a transport of libgit2's that checks host keys itself gets here: ssh runs
-            // OpenSSH, whose refusals SSHFailure.swift explains.
-            return SyncError(
-                .unknownHostKey,
-                "The ssh host key of \(refusedHost ?? "the server") could not be verified, so the remote cannot be trusted yet.\nConnect once at a terminal with `ssh HOST` and compare the fingerprint it shows with the server's own.",
-                detail: detail, cause: cause)
+            // OpenSSH, whose refusals SSHFailure.swift tells apart.
+            return SyncError(.unknownHostKey, .hostKeyUnverified(host: refusedHost), detail: detail, cause: cause)
         case .certificate:
-            return SyncError(
-                .untrustedCertificate,
-                "The https certificate of \(refusedHost ?? shown) is not trusted.\nInstall its CA certificate in the system store (update-ca-certificates) or name it in git's http.sslCAInfo setting.",
-                detail: detail, cause: cause)
+            return SyncError(.untrustedCertificate, .untrustedCertificate(host: refusedHost ?? shown), detail: detail, cause: cause)
         case .notFound where syncedBefore && Household.localPath(url) != nil:
-            return SyncError(
-                .remoteMissing,
-                "The household remote \(shown) is missing, though earlier syncs found it there.\nIf it is on a drive or a network share, check that it is mounted, and check the URL with `todo remote`. Do not create a new repository there: that would split the household.",
-                detail: detail, cause: cause)
+            return SyncError(.remoteMissing, .remoteMissing(remote: shown), detail: detail, cause: cause)
         case .notFound where syncedBefore:
-            return SyncError(
-                .noRepository,
-                "There is no git repository at \(shown), though earlier syncs found one there.\nCheck that the server still serves it and the URL with `todo remote`. Do not create a new repository there: that would split the household.",
-                detail: detail, cause: cause)
+            return SyncError(.noRepository, .repositoryGone(remote: shown), detail: detail, cause: cause)
         case .notFound:
-            return SyncError(
-                .noRepository, "There is no git repository at \(shown).\nCheck the URL with `todo remote`, or create the repository there (git init --bare).",
-                detail: detail, cause: cause)
+            return SyncError(.noRepository, .noRepository(remote: shown), detail: detail, cause: cause)
         case .badURL:
-            return SyncError(.badURL, "\(shown) is not a remote URL todo understands (use a path, file://, git://, ssh:// or https://).", detail: detail, cause: cause)
+            return SyncError(.badURL, .badURL(remote: shown), detail: detail, cause: cause)
         case .other:
-            return SyncError(.unreachable, "The sync with \(shown) failed (\(e.message)).", detail: detail, cause: cause)
+            return SyncError(.unreachable, .failed(remote: shown, said: e.message), detail: detail, cause: cause)
         }
     }
 }

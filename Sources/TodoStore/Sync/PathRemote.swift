@@ -55,8 +55,7 @@ extension Household {
         do {
             _ = try remote.commit(tip)
         } catch {
-            throw SyncError(
-                .remoteData, "The remote's main points at \(tip.hex.prefix(10)), which is not a commit it holds.\nNothing was merged; check the remote.")
+            throw SyncError(.remoteData, .remoteMainNotACommit(commit: String(tip.hex.prefix(10))))
         }
         // Only what the remote's main reaches counts as shared: a sync killed while copying into
         // the remote can leave our newest commits there without their history.

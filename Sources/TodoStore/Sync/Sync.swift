@@ -67,49 +67,44 @@ extension Household {
             return report
         } catch {
             let e = (error as? SyncError) ?? Self.syncError(local: error, path: path)
-            recordSync(at: started, error: e)
-            log.append(e)
+            let said = Self.firstLine(options.describe?(e) ?? String(describing: e.problem))
+            recordSync(at: started, error: e, said: said)
+            log.append(e, said: said)
             throw withUnsentNote(e)
         }
     }
 
-    /// A failure to try again later says that what waits to be sent is safe.
+    /// A failure to try again later notes what waits to be sent (it is safe).
     func withUnsentNote(_ e: SyncError) -> SyncError {
-        // The message of a sync outrun by other pushes says so already.
+        // A sync outrun by other pushes says so already.
         guard e.kind == .transient || e.kind == .local, e.code != .pushRaces,
             let n = try? status().unsent.count, n > 0
         else { return e }
-        // A household waiting for the remote's first history sends nothing until that exists.
-        let when = isWaitingForRemote() ? "on the first sync after the household's creator has synced" : "on the next sync"
-        return e.appending("Your \(n) change\(n == 1 ? " is" : "s are") saved and will be sent \(when).")
+        return e.noting(unsent: .init(count: n, waitingForRemote: isWaitingForRemote()))
     }
 
     static func syncError(local error: Error, path: String) -> SyncError {
         switch StoreError.from(error, path: path) {
         case .diskFull(_, let cause):
-            return SyncError(.diskFull, "The disk is full. Nothing was lost; free some space and sync again.", cause: cause)
+            return SyncError(.diskFull, .diskFull, cause: cause)
         case .locked:
-            return SyncError(.householdBusy, "The household was busy for too long. Nothing was lost; sync again in a moment.")
+            return SyncError(.householdBusy, .householdBusy)
         case .handEdits(_, let paths):
-            return SyncError(
-                .handEdits,
-                "Task files were changed by hand and not committed (\(paths.prefix(3).joined(separator: ", "))).\nCommit or discard them with git, then sync again.")
+            return SyncError(.handEdits, .handEdits(paths: paths))
         case .mergeFailed(let failures):
-            return SyncError(.mergeFailed, failures.prefix(3).map(\.description).joined(separator: "\n") + "\nNothing was merged.")
+            return SyncError(.mergeFailed, .mergeFailed(failures))
         case .unrelatedHistories:
-            return SyncError(
-                .unrelatedHistories,
-                "The remote's history has nothing in common with this household's, so it is another household.\nNothing was merged; check the remote URL (todo remote).")
+            return SyncError(.unrelatedHistories, .unrelatedHistories)
         case .git(let g):
-            return SyncError(.repository, "The household repository could not be updated (\(g.message)). Nothing was lost.", detail: g.description)
+            return SyncError(.repository, .repository(said: g.message), detail: g.description)
         case let other:
-            return SyncError(.local, "\(other)")
+            return SyncError(.local, .store(other))
         }
     }
 
     private func syncLocked(_ options: SyncOptions) throws -> SyncReport {
         guard let url = try remoteURL(), !url.isEmpty else {
-            throw SyncError(.noRemote, "This household has no remote. Set one with `todo remote set URL`.")
+            throw SyncError(.noRemote, .noRemote)
         }
         guard let syncLock = try FileLock.acquire(path: repo.gitDirectory + "todo-sync.lock", timeout: 2) else {
             // An overlapping run (cron's next one while a slow sync still runs) is no failure:
@@ -191,9 +186,7 @@ extension Household {
             }
             // Someone pushed first: fetch and merge again.
         }
-        throw SyncError(
-            .pushRaces,
-            "Other members kept pushing while this sync ran (\(options.maxRounds) rounds). Your changes are saved and will be sent on the next sync.")
+        throw SyncError(.pushRaces, .pushRaces(rounds: options.maxRounds))
     }
 
     /// Task files changed between what the remote had and what we pushed.
@@ -231,9 +224,7 @@ extension Household {
         }
         guard let refusal else { return true }
         if refusal.isRefUpdateRace { return false }
-        throw SyncError(
-            .pushRefused,
-            "The household remote \(redactedURL(url)) refused the push of main (\(refusal.reason)).\nYour changes are saved; ask whoever runs the remote to allow pushes to main.")
+        throw SyncError(.pushRefused, .pushRefused(remote: redactedURL(url), reason: refusal.reason))
     }
 
     /// Which CA certificates https trusts: `GIT_SSL_CAINFO`, else git's `http.sslCAInfo`, else

@@ -33,8 +33,9 @@ struct SyncLog {
             ], message: nil)
     }
 
-    func append(_ error: SyncError) {
-        append(outcome: "error", fields: ["class": error.kind.rawValue], message: error.message)
+    /// A failure, and its first line as the front end worded it.
+    func append(_ error: SyncError, said: String) {
+        append(outcome: "error", fields: ["class": error.kind.rawValue], message: said)
     }
 
     func append(outcome: String, fields: [String: String], message: String?) {

@@ -15,11 +15,21 @@ public struct SyncOptions: Sendable {
     /// CA certificates to trust for https instead of the system's (`GIT_SSL_CAINFO`); else
     /// git's `http.sslCAInfo` setting, else the system bundle.
     public var certificateFile: String?
-    /// Called with a progress line ("Receiving objects: 45% (450/1000)") during transfers.
-    public var progress: (@Sendable (String) -> Void)?
+    /// Called during transfers with how far they got (objects; `total` is never zero).
+    public var progress: (@Sendable (TransferProgress) -> Void)?
     /// Where the sync log goes (`$XDG_STATE_HOME/todo`); nil for none.
     public var logDirectory: String?
+    /// The front end's wording of a failure, of which the first line goes into the sync log
+    /// and the household's sync state (`todo status`, "Last error"). Without it, the problem's
+    /// name and facts are kept as Swift writes them.
+    public var describe: (@Sendable (SyncError) -> String)?
     public init() {}
+}
+
+/// How far a transfer got, in objects.
+public enum TransferProgress: Sendable, Equatable {
+    case receiving(done: Int, total: Int)
+    case sending(done: Int, total: Int)
 }
 
 /// What a sync did.

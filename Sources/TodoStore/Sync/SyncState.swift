@@ -22,11 +22,12 @@ public struct SyncState: Sendable {
 extension Household {
     var syncStatePath: String { repo.gitDirectory + "todo/sync-state" }
 
-    func recordSync(at time: Int64, error: SyncError?, remote: String? = nil) {
+    /// Records a sync's outcome: a failure with the first line of its wording (`said`).
+    func recordSync(at time: Int64, error: SyncError?, said: String? = nil, remote: String? = nil) {
         var state = syncState()
         state.lastAttempt = time
         if let error {
-            state.lastError = error.message.split(separator: "\n").first.map(String.init)
+            state.lastError = said
             state.lastErrorClass = error.kind.rawValue
             state.failingSince = state.failingSince ?? time
         } else {
@@ -83,5 +84,12 @@ extension Household {
             lastSuccess: v["lastSuccess"].flatMap { Int64($0) }, lastAttempt: v["lastAttempt"].flatMap { Int64($0) },
             lastError: v["lastError"], lastErrorClass: v["lastErrorClass"], failingSince: v["failingSince"].flatMap { Int64($0) },
             notifiedAt: v["notifiedAt"].flatMap { Int64($0) }, lastRemote: v["lastRemote"])
+    }
+}
+
+extension Household {
+    /// The first line of a front end's wording: what the sync log and the sync state keep.
+    static func firstLine(_ text: String) -> String {
+        text.split(separator: "\n").first.map(String.init) ?? ""
     }
 }

@@ -1,0 +1,117 @@
+import GitKit
+import TodoCore
+
+/// What went wrong in a sync, as facts: one case per situation, with what a front end needs
+/// to say it (the remote as shown, credentials redacted; the host, the key, the commit...).
+/// The store writes no sentence about it; each front end words every case in one place (for
+/// the command line, `SyncMessages.swift`). docs/ARCHITECTURE.md, "A second front end".
+public enum SyncProblem: Sendable {
+    // MARK: ssh (SSHFailure.swift)
+
+    /// ssh could not be started: the command tried and why.
+    case sshNotRunnable(command: String, reason: String)
+    /// The server's host key differs from the one in known_hosts. `target` is what to pass to
+    /// `ssh` to connect (`-p PORT user@host` or `user@host`).
+    case hostKeyChanged(host: String, presented: String?, target: String)
+    /// The server's host key is not in known_hosts yet.
+    case hostKeyUnknown(host: String, target: String)
+    /// Refused without a terminal because the key needs its passphrase, and ssh-agent lacks it.
+    case sshKeyLocked(remote: String, key: String)
+    /// The ssh server refused the credentials; `user` is the login ssh used, if known.
+    case sshCredentialsRefused(remote: String, said: String, user: String?)
+    /// ssh could not resolve the host name.
+    case sshHostUnresolvable(remote: String, host: String)
+    /// The server has no git for ssh logins.
+    case noGitOnServer(remote: String, said: String)
+    /// ssh failed for a reason it stated.
+    case sshFailed(remote: String, said: String)
+
+    // MARK: Network (Network.swift)
+
+    /// No answer within the sync's time limit, during `step` (`fetch`, `push`).
+    case timedOut(seconds: Int, step: String)
+    /// The connection failed (refused, reset, no route).
+    case unreachable(remote: String, said: String)
+    /// The host name could not be resolved.
+    case hostNotFound(remote: String, said: String)
+    /// The server answered with an error of its own.
+    case remoteBusy(said: String)
+    /// An https server that offers only Kerberos sign-in (HTTP Negotiate).
+    case kerberosOnly(remote: String)
+    /// An https server refused the credentials.
+    case credentialsRefused(remote: String)
+    /// A host key that libgit2's own transport could not verify; the host if known.
+    case hostKeyUnverified(host: String?)
+    /// An https certificate not trusted: the host, or the remote as shown.
+    case untrustedCertificate(host: String)
+    /// A path remote that earlier syncs found is missing (unmounted drive or share).
+    case remoteMissing(remote: String)
+    /// No repository any more where earlier syncs found one.
+    case repositoryGone(remote: String)
+    /// No repository at the remote.
+    case noRepository(remote: String)
+    /// No repository at the URL given to clone: nothing was created.
+    case noRepositoryToJoin(remote: String)
+    /// A URL todo does not understand.
+    case badURL(remote: String)
+    /// Another network failure, as libgit2 said it.
+    case failed(remote: String, said: String)
+
+    // MARK: The sync (Sync.swift, Join.swift, Clone.swift)
+
+    case noRemote
+    /// Others kept pushing first for this many rounds.
+    case pushRaces(rounds: Int)
+    /// The remote refused to update `main`, for the reason it gave.
+    case pushRefused(remote: String, reason: String)
+    /// The remote's history is another household's (found while merging, remote known).
+    case anotherHousehold(remote: String, household: String)
+    /// The histories share nothing (no remote known to name).
+    case unrelatedHistories
+    /// The main branch of the URL given to clone is not a household's.
+    case notAHousehold(remote: String)
+
+    // MARK: Content (Validate.swift, Outgoing.swift, PathRemote.swift)
+
+    /// The remote holds something the format does not allow, added by `commit`.
+    case remoteData(FormatViolation, commit: CommitFacts)
+    /// The remote's `main` names an object that is not a commit it holds.
+    case remoteMainNotACommit(commit: String)
+    /// A commit not yet sent adds a path the format does not allow.
+    case unsendablePath(FormatViolation, commit: CommitFacts?)
+    /// A task file not yet sent cannot be read as a task, for the reader's `reason`.
+    case unsendableFile(path: String, reason: String, commit: CommitFacts?)
+
+    // MARK: This machine
+
+    case diskFull
+    case householdBusy
+    /// Task files changed by hand and not committed.
+    case handEdits(paths: [String])
+    /// Task files that could not be merged.
+    case mergeFailed([MergeFailure])
+    /// The household repository could not be updated: libgit2's message.
+    case repository(said: String)
+    /// Another store failure.
+    case store(StoreError)
+}
+
+/// A commit named in a problem: short id and author.
+public struct CommitFacts: Sendable {
+    /// The first 10 hex digits.
+    public let id: String
+    public let authorName: String
+    public let authorEmail: String
+
+    public init(id: String, authorName: String, authorEmail: String) {
+        self.id = id
+        self.authorName = authorName
+        self.authorEmail = authorEmail
+    }
+
+    init(_ info: CommitInfo) {
+        id = String(info.id.hex.prefix(10))
+        authorName = info.author.name
+        authorEmail = info.author.email
+    }
+}

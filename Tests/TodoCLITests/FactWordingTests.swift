@@ -1,0 +1,231 @@
+import Testing
+import TodoCore
+
+@testable import TodoCLI
+@testable import TodoStore
+
+/// The store reports sync problems and doctor findings as facts; the command line words every
+/// one of them. Each list below names every case once: the switches in `name` are exhaustive, so
+/// a new case fails to compile here until it has a sample, and the count check fails until the
+/// sample is listed.
+@Suite struct FactWordingTests {
+    static let commit = CommitFacts(id: "0123456789", authorName: "Bob", authorEmail: "bob@example.org")
+    static let link = FormatViolation(kind: .symbolicLink, path: "x")
+    static let failure = SyncError(.unreachable, .unreachable(remote: "ssh://host/h.git", said: "connection refused"))
+
+    static let problems: [SyncProblem] = [
+        .sshNotRunnable(command: "ssh", reason: "not found"),
+        .hostKeyChanged(host: "host", presented: "SHA256:x", target: "-p 2222 me@host"),
+        .hostKeyUnknown(host: "host", target: "me@host"),
+        .sshKeyLocked(remote: "ssh://host/h.git", key: "~/.ssh/id_ed25519"),
+        .sshCredentialsRefused(remote: "ssh://host/h.git", said: "Permission denied", user: nil),
+        .sshHostUnresolvable(remote: "ssh://host/h.git", host: "host"),
+        .noGitOnServer(remote: "ssh://host/h.git", said: "git-upload-pack: not found"),
+        .sshFailed(remote: "ssh://host/h.git", said: "broken pipe"),
+        .timedOut(seconds: 60, step: "fetch"),
+        .unreachable(remote: "https://host/h.git", said: "connection refused"),
+        .hostNotFound(remote: "https://host/h.git", said: "no such host"),
+        .remoteBusy(said: "503"),
+        .kerberosOnly(remote: "https://host/h.git"),
+        .credentialsRefused(remote: "https://host/h.git"),
+        .hostKeyUnverified(host: nil),
+        .untrustedCertificate(host: "host"),
+        .remoteMissing(remote: "/mnt/h.git"),
+        .repositoryGone(remote: "https://host/h.git"),
+        .noRepository(remote: "https://host/h.git"),
+        .noRepositoryToJoin(remote: "https://host/h.git"),
+        .badURL(remote: "gopher://host"),
+        .failed(remote: "https://host/h.git", said: "odd"),
+        .noRemote,
+        .pushRaces(rounds: 5),
+        .pushRefused(remote: "https://host/h.git", reason: "hook declined"),
+        .anotherHousehold(remote: "https://host/h.git", household: "home"),
+        .unrelatedHistories,
+        .notAHousehold(remote: "https://host/h.git"),
+        .remoteData(link, commit: commit),
+        .remoteMainNotACommit(commit: "0123456789"),
+        .unsendablePath(link, commit: nil),
+        .unsendableFile(path: "tasks/ab/x.json", reason: "bad", commit: commit),
+        .diskFull,
+        .householdBusy,
+        .handEdits(paths: ["tasks/ab/x.json"]),
+        .mergeFailed([MergeFailure(path: "tasks/ab/x.json", reason: .tooLarge(size: 2 << 20))]),
+        .repository(said: "odd"),
+        .store(.taskNotFound("ab")),
+    ]
+
+    static func name(_ p: SyncProblem) -> String {
+        switch p {
+        case .sshNotRunnable: "sshNotRunnable"
+        case .hostKeyChanged: "hostKeyChanged"
+        case .hostKeyUnknown: "hostKeyUnknown"
+        case .sshKeyLocked: "sshKeyLocked"
+        case .sshCredentialsRefused: "sshCredentialsRefused"
+        case .sshHostUnresolvable: "sshHostUnresolvable"
+        case .noGitOnServer: "noGitOnServer"
+        case .sshFailed: "sshFailed"
+        case .timedOut: "timedOut"
+        case .unreachable: "unreachable"
+        case .hostNotFound: "hostNotFound"
+        case .remoteBusy: "remoteBusy"
+        case .kerberosOnly: "kerberosOnly"
+        case .credentialsRefused: "credentialsRefused"
+        case .hostKeyUnverified: "hostKeyUnverified"
+        case .untrustedCertificate: "untrustedCertificate"
+        case .remoteMissing: "remoteMissing"
+        case .repositoryGone: "repositoryGone"
+        case .noRepository: "noRepository"
+        case .noRepositoryToJoin: "noRepositoryToJoin"
+        case .badURL: "badURL"
+        case .failed: "failed"
+        case .noRemote: "noRemote"
+        case .pushRaces: "pushRaces"
+        case .pushRefused: "pushRefused"
+        case .anotherHousehold: "anotherHousehold"
+        case .unrelatedHistories: "unrelatedHistories"
+        case .notAHousehold: "notAHousehold"
+        case .remoteData: "remoteData"
+        case .remoteMainNotACommit: "remoteMainNotACommit"
+        case .unsendablePath: "unsendablePath"
+        case .unsendableFile: "unsendableFile"
+        case .diskFull: "diskFull"
+        case .householdBusy: "householdBusy"
+        case .handEdits: "handEdits"
+        case .mergeFailed: "mergeFailed"
+        case .repository: "repository"
+        case .store: "store"
+        }
+    }
+
+    static let facts: [DoctorFinding.Fact] = [
+        .locksNotChecked, .staleLock(name: "index.lock"), .staleLockRemoved(name: "index.lock"), .interruptedChange,
+        .interruptedChangeFinished, .noStaleLocks,
+        .unsentRefused(commit: commit, problem: link),
+        .unsentReplaced(commit: commit, problem: link, replacement: "abcdef0123", dropped: ["m"], setAside: "refs/todo/set-aside/x"),
+        .notATaskFile(path: "tasks/zz", reason: "not a task file"), .neverReadable(path: "tasks/ab/x.json", reason: "bad"),
+        .unreadable(path: "tasks/ab/x.json", reason: "bad"),
+        .restored(path: "tasks/ab/x.json", reason: "bad", from: "0123456789", in: nil), .disallowedPath(link),
+        .taskFilesReadable, .workTreeNotCompared, .noHandEdits, .handEdit(path: "tasks/ab/x.json"),
+        .mergeDriverRunsThis(setting: "todo merge-driver"), .mergeDriver(.notConfigured, nowSetTo: nil),
+        .clocksInStep, .clockAhead(member: nil, days: 3, tasks: 1),
+        .noRemote, .waitingOffline, .syncRunning(remote: "r"), .remoteWaiting(remote: "r"), .remoteEmpty(remote: "r"),
+        .remoteIsAnotherHousehold(remote: "r"), .remoteHasRefused(remote: "r", problem: link, commit: commit),
+        .remoteToJoin(remote: "r"), .remoteShared(remote: "r"), .syncFailed(failure),
+    ]
+
+    static func name(_ f: DoctorFinding.Fact) -> String {
+        switch f {
+        case .locksNotChecked: "locksNotChecked"
+        case .staleLock: "staleLock"
+        case .staleLockRemoved: "staleLockRemoved"
+        case .interruptedChange: "interruptedChange"
+        case .interruptedChangeFinished: "interruptedChangeFinished"
+        case .noStaleLocks: "noStaleLocks"
+        case .unsentRefused: "unsentRefused"
+        case .unsentReplaced: "unsentReplaced"
+        case .notATaskFile: "notATaskFile"
+        case .neverReadable: "neverReadable"
+        case .unreadable: "unreadable"
+        case .restored: "restored"
+        case .disallowedPath: "disallowedPath"
+        case .taskFilesReadable: "taskFilesReadable"
+        case .workTreeNotCompared: "workTreeNotCompared"
+        case .noHandEdits: "noHandEdits"
+        case .handEdit: "handEdit"
+        case .mergeDriverRunsThis: "mergeDriverRunsThis"
+        case .mergeDriver: "mergeDriver"
+        case .clocksInStep: "clocksInStep"
+        case .clockAhead: "clockAhead"
+        case .noRemote: "noRemote"
+        case .waitingOffline: "waitingOffline"
+        case .syncRunning: "syncRunning"
+        case .remoteWaiting: "remoteWaiting"
+        case .remoteEmpty: "remoteEmpty"
+        case .remoteIsAnotherHousehold: "remoteIsAnotherHousehold"
+        case .remoteHasRefused: "remoteHasRefused"
+        case .remoteToJoin: "remoteToJoin"
+        case .remoteShared: "remoteShared"
+        case .syncFailed: "syncFailed"
+        }
+    }
+
+    static let driverProblems: [DoctorFinding.DriverProblem] = [
+        .otherVersion(program: "/usr/bin/todo", version: nil, expected: "1.0"), .missingProgram(setting: "/gone/todo merge-driver"),
+        .notConfigured,
+    ]
+
+    static let advice: [DoctorFinding.Advice] = [
+        .removeStaleLock, .finishInterruptedChange, .syncThenFix, .setAsideUnsent(prefix: "refs/todo/set-aside/"),
+        .handEditsBlockFix(paths: ["tasks/ab/x.json"]), .removeWithGit(path: "tasks/zz"), .fixByHand,
+        .restoreVersion(commit: "0123456789"), .removeWithNewCommit, .seeUnsent, .commitOrDiscard(repo: "/h", path: "tasks/ab/x.json"),
+        .setMergeDriver(command: "todo merge-driver %O %A %B %P"), .checkClock(member: "Bob"),
+        .anotherHousehold(remote: "r", household: "home"), .askAuthorToRemove,
+        // A one-line failure has empty advice (the line is the message); this one has two.
+        .syncFailed(SyncError(.noRepository, .noRepository(remote: "r"))),
+    ]
+
+    static func name(_ a: DoctorFinding.Advice) -> String {
+        switch a {
+        case .removeStaleLock: "removeStaleLock"
+        case .finishInterruptedChange: "finishInterruptedChange"
+        case .syncThenFix: "syncThenFix"
+        case .setAsideUnsent: "setAsideUnsent"
+        case .handEditsBlockFix: "handEditsBlockFix"
+        case .removeWithGit: "removeWithGit"
+        case .fixByHand: "fixByHand"
+        case .restoreVersion: "restoreVersion"
+        case .removeWithNewCommit: "removeWithNewCommit"
+        case .seeUnsent: "seeUnsent"
+        case .commitOrDiscard: "commitOrDiscard"
+        case .setMergeDriver: "setMergeDriver"
+        case .checkClock: "checkClock"
+        case .anotherHousehold: "anotherHousehold"
+        case .askAuthorToRemove: "askAuthorToRemove"
+        case .syncFailed: "syncFailed"
+        }
+    }
+
+    @Test func everySyncProblemHasAMessage() {
+        #expect(Set(Self.problems.map(Self.name)).count == Self.problems.count)
+        for p in Self.problems {
+            let text = SyncMessages.text(p)
+            #expect(!text.isEmpty && !text.hasPrefix("\n"), "\(Self.name(p))")
+            #expect(!CLIError(SyncError(.unspecified, p)).message.isEmpty, "\(Self.name(p))")
+        }
+    }
+
+    @Test func everyDoctorFactAndAdviceHasWords() {
+        #expect(Set(Self.facts.map(Self.name)).count == Self.facts.count)
+        #expect(Set(Self.advice.map(Self.name)).count == Self.advice.count)
+        for f in Self.facts { #expect(!DoctorMessages.message(f).isEmpty, "\(Self.name(f))") }
+        for d in Self.driverProblems {
+            #expect(!DoctorMessages.message(.mergeDriver(d, nowSetTo: nil)).isEmpty)
+            #expect(DoctorMessages.message(.mergeDriver(d, nowSetTo: "todo")).hasSuffix("; now set to todo"))
+        }
+        for a in Self.advice { #expect(!DoctorMessages.advice(a).isEmpty, "\(Self.name(a))") }
+    }
+
+    @Test func everyViolationHasWordsNamingItsPath() {
+        let kinds: [FormatViolation.Kind] = [
+            .symbolicLink, .submodule, .executableFile, .oversizedFile, .pathNotAllowed, .oversizedTaskFile(bytes: 2 << 20),
+        ]
+        for k in kinds {
+            let v = FormatViolation(kind: k, path: "tasks/zz")
+            #expect(SyncMessages.violation(v).hasSuffix("\"tasks/zz\""))
+            // The commit message the doctor's repair writes says the same.
+            #expect(SyncMessages.violation(v) == v.historyText)
+        }
+    }
+
+    @Test func progressLinesSayHowFar() {
+        #expect(SyncMessages.progress(.receiving(done: 450, total: 1000)) == "Receiving objects: 45% (450/1000)")
+        #expect(SyncMessages.progress(.sending(done: 3, total: 3)) == "Sending objects: 100% (3/3)")
+    }
+
+    @Test func changesThatWaitAreTheLastLine() {
+        var e = Self.failure.noting(unsent: .init(count: 2, waitingForRemote: false))
+        #expect(SyncMessages.text(e).hasSuffix("\nYour 2 changes are saved and will be sent on the next sync."))
+        e = Self.failure.noting(unsent: .init(count: 1, waitingForRemote: true))
+        #expect(SyncMessages.text(e).hasSuffix("\nYour 1 change is saved and will be sent on the first sync after the household's creator has synced."))
+    }
+}
