@@ -73,6 +73,10 @@ enum DoctorMessages {
             return "\(remote) is reachable and its main shares history with this household"
         case .syncFailed(let e):
             return SyncMessages.text(e).split(separator: "\n").first.map(String.init) ?? ""
+        case .storage(let remote, let state):
+            return "\(remote ? "the remote's objects" : "objects"): \(describe(state))"
+        case .storagePacked(let remote, let objects, let after):
+            return "packed \(objects) objects; \(remote ? "the remote's objects" : "objects") now \(describe(after))"
         }
     }
 
@@ -111,8 +115,25 @@ enum DoctorMessages {
             return "sync refuses it; ask that member to remove it with a new commit"
         case .syncFailed(let e):
             return SyncMessages.text(e).split(separator: "\n").dropFirst().joined(separator: " ")
+        case .runMaintenance:
+            return "run `todo maintenance` to pack them (it also runs by itself after the next change)"
         }
     }
+
+    /// "13098 loose objects and 4 packs, 61.2 MB".
+    static func describe(_ state: StorageState) -> String {
+        let loose = state.looseObjects == 1 ? "1 loose object" : "\(state.looseObjects) loose objects"
+        let packs = state.packs == 1 ? "1 pack" : "\(state.packs) packs"
+        return "\(loose) and \(packs), \(byteText(state.bytes))"
+    }
+
+    /// Bytes as a person reads them: "812 KB", "61.2 MB".
+    static func byteText(_ bytes: Int) -> String {
+        if bytes < 1_000_000 { return "\((bytes + 999) / 1000) KB" }
+        let tenths = (bytes + 50_000) / 100_000
+        return "\(tenths / 10).\(tenths % 10) MB"
+    }
+
 
     static func unsent(_ commit: CommitFacts, _ problem: FormatViolation) -> String {
         "commit \(commit.id) by \(SyncMessages.author(commit)), not sent yet, has \(SyncMessages.violation(problem)); other members' todo refuses it even if a later commit removes it"

@@ -62,6 +62,12 @@ extension DoctorFinding {
         case remoteShared(remote: String)
         /// Reaching or reading the remote failed as a sync would.
         case syncFailed(SyncError)
+
+        // MARK: storage
+        /// The household's objects (`remote`: its path remote's) as they are.
+        case storage(remote: Bool, state: StorageState)
+        /// `--fix` packed `objects` objects; the store is now `after`.
+        case storagePacked(remote: Bool, objects: Int, after: StorageState)
     }
 
     public enum DriverProblem: Sendable {
@@ -104,5 +110,7 @@ extension DoctorFinding {
         case askAuthorToRemove
         /// What to do about the sync failure.
         case syncFailed(SyncError)
+        /// `todo maintenance` packs them (it also runs by itself after the next change).
+        case runMaintenance
     }
 }

@@ -30,6 +30,12 @@ public struct StorageState: Sendable, Equatable {
     public var packs: Int
     public var bytes: Int
 
+    public init(looseObjects: Int, packs: Int, bytes: Int) {
+        self.looseObjects = looseObjects
+        self.packs = packs
+        self.bytes = bytes
+    }
+
     init(_ state: ObjectStoreState) {
         looseObjects = state.looseObjects
         packs = state.packs
@@ -209,34 +215,16 @@ extension Household {
             fixedReport = try? maintain(options)
         }
         for store in objectStores() {
-            let place = store.isRemote ? "the remote's objects" : "objects"
-            let text = "\(place): \(Self.describe(store.state))"
             if let part = fixedReport?.parts.first(where: { $0.place == store.place }), !part.skipped {
                 findings.append(
-                    DoctorFinding("storage", .fixed, "packed \(part.objectsPacked) objects; \(place) now \(Self.describe(part.after))"))
+                    DoctorFinding("storage", .fixed, .storagePacked(remote: store.isRemote, objects: part.objectsPacked, after: part.after)))
             } else if Self.maintenanceDue(objectsDirectory: store.place + "objects") {
-                findings.append(
-                    DoctorFinding(
-                        "storage", .ok, text,
-                        advice: "run `todo maintenance` to pack them (it also runs by itself after the next change)"))
+                findings.append(DoctorFinding("storage", .ok, .storage(remote: store.isRemote, state: store.state), advice: .runMaintenance))
             } else {
-                findings.append(DoctorFinding("storage", .ok, text))
+                findings.append(DoctorFinding("storage", .ok, .storage(remote: store.isRemote, state: store.state)))
             }
         }
         return findings
     }
 
-    /// "13098 loose objects and 4 packs, 61.2 MB".
-    public static func describe(_ state: StorageState) -> String {
-        let loose = state.looseObjects == 1 ? "1 loose object" : "\(state.looseObjects) loose objects"
-        let packs = state.packs == 1 ? "1 pack" : "\(state.packs) packs"
-        return "\(loose) and \(packs), \(byteText(state.bytes))"
-    }
-
-    /// Bytes as a person reads them: "812 KB", "61.2 MB".
-    public static func byteText(_ bytes: Int) -> String {
-        if bytes < 1_000_000 { return "\((bytes + 999) / 1000) KB" }
-        let tenths = (bytes + 50_000) / 100_000
-        return "\(tenths / 10).\(tenths % 10) MB"
-    }
 }

@@ -111,6 +111,8 @@ import TodoCore
         .noRemote, .waitingOffline, .syncRunning(remote: "r"), .remoteWaiting(remote: "r"), .remoteEmpty(remote: "r"),
         .remoteIsAnotherHousehold(remote: "r"), .remoteHasRefused(remote: "r", problem: link, commit: commit),
         .remoteToJoin(remote: "r"), .remoteShared(remote: "r"), .syncFailed(failure),
+        .storage(remote: false, state: StorageState(looseObjects: 13_098, packs: 4, bytes: 61_234_567)),
+        .storagePacked(remote: true, objects: 12, after: StorageState(looseObjects: 0, packs: 1, bytes: 812)),
     ]
 
     static func name(_ f: DoctorFinding.Fact) -> String {
@@ -146,6 +148,8 @@ import TodoCore
         case .remoteToJoin: "remoteToJoin"
         case .remoteShared: "remoteShared"
         case .syncFailed: "syncFailed"
+        case .storage: "storage"
+        case .storagePacked: "storagePacked"
         }
     }
 
@@ -161,7 +165,7 @@ import TodoCore
         .setMergeDriver(command: "todo merge-driver %O %A %B %P"), .checkClock(member: "Bob"),
         .anotherHousehold(remote: "r", household: "home"), .askAuthorToRemove,
         // A one-line failure has empty advice (the line is the message); this one has two.
-        .syncFailed(SyncError(.noRepository, .noRepository(remote: "r"))),
+        .syncFailed(SyncError(.noRepository, .noRepository(remote: "r"))), .runMaintenance,
     ]
 
     static func name(_ a: DoctorFinding.Advice) -> String {
@@ -182,6 +186,7 @@ import TodoCore
         case .anotherHousehold: "anotherHousehold"
         case .askAuthorToRemove: "askAuthorToRemove"
         case .syncFailed: "syncFailed"
+        case .runMaintenance: "runMaintenance"
         }
     }
 

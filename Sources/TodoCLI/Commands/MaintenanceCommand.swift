@@ -67,13 +67,13 @@ struct MaintenanceCommand: ParsableCommand {
                     continue
                 }
                 if part.skipped {
-                    out.line("\(name): already packed (\(Household.describe(part.before))).")
+                    out.line("\(name): already packed (\(DoctorMessages.describe(part.before))).")
                     continue
                 }
                 var line = "\(name): packed \(part.objectsPacked) objects into one pack; removed \(part.looseRemoved) loose objects"
                 line += part.packsRemoved == 1 ? " and 1 older pack." : " and \(part.packsRemoved) older packs."
                 out.line(line)
-                out.line("  before: \(Household.describe(part.before)); after: \(Household.describe(part.after)).")
+                out.line("  before: \(DoctorMessages.describe(part.before)); after: \(DoctorMessages.describe(part.after)).")
                 if part.unreachableRemoved > 0 || part.unreachableKept > 0 {
                     out.line(
                         "  Leftovers of interrupted changes: \(part.unreachableRemoved) removed, \(part.unreachableKept) kept (younger than 14 days, or in a remote).")
