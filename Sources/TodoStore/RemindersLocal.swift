@@ -16,6 +16,8 @@ public enum ReminderConfigError: Error, Sendable, Equatable {
     case badState(path: String)
     /// The state file cannot be written.
     case cannotWriteState(path: String, reason: String)
+    /// Another `todo remind` for this household is running on this machine.
+    case busy(path: String)
 }
 
 /// How mail leaves over SMTP.
@@ -156,7 +158,7 @@ public struct ReminderState: Sendable, Equatable {
         }
         let bytes = JSONWriter.document(.object(members))
         let dir = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        makeFolders(dir)
+        Self.makeFolders(dir)
         let tmp = path + ".tmp-\(getpid())"
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .cannotWriteState(path: path, reason: String(cString: strerror(errno))) }
@@ -176,7 +178,22 @@ public struct ReminderState: Sendable, Equatable {
         }
     }
 
-    private func makeFolders(_ dir: String) {
+    /// Holds this machine's lock for `path` while a run sends: two runs at once (a slow mail
+    /// server, two cron lines) would both send. Gives up at once when another run holds it.
+    public static func lock(_ path: String) throws(ReminderConfigError) -> AnyObject {
+        let dir = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        makeFolders(dir)
+        let held: FileLock?
+        do {
+            held = try FileLock.acquire(path: path + ".lock", timeout: 0)
+        } catch {
+            throw .cannotWriteState(path: path + ".lock", reason: "\(error)")
+        }
+        guard let held else { throw .busy(path: path) }
+        return held
+    }
+
+    static func makeFolders(_ dir: String) {
         guard !dir.isEmpty else { return }
         var st = stat()
         if stat(dir, &st) == 0 { return }

@@ -3,6 +3,7 @@
 
     reminder_receiver.py smtp --out FILE [--fail N] [--refuse-sender ADDR]
     reminder_receiver.py http --out FILE [--fail N] [--status CODE]
+    reminder_receiver.py stall --out FILE
 
 smtp is aiosmtpd's SMTP server (PyPI aiosmtpd, or Debian's python3-aiosmtpd; `sh scripts/deps.sh
 --test` installs it). Every message it is given is appended to FILE as one JSON line: the
@@ -10,7 +11,8 @@ envelope's sender and recipients, the headers that matter, the body, and whether
 ("accepted") or answered 451 (the first N, with --fail) or 550 (a sender named with
 --refuse-sender). http answers each POST with 200, or with --status CODE (default 503) for the
 first N; FILE gets the path, the headers and the body of each. Prints "listening on 127.0.0.1
-port PORT" once it can be reached. Exits 3 when aiosmtpd is missing.
+port PORT" once it can be reached. stall accepts connections and never answers (a server that
+hangs); FILE gets one line per connection, and it prints "connection N" for each. Exits 3 when aiosmtpd is missing.
 """
 import argparse
 import email
@@ -95,12 +97,27 @@ def http(args):
     server.serve_forever()
 
 
+def stall(args):
+    import socket
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("127.0.0.1", args.port))
+    server.listen(16)
+    print(f"listening on 127.0.0.1 port {server.getsockname()[1]}", flush=True)
+    held = []
+    while True:
+        conn, _ = server.accept()
+        held.append(conn)
+        record(args.out, {"connection": len(held)})
+        print(f"connection {len(held)}", flush=True)
+
+
 parser = argparse.ArgumentParser()
-parser.add_argument("kind", choices=["smtp", "http"])
+parser.add_argument("kind", choices=["smtp", "http", "stall"])
 parser.add_argument("--out", required=True)
 parser.add_argument("--port", type=int, default=0)
 parser.add_argument("--fail", type=int, default=0)
 parser.add_argument("--status", type=int, default=503)
 parser.add_argument("--refuse-sender")
 args = parser.parse_args()
-smtp(args) if args.kind == "smtp" else http(args)
+{"smtp": smtp, "http": http, "stall": stall}[args.kind](args)

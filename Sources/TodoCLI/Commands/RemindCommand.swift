@@ -30,12 +30,15 @@ struct RemindCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Deliver every reminder this way for this run: stdout, mail or post.", valueName: "method"))
     var via: String?
     @Flag(help: "Print what would be sent and to whom; send nothing, record nothing.") var dryRun = false
+    @Option(help: ArgumentHelp("Give up on a delivery after this many seconds (1 to 600, default 30).", valueName: "seconds"))
+    var timeout = 30
 
     func validate() throws {
         if let via, Delivery(rawValue: via) == nil {
             throw ValidationError("--via must be stdout, mail or post; \"\(Terminal.safe(via))\" is not.")
         }
         if let member, member.trimmingSpaces.isEmpty { throw ValidationError("--member needs a name.") }
+        if timeout < 1 || timeout > 600 { throw ValidationError("--timeout must be from 1 to 600 seconds.") }
     }
 
     static var stateFolder: String {
@@ -52,7 +55,9 @@ struct RemindCommand: ParsableCommand {
         let statePath = Self.stateFolder + "/\(h.name).state"
         var state: ReminderState
         let settings: ReminderSettings
+        let lock: AnyObject?
         do {
+            lock = dryRun ? nil : try ReminderState.lock(statePath)
             state = try ReminderState.load(statePath)
             settings = try ReminderSettings.load(path: Self.settingsPath) { Env.get($0) }
         } catch {
@@ -61,7 +66,9 @@ struct RemindCommand: ParsableCommand {
         let (today, plans) = try h.planReminders(members: members, state: state)
         let override = via.flatMap(Delivery.init(rawValue:))
         let from = (try? h.identity().email) ?? "todo@localhost"
-        let sender = ReminderSender(settings: settings, defaultFrom: from, scratch: Self.stateFolder, nowMillis: h.clock.nowMillis())
+        var sender = ReminderSender(settings: settings, defaultFrom: from, scratch: Self.stateFolder, nowMillis: h.clock.nowMillis())
+        sender.timeoutSeconds = timeout
+        defer { withExtendedLifetime(lock) {} }
         var out = Output()
         var worst: Exit = .ok
         for plan in plans {
@@ -152,6 +159,10 @@ struct RemindCommand: ParsableCommand {
             return CLIError(
                 "Cannot read \(Terminal.safe(path)), what earlier reminders sent. Remove it to start afresh (each member may get one reminder again today).",
                 exit: .data)
+        case .busy(let path):
+            return CLIError(
+                "Another `todo remind` is sending for this household on this machine (\(Terminal.safe(path)).lock); this run sent nothing. Try again later.",
+                exit: .busy)
         case .cannotWriteState(let path, let reason):
             return CLIError("Cannot record what was sent in \(Terminal.safe(path)) (\(Terminal.safe(reason))).", exit: .cannotWrite)
         }
