@@ -8,17 +8,20 @@ public struct MemberDetails: Equatable, Sendable {
     public var email: String?
     public var via: Delivery?
     public var postURL: String?
+    /// Days between two reminders at most (1 to 30); nil: every day.
+    public var everyDays: Int?
 
-    public init(email: String? = nil, via: Delivery? = nil, postURL: String? = nil) {
+    public init(email: String? = nil, via: Delivery? = nil, postURL: String? = nil, everyDays: Int? = nil) {
         self.email = email
         self.via = via
         self.postURL = postURL
+        self.everyDays = everyDays
     }
 
     /// The delivery a reminder takes: the recorded one, else mail with an email, else stdout.
     public var delivery: Delivery { via ?? (email != nil ? .mail : .stdout) }
 
-    public var isEmpty: Bool { email == nil && via == nil && postURL == nil }
+    public var isEmpty: Bool { email == nil && via == nil && postURL == nil && everyDays == nil }
 }
 
 /// The `member:<field>:<name>` keys of the settings file.
@@ -27,7 +30,8 @@ public enum MemberFields {
     public static let email = "email"
     public static let via = "via"
     public static let postURL = "postURL"
-    public static let all = [email, via, postURL]
+    public static let every = "every"
+    public static let all = [email, via, postURL, every]
 
     public static func key(_ field: String, _ name: String) -> String { prefix + field + ":" + name }
 
@@ -64,6 +68,8 @@ public enum MemberFields {
                 if MemberInput.isEmail(text) { d.email = text } else { problems.append("email of \(name) is malformed") }
             case via:
                 if let v = Delivery(rawValue: text) { d.via = v } else { problems.append("via of \(name) is not stdout, mail or post") }
+            case every:
+                if let n = MemberInput.everyDays(text) { d.everyDays = n } else { problems.append("every of \(name) is not 1 to 30") }
             default:
                 if MemberInput.isPostURL(text) { d.postURL = text } else { problems.append("postURL of \(name) is malformed") }
             }
@@ -90,6 +96,14 @@ public enum MemberInput {
         }
         let labels = parts[1].split(separator: ".", omittingEmptySubsequences: false)
         return labels.allSatisfy { !$0.isEmpty && $0.utf8.count <= 63 }
+    }
+
+    /// Days between reminders: a number from 1 to 30, in plain digits.
+    public static func everyDays(_ text: String) -> Int? {
+        guard (1...2).contains(text.utf8.count), text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let n = Int(text),
+            (1...30).contains(n)
+        else { return nil }
+        return n
     }
 
     /// An `http://` or `https://` URL with a host, no spaces or controls, at most 2000 bytes.

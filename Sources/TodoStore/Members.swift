@@ -6,11 +6,13 @@ public struct MemberChange: Sendable {
     public var email: String?
     public var via: String?
     public var postURL: String?
+    public var every: String?
 
-    public init(email: String? = nil, via: String? = nil, postURL: String? = nil) {
+    public init(email: String? = nil, via: String? = nil, postURL: String? = nil, every: String? = nil) {
         self.email = email
         self.via = via
         self.postURL = postURL
+        self.every = every
     }
 }
 
@@ -66,7 +68,7 @@ extension Household {
             // The key keeps the spelling already recorded for this member, if any.
             let spelled = task.extra.keys.compactMap(MemberFields.parse).first { $0.name.lowercased() == name.lowercased() }?.name ?? name
             var changed = false
-            for (field, value) in [(MemberFields.email, change.email), (MemberFields.via, change.via), (MemberFields.postURL, change.postURL)] {
+            for (field, value) in [(MemberFields.email, change.email), (MemberFields.via, change.via), (MemberFields.postURL, change.postURL), (MemberFields.every, change.every)] {
                 guard let value else { continue }
                 let key = MemberFields.key(field, spelled)
                 if task.extra[key]?.stringValue == value || (task.extra[key] == nil && value.isEmpty) { continue }

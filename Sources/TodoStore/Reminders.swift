@@ -32,7 +32,9 @@ extension Household {
             var names: Set<String> = [key]
             if let e = d.email { names.insert(e.lowercased()) }
             let r = Reminder(tasks, names: names, today: today, minuteOfDay: minute, previous: entry?.theirs)
-            if entry?.day == today.description {
+            // At most once a day, or every `everyDays` days when the member chose fewer.
+            let last = entry?.day.flatMap { CivilDate(iso: Substring($0)) }
+            if let last, today.daysSinceEpoch - last.daysSinceEpoch < (d.everyDays ?? 1), today >= last {
                 plans.append(ReminderPlan(member: member, details: d, message: nil, theirs: r.theirs, remindedToday: true))
                 continue
             }

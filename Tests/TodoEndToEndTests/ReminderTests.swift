@@ -157,6 +157,22 @@ import TodoCore
         try sb.expectClean()
     }
 
+    @Test func aMemberMayChooseFewerReminders() throws {
+        let sb = try kimsHousehold()
+        var r = try sb.todo("member", "set", "Kim", "--every-days", "3")
+        #expect(r.exitCode == 0 && r.stdout.hasPrefix("Kim: reminders by standard output (no email or method set), every 3 days at most;"), "\(r)")
+        r = try sb.todo("member", "set", "Kim", "--every-days", "31")
+        #expect(r.exitCode == 64 && r.stderr.contains("--every-days must be a number of days from 1 to 30"), "\(r)")
+        var sent: [Int] = []
+        for day in 0..<7 {
+            sb.now = fixedNow + Int64(day) * Self.day
+            r = try sb.todo("remind")
+            #expect(r.exitCode == 0 && r.stderr.isEmpty, "\(r)")
+            if r.stdout.contains("for Kim") { sent.append(day) }
+        }
+        #expect(sent == [0, 3, 6])
+    }
+
     // MARK: Mail over SMTP
 
     @Test func mailGoesThroughSMTPOnceADayWithAStableMessageID() throws {

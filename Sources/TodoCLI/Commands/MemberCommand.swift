@@ -56,6 +56,7 @@ struct MemberShowCommand: ParsableCommand {
         out.line("Email:     \(d.email.map(Terminal.safe) ?? "none")")
         out.line("Reminders: \(MemberText.how(d))")
         if let url = d.postURL { out.line("Post URL:  \(Terminal.safe(url))") }
+        if let n = d.everyDays, n > 1 { out.line("Every:     \(n) days at most") }
         for p in problems where p.lowercased().hasSuffix(member.lowercased()) || p.lowercased().contains(" of \(member.lowercased()) ") {
             out.line("Ignored:   \(Terminal.safe(p))")
         }
@@ -77,11 +78,16 @@ struct MemberSetCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Their email address.", valueName: "address")) var email: String?
     @Option(help: ArgumentHelp("How reminders reach them: stdout, mail or post.", valueName: "method")) var via: String?
     @Option(help: ArgumentHelp("The http:// or https:// URL reminders are POSTed to.", valueName: "url")) var postURL: String?
+    @Option(help: ArgumentHelp("Remind them at most every N days (1 to 30; default 1, daily).", valueName: "N"))
+    var everyDays: String?
     @Flag(help: "Add a member the household does not use yet.") var new = false
 
     func validate() throws {
-        if email == nil && via == nil && postURL == nil {
-            throw ValidationError("Nothing to set: give --email, --via or --post-url.")
+        if email == nil && via == nil && postURL == nil && everyDays == nil {
+            throw ValidationError("Nothing to set: give --email, --via, --post-url or --every-days.")
+        }
+        if let everyDays, !everyDays.isEmpty, MemberInput.everyDays(everyDays) == nil {
+            throw ValidationError("--every-days must be a number of days from 1 to 30; \"\(Terminal.safe(everyDays))\" is not.")
         }
         if let email, !email.isEmpty, !MemberInput.isEmail(email) {
             throw ValidationError("--email must be an address like kim@example.org; \"\(Terminal.safe(email))\" is not.")
@@ -117,7 +123,7 @@ struct MemberSetCommand: ParsableCommand {
         if method == .post && (url ?? "").isEmpty {
             throw CLIError("\(Terminal.safe(member)) has no URL to post to: give --post-url with --via post.", exit: .usage)
         }
-        if try h.setMember(member, MemberChange(email: self.email, via: via, postURL: postURL)) == nil {
+        if try h.setMember(member, MemberChange(email: self.email, via: via, postURL: postURL, every: everyDays)) == nil {
             print("\(Terminal.safe(member)): unchanged.")
         } else {
             let d = try h.memberDetails().details.first { $0.key.lowercased() == member.lowercased() }?.value ?? MemberDetails()
@@ -138,7 +144,9 @@ enum MemberText {
     static func summary(_ name: String, _ d: MemberDetails) -> String {
         var text = Terminal.safe(name)
         if let e = d.email { text += " <\(Terminal.safe(e))>" }
-        return text + ": reminders by " + how(d)
+        text += ": reminders by " + how(d)
+        if let n = d.everyDays, n > 1 { text += ", every \(n) days at most" }
+        return text
     }
 
     /// The household's spelling of `name`, or exit 66 naming the members it has.
