@@ -241,6 +241,45 @@ import TodoCore
         #expect(try received(out).first?["from"] == .string("alice@example.org"))
     }
 
+    /// STARTTLS and a login, through curl: the certificate is checked (a self-signed one is
+    /// refused until the machine trusts it, here through curl's CURL_CA_BUNDLE), the password
+    /// comes from the environment and is on no command line.
+    @Test func mailWithSTARTTLSChecksTheCertificateAndLogsIn() throws {
+        let sb = try kimsHousehold()
+        #expect(try sb.todo("member", "set", "Kim", "--email", "kim@example.org").exitCode == 0)
+        let openssl = try requireProgram("openssl")
+        _ = try requireProgram("curl")
+        let cert = sb.root + "/io/cert.pem"
+        let key = sb.root + "/io/key.pem"
+        let made = try runProgram(
+            openssl,
+            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=localhost",
+             "-addext", "subjectAltName=DNS:localhost"], in: sb)
+        try #require(made.exitCode == 0, "\(made)")
+        let (server, port, out) = try receiver(sb, "smtp", ["--tls-cert", cert, "--tls-key", key, "--login", "family:pa ss\"word"])
+        defer { server.stop() }
+        try settings(sb, "smtp.host=localhost", "smtp.port=\(port)", "smtp.tls=starttls", "smtp.user=family", "smtp.from=family@example.org")
+        let secret = ["TODO_SMTP_PASSWORD": "pa ss\"word"]
+        // Not trusted: nothing sent.
+        var r = try sb.todo(["remind"], env: secret)
+        #expect(r.exitCode == 75 && r.stderr.contains("could not remind Kim by mail") && r.stderr.contains("curl"), "\(r)")
+        #expect(try received(out).isEmpty)
+        // A wrong password: refused by the server (curl then waits for an answer aiosmtpd never
+        // sends: --timeout ends it).
+        r = try sb.todo(["remind", "--timeout", "2"], env: ["TODO_SMTP_PASSWORD": "wrong", "CURL_CA_BUNDLE": cert])
+        #expect(r.exitCode == 75 && r.stderr.isEmpty, "told once a day: \(r)")
+        #expect(try received(out).isEmpty)
+        // Trusted, with the right password: delivered.
+        r = try sb.todo(["remind"], env: secret.merging(["CURL_CA_BUNDLE": cert]) { a, _ in a })
+        #expect(r.exitCode == 0 && r.stderr.isEmpty, "\(r)")
+        let got = try received(out)
+        #expect(got.count == 1 && got.first?["from"] == .string("family@example.org") && got.first?["to"] == .array([.string("kim@example.org")]), "\(got)")
+        #expect(got.first?["subject"] == .string("todo: 1 overdue, 2 due today, 1 new for Kim (home)"), "\(got)")
+        // curl's configuration (which held the password) is gone.
+        let left = try FileManager.default.contentsOfDirectory(atPath: sb.home + "/.local/state/todo/reminders")
+        #expect(left.allSatisfy { !$0.hasPrefix("curl-") }, "\(left)")
+    }
+
     @Test func mailGoesThroughSendmailWhenNoSMTPHostIsSet() throws {
         let sb = try kimsHousehold()
         #expect(try sb.todo("member", "set", "Kim", "--email", "kim@example.org").exitCode == 0)

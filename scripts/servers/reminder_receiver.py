@@ -2,6 +2,7 @@
 """A receiver of reminders for the tests, on 127.0.0.1 only.
 
     reminder_receiver.py smtp --out FILE [--fail N] [--refuse-sender ADDR]
+                              [--tls-cert CERT --tls-key KEY] [--login USER:PASSWORD]
     reminder_receiver.py http --out FILE [--fail N] [--status CODE]
     reminder_receiver.py stall --out FILE
 
@@ -9,7 +10,8 @@ smtp is aiosmtpd's SMTP server (PyPI aiosmtpd, or Debian's python3-aiosmtpd; `sh
 --test` installs it). Every message it is given is appended to FILE as one JSON line: the
 envelope's sender and recipients, the headers that matter, the body, and whether it was taken
 ("accepted") or answered 451 (the first N, with --fail) or 550 (a sender named with
---refuse-sender). http answers each POST with 200, or with --status CODE (default 503) for the
+--refuse-sender). With --tls-cert it offers STARTTLS and requires it before MAIL; with --login
+it requires that login (AUTH PLAIN or LOGIN, only after STARTTLS). http answers each POST with 200, or with --status CODE (default 503) for the
 first N; FILE gets the path, the headers and the body of each. Prints "listening on 127.0.0.1
 port PORT" once it can be reached. stall accepts connections and never answers (a server that
 hangs); FILE gets one line per connection, and it prints "connection N" for each. Exits 3 when aiosmtpd is missing.
@@ -36,6 +38,12 @@ def smtp(args):
         print("aiosmtpd is missing", file=sys.stderr)
         sys.exit(3)
     failures = [args.fail]
+    from aiosmtpd.smtp import AuthResult
+
+    def authenticator(server, session, envelope, mechanism, auth_data):
+        user, password = args.login.split(":", 1)
+        ok = auth_data.login.decode() == user and auth_data.password.decode() == password
+        return AuthResult(success=ok)
 
     class Handler:
         async def handle_MAIL(self, server, session, envelope, address, options):
@@ -61,7 +69,15 @@ def smtp(args):
 
     async def main():
         loop = asyncio.get_running_loop()
-        server = await loop.create_server(lambda: SMTP(Handler(), enable_SMTPUTF8=True), "127.0.0.1", args.port)
+        options = {"enable_SMTPUTF8": True}
+        if args.tls_cert:
+            import ssl
+            context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            context.load_cert_chain(args.tls_cert, args.tls_key)
+            options.update(tls_context=context, require_starttls=True)
+        if args.login:
+            options.update(authenticator=authenticator, auth_required=True)
+        server = await loop.create_server(lambda: SMTP(Handler(), **options), "127.0.0.1", args.port)
         port = server.sockets[0].getsockname()[1]
         print(f"listening on 127.0.0.1 port {port}", flush=True)
         await server.serve_forever()
@@ -119,5 +135,8 @@ parser.add_argument("--port", type=int, default=0)
 parser.add_argument("--fail", type=int, default=0)
 parser.add_argument("--status", type=int, default=503)
 parser.add_argument("--refuse-sender")
+parser.add_argument("--tls-cert")
+parser.add_argument("--tls-key")
+parser.add_argument("--login")
 args = parser.parse_args()
 {"smtp": smtp, "http": http, "stall": stall}[args.kind](args)
