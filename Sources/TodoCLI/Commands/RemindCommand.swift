@@ -5,7 +5,7 @@ import TodoStore
 struct RemindCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remind",
-        abstract: "Remind members of what is due, overdue or newly theirs.",
+        abstract: "Remind members of what is due, overdue or new.",
         discussion: """
             For each member (or --member NAME): what is overdue, what is due today and what became \
             theirs since their last reminder, in the household's time zone; at most once per \
