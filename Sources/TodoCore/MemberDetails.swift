@@ -48,34 +48,55 @@ public enum MemberFields {
 
     /// Every member's details in `settings` (the settings task), keyed by the name as spelled
     /// there. Values that do not fit their key are left out, as if unset; `problems` lists them.
+    /// Names are compared ignoring case: when two spellings of one member both hold a field
+    /// (written on two replicas apart), the later stamp's value counts, under the spelling that
+    /// comes first in byte order.
     public static func details(in settings: Task?) -> (details: [String: MemberDetails], problems: [String]) {
-        var result: [String: MemberDetails] = [:]
-        var problems: [String] = []
         guard let settings else { return ([:], []) }
+        var problems: [String] = []
+        // Per member (folded) and field: the value with the latest stamp.
+        var best: [String: [String: (stamp: FieldStamp?, text: String)]] = [:]
+        var spelling: [String: String] = [:]
         for key in TaskCodec.sortedKeys(Array(settings.extra.keys)) {
             guard let (field, name) = parse(key), let value = settings.extra[key] else { continue }
             guard let text = value.stringValue else {
                 problems.append("\(field) of \(name) is not a string")
                 continue
             }
-            var d = result[name] ?? MemberDetails()
-            if text.isEmpty {
-                result[name] = d
-                continue
+            let fold = name.lowercased()
+            if let old = spelling[fold], old.utf8.lexicographicallyPrecedes(name.utf8) {} else { spelling[fold] = name }
+            let stamp = settings.stamps[key]
+            if let held = best[fold]?[field] {
+                let later: Bool
+                switch (held.stamp, stamp) {
+                case (nil, _?): later = true
+                case (let a?, let b?): later = FieldStamp.precedes(a, b)
+                default: later = false
+                }
+                guard later else { continue }
             }
-            switch field {
-            case email:
-                if MemberInput.isEmail(text) { d.email = text } else { problems.append("email of \(name) is malformed") }
-            case via:
-                if let v = Delivery(rawValue: text) { d.via = v } else { problems.append("via of \(name) is not stdout, mail or post") }
-            case every:
-                if let n = MemberInput.everyDays(text) { d.everyDays = n } else { problems.append("every of \(name) is not 1 to 30") }
-            default:
-                if MemberInput.isPostURL(text) { d.postURL = text } else { problems.append("postURL of \(name) is malformed") }
-            }
-            result[name] = d
+            best[fold, default: [:]][field] = (stamp, text)
         }
-        return (result.filter { !$0.value.isEmpty }, problems)
+        var result: [String: MemberDetails] = [:]
+        for (fold, fields) in best {
+            let name = spelling[fold] ?? fold
+            var d = MemberDetails()
+            for (field, held) in fields where !held.text.isEmpty {
+                let text = held.text
+                switch field {
+                case email:
+                    if MemberInput.isEmail(text) { d.email = text } else { problems.append("email of \(name) is malformed") }
+                case via:
+                    if let v = Delivery(rawValue: text) { d.via = v } else { problems.append("via of \(name) is not stdout, mail or post") }
+                case every:
+                    if let n = MemberInput.everyDays(text) { d.everyDays = n } else { problems.append("every of \(name) is not 1 to 30") }
+                default:
+                    if MemberInput.isPostURL(text) { d.postURL = text } else { problems.append("postURL of \(name) is malformed") }
+                }
+            }
+            if !d.isEmpty { result[name] = d }
+        }
+        return (result, problems.sorted())
     }
 }
 

@@ -66,7 +66,8 @@ extension Household {
                 for field in Task.stampedFields { task.stamps[field] = stamp }
             }
             // The key keeps the spelling already recorded for this member, if any.
-            let spelled = task.extra.keys.compactMap(MemberFields.parse).first { $0.name.lowercased() == name.lowercased() }?.name ?? name
+            let spelled = task.extra.keys.compactMap(MemberFields.parse).map(\.name).filter { $0.lowercased() == name.lowercased() }
+                .min { $0.utf8.lexicographicallyPrecedes($1.utf8) } ?? name
             var changed = false
             for (field, value) in [(MemberFields.email, change.email), (MemberFields.via, change.via), (MemberFields.postURL, change.postURL), (MemberFields.every, change.every)] {
                 guard let value else { continue }

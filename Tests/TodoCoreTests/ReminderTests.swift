@@ -60,6 +60,15 @@ import Testing
         #expect(details["Sam"] == nil && details["Ana"] == nil && details["Lee"] == nil)
         #expect(problems.count == 4, "\(problems)")
         #expect(MemberFields.parse("member:via:a:b")! == ("via", "a:b"))
+
+        // Two spellings of one member written apart: per field, the later stamp.
+        var two = Task(id: TaskID(high: 0, low: 0), title: "s", createdAt: "", createdBy: "")
+        let early = FieldStamp(Stamp(wall: 1, counter: 0, replica: "a1"), by: "Ana")
+        let late = FieldStamp(Stamp(wall: 2, counter: 0, replica: "b2"), by: "Bo")
+        two.extra = ["member:email:kim": .string("new@example.org"), "member:email:Kim": .string("old@example.org"),
+                     "member:via:Kim": .string("post")]
+        two.stamps = ["member:email:kim": late, "member:email:Kim": early, "member:via:Kim": early]
+        #expect(MemberFields.details(in: two).details == ["Kim": MemberDetails(email: "new@example.org", via: .post)])
         #expect(MemberDetails(email: "a@b.c").delivery == .mail && MemberDetails().delivery == .stdout)
     }
 
