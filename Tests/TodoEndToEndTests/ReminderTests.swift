@@ -241,14 +241,9 @@ import TodoCore
         #expect(try received(out).first?["from"] == .string("alice@example.org"))
     }
 
-    /// STARTTLS and a login, through curl: the certificate is checked (a self-signed one is
-    /// refused until the machine trusts it, here through curl's CURL_CA_BUNDLE), the password
-    /// comes from the environment and is on no command line.
-    @Test func mailWithSTARTTLSChecksTheCertificateAndLogsIn() throws {
-        let sb = try kimsHousehold()
-        #expect(try sb.todo("member", "set", "Kim", "--email", "kim@example.org").exitCode == 0)
+    /// A self-signed certificate for localhost, for the TLS receivers.
+    func certificate(_ sb: Sandbox) throws -> (cert: String, key: String) {
         let openssl = try requireProgram("openssl")
-        _ = try requireProgram("curl")
         let cert = sb.root + "/io/cert.pem"
         let key = sb.root + "/io/key.pem"
         let made = try runProgram(
@@ -256,6 +251,48 @@ import TodoCore
             ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=localhost",
              "-addext", "subjectAltName=DNS:localhost"], in: sb)
         try #require(made.exitCode == 0, "\(made)")
+        return (cert, key)
+    }
+
+    @Test func anHTTPSPostGoesThroughCurlWithTheCertificateChecked() throws {
+        let sb = try kimsHousehold()
+        _ = try requireProgram("curl")
+        let (cert, key) = try certificate(sb)
+        let (server, port, out) = try receiver(sb, "http", ["--tls-cert", cert, "--tls-key", key])
+        defer { server.stop() }
+        #expect(try sb.todo("member", "set", "Kim", "--via", "post", "--post-url", "https://localhost:\(port)/kim").exitCode == 0)
+        var r = try sb.todo(["remind"], env: ["TODO_POST_TOKEN": "tok"])
+        #expect(r.exitCode == 75 && r.stderr.contains("could not remind Kim by post") && r.stderr.contains("curl"), "\(r)")
+        #expect(try received(out).isEmpty)
+        r = try sb.todo(["remind"], env: ["TODO_POST_TOKEN": "tok", "CURL_CA_BUNDLE": cert])
+        #expect(r.exitCode == 0 && r.stderr.isEmpty, "\(r)")
+        let got = try received(out)
+        #expect(got.count == 1 && got.first?["headers"]?["authorization"] == .string("Bearer tok"), "\(got)")
+        #expect(got.first?["headers"]?["idempotency-key"]?.stringValue?.hasPrefix("todo-") == true, "\(got)")
+        #expect(got.first?["body"]?.stringValue?.hasPrefix("Overdue:\n  - Renew the permit") == true, "\(got)")
+    }
+
+    @Test func aTurnPassedToAMemberIsTheirsInTheirReminder() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        let trash = try sb.add("Take out the trash", "--every", "day", "--rotate", "Alice,Kim", "--from", "2025-11-20")
+        var r = try sb.todo("remind", "--member", "Kim")
+        #expect(r.exitCode == 0 && r.stdout.isEmpty, "Alice's turn today: \(r)")
+        #expect(try sb.todo("pass", trash.short, "--to", "Kim").exitCode == 0)
+        r = try sb.todo("remind", "--member", "Kim")
+        #expect(r.stdout.hasPrefix("todo: 1 due today for Kim (home)\n\nDue today:\n  - Take out the trash (your turn)"), "\(r)")
+        r = try sb.todo("remind", "--member", "Alice")
+        #expect(r.exitCode == 0 && r.stdout.isEmpty, "no longer Alice's: \(r)")
+    }
+
+    /// STARTTLS and a login, through curl: the certificate is checked (a self-signed one is
+    /// refused until the machine trusts it, here through curl's CURL_CA_BUNDLE), the password
+    /// comes from the environment and is on no command line.
+    @Test func mailWithSTARTTLSChecksTheCertificateAndLogsIn() throws {
+        let sb = try kimsHousehold()
+        #expect(try sb.todo("member", "set", "Kim", "--email", "kim@example.org").exitCode == 0)
+        _ = try requireProgram("curl")
+        let (cert, key) = try certificate(sb)
         let (server, port, out) = try receiver(sb, "smtp", ["--tls-cert", cert, "--tls-key", key, "--login", "family:pa ss\"word"])
         defer { server.stop() }
         try settings(sb, "smtp.host=localhost", "smtp.port=\(port)", "smtp.tls=starttls", "smtp.user=family", "smtp.from=family@example.org")

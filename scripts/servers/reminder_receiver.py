@@ -3,7 +3,7 @@
 
     reminder_receiver.py smtp --out FILE [--fail N] [--refuse-sender ADDR]
                               [--tls-cert CERT --tls-key KEY] [--login USER:PASSWORD]
-    reminder_receiver.py http --out FILE [--fail N] [--status CODE]
+    reminder_receiver.py http --out FILE [--fail N] [--status CODE] [--tls-cert CERT --tls-key KEY]
     reminder_receiver.py stall --out FILE
 
 smtp is aiosmtpd's SMTP server (PyPI aiosmtpd, or Debian's python3-aiosmtpd; `sh scripts/deps.sh
@@ -109,6 +109,11 @@ def http(args):
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    if args.tls_cert:
+        import ssl
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(args.tls_cert, args.tls_key)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     print(f"listening on 127.0.0.1 port {server.server_address[1]}", flush=True)
     server.serve_forever()
 
