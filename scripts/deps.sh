@@ -3,7 +3,8 @@
 # pkg-config itself and git; with --bench also what `make bench` uses beyond that (python3, GNU
 # time, Taskwarrior to compare with, and a C compiler for the slow-disk rows' preload library);
 # with --test what the calendar feed's tests read feeds with: Python's icalendar package
-# (python3-icalendar, for the system's /usr/bin/python3) and the calendar client khal.
+# (python3-icalendar, for the system's /usr/bin/python3) and the calendar client khal, and the
+# SMTP server the reminder tests receive mail with (python3-aiosmtpd).
 # Swift itself is not an apt package: when `swift` is missing this says where to get it and fails.
 #
 # As root it installs the missing packages with apt-get; as anyone else it prints the exact
@@ -52,6 +53,10 @@ if [ "$tests" = yes ]; then
         add python3-icalendar
     fi
     command -v khal >/dev/null 2>&1 || add khal
+    # scripts/servers/reminder_receiver.py smtp
+    if [ ! -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import aiosmtpd' >/dev/null 2>&1; then
+        add python3-aiosmtpd
+    fi
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """`todo calendar` in a household of N tasks of which a tenth are chores (with rotations, some
-with a time of day), over the default 8 weeks: to standard output, with --out, for one member.
+with a time of day), over the default 8 weeks: to standard output, with --out, for one member;
+and `todo remind` for the household's four members (--dry-run, which computes every reminder and
+sends none, so that each run does the same work; and one real run to standard output, whose
+state is removed before each run).
 
     python3 scripts/bench/calendar.py --todo .build-release/release/todo [--size 10000] [--runs 7]
 
@@ -55,6 +58,9 @@ def main():
         ("`todo calendar` (stdout)", [args.todo, "calendar"]),
         ("`todo calendar --out FILE`", [args.todo, "calendar", "--out", out]),
         ("`todo calendar --member Bob --alarm 30m`", [args.todo, "calendar", "--member", "Bob", "--alarm", "30m"]),
+        ("`todo remind --dry-run` (4 members)", [args.todo, "remind", "--dry-run"]),
+        ("`todo remind --via stdout` (4 members, state removed first)",
+         ["sh", "-c", 'rm -f "$XDG_STATE_HOME/todo/reminders/home.state"; exec "$0" remind --via stdout', args.todo]),
     ]:
         timed(cmd, env)
         wall, cpu = medians([timed(cmd, env) for _ in range(args.runs)])

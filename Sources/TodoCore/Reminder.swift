@@ -1,0 +1,115 @@
+/// What one member's reminder says (docs/FORMAT.md, "What a reminder holds"): overdue tasks and
+/// chores, those due today, and what became theirs since the last delivered reminder.
+public struct Reminder: Sendable {
+    /// Positions in the task array given to `init`.
+    public var overdue: [Int] = []
+    public var today: [Int] = []
+    public var new: [Int] = []
+    /// The ids of every open task or chore that is the member's now (the next `previous`).
+    public var theirs: Set<String> = []
+
+    public var isEmpty: Bool { overdue.isEmpty && today.isEmpty && new.isEmpty }
+
+    /// `names`: the member's name and email, lowercased. `previous`: the member's `theirs` at
+    /// the last delivered reminder, nil when there was none.
+    public init(_ tasks: [Task], names: Set<String>, today day: CivilDate, minuteOfDay: Int, previous: Set<String>?) {
+        func mine(_ assignee: String?) -> Bool { assignee.map { names.contains($0.lowercased()) } == true }
+        let agenda = Agenda(tasks, today: day, minuteOfDay: minuteOfDay, days: 0) { _, assignee in mine(assignee) }
+        overdue = agenda.overdue
+        self.today = agenda.today
+        let listed = Set(overdue + self.today)
+        var fresh: [(Due?, Int)] = []
+        for (i, t) in tasks.enumerated() where t.status == .open && !t.deleted {
+            let (due, assignee) = Agenda.due(of: t, today: day)
+            guard mine(assignee) else { continue }
+            let key = t.id.description
+            theirs.insert(key)
+            if !listed.contains(i), previous?.contains(key) != true { fresh.append((due, i)) }
+        }
+        fresh.sort { a, b in
+            switch (a.0, b.0) {
+            case let (x?, y?) where x != y: return x < y
+            case (nil, _?): return false
+            case (_?, nil): return true
+            default: return tasks[a.1].id < tasks[b.1].id
+            }
+        }
+        new = fresh.map(\.1)
+    }
+
+    /// The subject line: counts, the member and the household.
+    public func subject(member: String, household: String) -> String {
+        var parts: [String] = []
+        if !overdue.isEmpty { parts.append("\(overdue.count) overdue") }
+        if !today.isEmpty { parts.append("\(today.count) due today") }
+        if !new.isEmpty { parts.append("\(new.count) new") }
+        return "todo: \(parts.joined(separator: ", ")) for \(ReminderText.line(member)) (\(household))"
+    }
+
+    /// The plain-text body: one section per group, one line per task.
+    public func body(_ tasks: [Task], today day: CivilDate) -> String {
+        var lines: [String] = []
+        func item(_ i: Int) -> String {
+            let t = tasks[i]
+            var text = "  - " + ReminderText.line(t.title)
+            let (due, _) = Agenda.due(of: t, today: day)
+            var notes: [String] = []
+            if t.isChore { notes.append("your turn") }
+            if let due {
+                if due.date < day {
+                    notes.append("due \(due.date)")
+                } else if due.date == day {
+                    if let m = due.minutes { notes.append("at \(pad2(m / 60)):\(pad2(m % 60))") }
+                } else {
+                    notes.append("due \(due)")
+                }
+            }
+            if !notes.isEmpty { text += " (" + notes.joined(separator: ", ") + ")" }
+            return text + "  [" + String(t.id.description.prefix(8)) + "]"
+        }
+        for (title, group) in [("Overdue:", overdue), ("Due today:", today), ("New for you:", new)] where !group.isEmpty {
+            if !lines.isEmpty { lines.append("") }
+            lines.append(title)
+            for i in group { lines.append(item(i)) }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func pad2(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+}
+
+public enum ReminderText {
+    /// `text` on one line: controls (newlines, escapes) become spaces, so a title from another
+    /// member cannot add a header to a mail or a line to a terminal.
+    public static func line(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { s in
+            (s.value < 0x20 || s.value == 0x7F || (s.value >= 0x80 && s.value < 0xA0) || s.value == 0x2028 || s.value == 0x2029)
+                ? " " : s
+        }))
+    }
+
+    /// The stable identity of a reminder: two 64-bit FNV-1a hashes of member, day, subject and
+    /// body, as 32 hex digits.
+    public static func identity(member: String, day: CivilDate, subject: String, body: String) -> String {
+        var bytes = Array(member.lowercased().utf8)
+        bytes.append(0)
+        bytes += Array(day.description.utf8)
+        bytes.append(0)
+        bytes += Array(subject.utf8)
+        bytes.append(0)
+        bytes += Array(body.utf8)
+        func fnv(_ seed: UInt64) -> UInt64 {
+            var h = seed
+            for b in bytes {
+                h ^= UInt64(b)
+                h = h &* 0x100_0000_01B3
+            }
+            return h
+        }
+        func hex(_ v: UInt64) -> String {
+            let s = String(v, radix: 16)
+            return String(repeating: "0", count: 16 - s.count) + s
+        }
+        return hex(fnv(0xCBF2_9CE4_8422_2325)) + hex(fnv(0x6C62_272E_07BB_0142))
+    }
+}

@@ -1,0 +1,84 @@
+import GitKit
+import TodoCore
+
+/// A change to one member's details; nil leaves a field as it is, "" clears it.
+public struct MemberChange: Sendable {
+    public var email: String?
+    public var via: String?
+    public var postURL: String?
+    public var every: String?
+
+    public init(email: String? = nil, via: String? = nil, postURL: String? = nil, every: String? = nil) {
+        self.email = email
+        self.via = via
+        self.postURL = postURL
+        self.every = every
+    }
+}
+
+extension Household {
+    /// Every member's contact details recorded in the settings file, keyed by name as spelled
+    /// there, and the values that were left out because they do not fit their key.
+    public func memberDetails() throws(StoreError) -> (details: [String: MemberDetails], problems: [String]) {
+        let snap = try snapshot()
+        return MemberFields.details(in: try? snap.task(HouseholdSettings.id))
+    }
+
+    /// Every name the household uses for a member (docs/FORMAT.md): assignees, rotations, who
+    /// made changes, and the names with details.
+    public func memberNames() throws(StoreError) -> [String] {
+        let (tasks, _) = try snapshot().loadAll()
+        var names = CalendarFeed.members(tasks)
+        for name in try memberDetails().details.keys { names.insert(name) }
+        // Folded by case: the first spelling in byte order stands for the others.
+        var byFold: [String: String] = [:]
+        for n in names {
+            let k = n.lowercased()
+            if let old = byFold[k], old.utf8.lexicographicallyPrecedes(n.utf8) { continue }
+            byFold[k] = n
+        }
+        return byFold.values.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    /// The household's spelling of `name` (compared ignoring case) when the household uses it,
+    /// counting the running member and commit authors; nil when it does not.
+    public func knownMember(_ name: String) throws(StoreError) -> String? {
+        let names = try memberNames()
+        if let hit = names.first(where: { $0.lowercased() == name.lowercased() }) { return hit }
+        if let me = try? identity().name, me.lowercased() == name.lowercased() { return me }
+        if !((try? history(limit: 1, author: name)) ?? []).isEmpty { return name }
+        return nil
+    }
+
+    /// Records `change` for `name` in the settings file, in one commit; nil when nothing changes.
+    @discardableResult
+    public func setMember(_ name: String, _ change: MemberChange) throws(StoreError) -> String? {
+        let stamper = try stamper()
+        let (_, commit) = try transact { snap in
+            var task: Task
+            if let existing = try snap.task(HouseholdSettings.id) {
+                task = existing
+            } else {
+                let stamp = stamper.stamp(after: nil)
+                task = Task(
+                    id: HouseholdSettings.id, title: HouseholdSettings.title,
+                    createdAt: isoMillis(stamper.clock.nowMillis()), createdBy: stamper.member, deleted: true)
+                for field in Task.stampedFields { task.stamps[field] = stamp }
+            }
+            // The key keeps the spelling already recorded for this member, if any.
+            let spelled = task.extra.keys.compactMap(MemberFields.parse).map(\.name).filter { $0.lowercased() == name.lowercased() }
+                .min { $0.utf8.lexicographicallyPrecedes($1.utf8) } ?? name
+            var changed = false
+            for (field, value) in [(MemberFields.email, change.email), (MemberFields.via, change.via), (MemberFields.postURL, change.postURL), (MemberFields.every, change.every)] {
+                guard let value else { continue }
+                let key = MemberFields.key(field, spelled)
+                if task.extra[key]?.stringValue == value || (task.extra[key] == nil && value.isEmpty) { continue }
+                try task.write(key, .string(value), stamp: stamper.stamp(after: task))
+                changed = true
+            }
+            guard changed else { return Update(tasks: [], message: "", value: ()) }
+            return Update(tasks: [task], message: "member: \(spelled)", value: ())
+        }
+        return commit
+    }
+}

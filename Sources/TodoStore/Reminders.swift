@@ -1,0 +1,53 @@
+import TodoCore
+
+/// One member's part of a `todo remind` run, before delivery.
+public struct ReminderPlan: Sendable {
+    public var member: String
+    public var details: MemberDetails
+    /// What to send; nil when there is nothing to say or the member had one today.
+    public var message: ReminderMessage?
+    /// What is the member's now: the state's `theirs` once this plan is delivered.
+    public var theirs: Set<String>
+    /// The member already had a reminder today (nothing is sent).
+    public var remindedToday: Bool
+}
+
+extension Household {
+    /// What `todo remind` would send to each of `members` (nil: every member the household
+    /// uses) on the household's today, given what this machine delivered before (`state`).
+    public func planReminders(members: [String]?, state: ReminderState) throws(StoreError) -> (today: CivilDate, plans: [ReminderPlan]) {
+        let (tasks, _) = try snapshot().loadAll()
+        let details = try memberDetails().details
+        var byFold: [String: MemberDetails] = [:]
+        for (name, d) in details { byFold[name.lowercased()] = d }
+        let today = clock.today
+        let minute = clock.minuteOfDay
+        var plans: [ReminderPlan] = []
+        let everyone: [String]
+        if let members { everyone = members } else { everyone = try memberNames() }
+        for member in everyone {
+            let key = member.lowercased()
+            let d = byFold[key] ?? MemberDetails()
+            let entry = state.members[key]
+            var names: Set<String> = [key]
+            if let e = d.email { names.insert(e.lowercased()) }
+            let r = Reminder(tasks, names: names, today: today, minuteOfDay: minute, previous: entry?.theirs)
+            // At most once a day, or every `everyDays` days when the member chose fewer.
+            let last = entry?.day.flatMap { CivilDate(iso: Substring($0)) }
+            if let last, today.daysSinceEpoch - last.daysSinceEpoch < (d.everyDays ?? 1), today >= last {
+                plans.append(ReminderPlan(member: member, details: d, message: nil, theirs: r.theirs, remindedToday: true))
+                continue
+            }
+            var message: ReminderMessage?
+            if !r.isEmpty {
+                let subject = r.subject(member: member, household: name)
+                let body = r.body(tasks, today: today)
+                message = ReminderMessage(
+                    member: member, household: name, subject: subject, body: body,
+                    identity: ReminderText.identity(member: member, day: today, subject: subject, body: body))
+            }
+            plans.append(ReminderPlan(member: member, details: d, message: message, theirs: r.theirs, remindedToday: false))
+        }
+        return (today, plans)
+    }
+}
