@@ -83,6 +83,7 @@ import TodoCore
             ["status", "--json"], ["agenda"], ["agenda", "--mine"], ["chores"], ["chores", "--json"], ["changes"],
             ["changes", "--json"], ["conflicts"], ["conflicts", "--json"], ["remote"], ["households"], ["doctor"],
             ["doctor", "--json"], ["calendar"], ["calendar", "--mine", "--todos"], ["timezone"],
+            ["member"], ["member", "show", "Bob"], ["remind", "--dry-run"],
         ]
         // Caches and markers settle on the first run of each; then nothing else may move.
         for args in reads { _ = try alice.todo(args) }
