@@ -4,7 +4,7 @@ import PackageDescription
 /// swift-system: `Errno`, and `FileDescriptor` for whole-file reads and writes.
 let systemPackage = Target.Dependency.product(name: "SystemPackage", package: "swift-system")
 
-/// On Linux, libgit2 and the libraries it needs are linked from their static libraries (Debian's
+/// libgit2 and the libraries it needs are linked from their static libraries (Debian's
 /// libgit2-dev brings them all): loading libgit2.so and its twenty shared libraries cost about
 /// 3 ms at every start, a tenth of a `todo add`. GSSAPI, which libgit2 calls only for a Kerberos
 /// credential that todo never offers, is not linked (CInterposers/no_gssapi.c). The wraps send two of
@@ -13,17 +13,14 @@ let libgit2Link: [LinkerSetting] = [
     .unsafeFlags(
         ["libgit2.a", "libmbedtls.a", "libmbedx509.a", "libmbedcrypto.a", "libhttp_parser.a", "libssh2.a",
          "libcrypto.a", "libpcre2-8.a", "libz.a"].flatMap { ["-Xlinker", "-l:\($0)"] }
-            + ["-Xlinker", "--wrap=mbedtls_x509_crt_parse_file", "-Xlinker", "--wrap=libssh2_init"],
-        .when(platforms: [.linux])),
-    .linkedLibrary("git2", .when(platforms: [.macOS])),
-    .linkedLibrary("z", .when(platforms: [.macOS])),
+            + ["-Xlinker", "--wrap=mbedtls_x509_crt_parse_file", "-Xlinker", "--wrap=libssh2_init"])
 ]
 
 let package = Package(
     name: "todo",
-    // Linux (the platform CI builds and tests on) and macOS 15, the first with the standard
-    // library's Synchronization module (Atomic, Mutex).
-    platforms: [.macOS(.v15)],
+    // Linux only: Debian and its derivatives, x86_64 and arm64 (the NAS or Raspberry Pi a family
+    // runs, and CI). The code calls Glibc, syncfs and /proc directly; SwiftPM has no way to
+    // declare "Linux only", so README says it and other systems are not supported.
     products: [
         .executable(name: "todo", targets: ["todo"])
     ],

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 import CInterposers
 import CLibgit2
 
@@ -13,14 +9,8 @@ import CLibgit2
 /// durable (data, inodes, directory entries; the file system's journal committed), so each
 /// ordering costs one call.
 public enum Durability {
-    /// Whether one call can make a whole batch of writes durable here (Linux's syncfs).
-    public static let batches: Bool = {
-        #if os(Linux)
-        return true
-        #else
-        return false
-        #endif
-    }()
+    /// Whether one call can make a whole batch of writes durable here (Linux's syncfs: yes).
+    public static let batches = true
 
     /// Makes every write so far to the file system holding `path` durable (syncfs), or, where
     /// the system has no syncfs, every write to every file system (sync).

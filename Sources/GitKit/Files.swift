@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 
 // File-system helpers GitKit needs for pack files, refs and the index, and the store for its
 // own folders.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 import CInterposers
 
 /// git's index file (versions 2 and 3) read and rewritten directly, for changes of a few

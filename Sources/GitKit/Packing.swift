@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 import CLibgit2
 
 /// Packing a repository's objects into one pack with deltas, and removing what the new pack

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 import CLibgit2
 
 /// Keeping the number of pack files small. Syncs add a pack whenever they bring in more than a

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 import CLibgit2
 
 /// An open git repository. Owns its libgit2 handle and frees it when released.

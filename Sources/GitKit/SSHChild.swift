@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 
 /// How an ssh child ended, for the caller to explain a failed transfer.
 public struct SSHExit: Sendable {
@@ -255,12 +251,8 @@ struct SpawnFailure: Error {
     var message: String { String(cString: strerror(code)) }
 }
 
-/// `POSIX_SPAWN_SETSID`, which the C headers define only for GNU sources.
-#if canImport(Glibc)
+/// `POSIX_SPAWN_SETSID` (glibc's value), which the C headers define only for GNU sources.
 private let spawnSetSID = Int16(0x80)
-#else
-private let spawnSetSID = Int16(POSIX_SPAWN_SETSID)
-#endif
 
 /// The system's `read`, which `SSHChild.read` hides inside the class.
 private func readFD(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {

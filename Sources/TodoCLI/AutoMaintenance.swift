@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 import TodoStore
 
 /// A command that may have written to a household: after it succeeded, the cheap housekeeping

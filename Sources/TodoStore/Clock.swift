@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 import TodoCore
 
 /// The wall clock a household uses for stamps and commit times.

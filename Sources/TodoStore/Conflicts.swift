@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 import TodoCore
 
 /// A conflict-log entry with the task that carries it.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 import GitKit
 
 /// Hands libgit2 one credential after another, each at most once per network step, then gives

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 import GitKit
 
 /// The `merge.todo.driver` setting that lets plain `git merge` and `git pull` merge task files

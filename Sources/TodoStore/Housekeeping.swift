@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 import GitKit
 
 /// How a maintenance run is told what to do (docs/FORMAT.md, "Housekeeping").

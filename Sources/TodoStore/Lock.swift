@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 
 /// An exclusive kernel lock (flock) on a file. The kernel drops it when the process dies, so a
 /// killed `todo` never leaves the household wedged.

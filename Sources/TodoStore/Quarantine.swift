@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 import GitKit
 
 /// Where a sync fetches to: a scratch bare repository, `.git/todo/incoming.git`, that borrows

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 import TodoCore
 
 /// Why a delivery failed. Both kinds are retried on the next run (the state is not advanced).

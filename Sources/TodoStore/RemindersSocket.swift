@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 
 /// A TCP connection for the plain-text protocols reminders speak (SMTP without TLS, HTTP):
 /// connect with a deadline, write all, read lines. Every wait is bounded by `timeout`.
@@ -16,11 +12,7 @@ final class PlainSocket {
         timeout = Int32(timeoutSeconds * 1000)
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        #if canImport(Glibc)
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-            hints.ai_socktype = SOCK_STREAM
-        #endif
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
         let rc = getaddrinfo(host, String(port), &hints, &list)
         guard rc == 0, let first = list else {

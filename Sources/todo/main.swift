@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 import TodoCLI
 
 // A peer that hangs up (a git server's socket, a pager or `head` on stdout) must show up as a

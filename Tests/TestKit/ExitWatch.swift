@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 import Foundation
 
 /// Knows when a child has exited without reaping it (`waitid` with `WNOWAIT`, on a thread of

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 import Foundation
 
 // Where things are: the package, its fixtures, the `todo` binary under test, and small file

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 import Foundation
 import Testing
 
@@ -218,11 +214,7 @@ public func canListen(onLoopbackPort port: UInt16) -> Bool {
 }
 
 private func loopbackSocket() throws -> Int32 {
-    #if os(Linux)
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    #else
-    let fd = socket(AF_INET, SOCK_STREAM, 0)
-    #endif
     guard fd >= 0 else { throw SpawnError(description: "socket: \(String(cString: strerror(errno)))") }
     return fd
 }

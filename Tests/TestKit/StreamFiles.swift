@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 import Foundation
 
 // Where a child's standard streams go: files, so that nothing has to be drained and what it

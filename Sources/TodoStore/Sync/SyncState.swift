@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 import GitKit
 
 /// The record behind `todo status`: `.git/todo/sync-state`.
