@@ -145,13 +145,17 @@ public struct ChoreSchedule: Sendable {
         var byDate: [CivilDate: [Int]] = [:]
         var credits: [Credit] = []
         credits.reserveCapacity(pending.count)
+        // Per named date, where its search for a free occurrence stopped: every occurrence
+        // between the named date and there is credited or skipped, and stays so (credits are
+        // only added), so the next search from that date starts there. Many completions of one
+        // date (a hostile file) cost one walk, not one each.
+        var resume: [CivilDate: (next: CivilDate?, steps: Int)] = [:]
         for p in pending {
             var credit = p.credit
             if byDate[credit.named] != nil {
                 // Someone else's completion got there first: the earliest occurrence after it,
                 // up to the day this one was done, that is neither credited nor skipped.
-                var d = r.next(after: credit.named)
-                var steps = 0
+                var (d, steps) = resume[credit.named] ?? (r.next(after: credit.named), 0)
                 while let date = d, date <= credit.day, steps < Self.moveLimit {
                     if byDate[date] == nil && !skipped.contains(date) {
                         credit.occurrence = date
@@ -160,6 +164,7 @@ public struct ChoreSchedule: Sendable {
                     d = r.next(after: date)
                     steps += 1
                 }
+                resume[credit.named] = (d, steps)
             }
             byDate[credit.occurrence, default: []].append(credits.count)
             credits.append(credit)
