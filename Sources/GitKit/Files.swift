@@ -43,6 +43,24 @@ public func writeAll(_ fd: Int32, _ bytes: [UInt8], what: String) throws {
     try bytes.withUnsafeBytes { try writeAll(fd, $0, what: what) }
 }
 
+/// Reads from `fd` into `buffer` until it is full or the file ends (`what` names the file in the
+/// error): the one read loop, retrying short reads and EINTR; any other failure is thrown with its
+/// errno, never taken as the end. Returns how many bytes were read: fewer than the buffer holds
+/// only when the file ended.
+public func readFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, what: String) throws -> Int {
+    var got = 0
+    while got < buffer.count {
+        let n = read(fd, buffer.baseAddress! + got, buffer.count - got)
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw GitError.system(errno: errno, call: "read \(what)")
+        }
+        if n == 0 { break }
+        got += n
+    }
+    return got
+}
+
 /// The whole file; nil when it does not exist or cannot be read, also when a read fails part
 /// way (never a truncated file as if whole).
 public func readBytes(_ path: String) -> [UInt8]? {
@@ -52,12 +70,8 @@ public func readBytes(_ path: String) -> [UInt8]? {
     var out: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65536)
     while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            return nil
-        }
-        if n == 0 { return out }
+        guard let n = try? chunk.withUnsafeMutableBytes({ try readFully(fd, into: $0, what: path) }) else { return nil }
         out.append(contentsOf: chunk[0..<n])
+        if n < chunk.count { return out }
     }
 }

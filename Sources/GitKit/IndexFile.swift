@@ -86,15 +86,10 @@ struct IndexFile {
         guard fstat(fd, &st) == 0, st.st_size >= 32, st.st_size < 1 << 30 else { return nil }
         let size = Int(st.st_size)
         var complete = true
-        // Not zero-filled first: every byte is read over.
+        // Not zero-filled first: every byte is read over. A failed read, or a file shorter than
+        // fstat said (changed meanwhile), is no index.
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            var got = 0
-            while got < size {
-                let n = read(fd, buffer.baseAddress! + got, size - got)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { break }
-                got += n
-            }
+            let got = try? readFully(fd, into: UnsafeMutableRawBufferPointer(buffer), what: path)
             complete = got == size
             count = complete ? size : 0
         }

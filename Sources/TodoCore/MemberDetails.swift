@@ -47,20 +47,21 @@ public enum MemberFields {
     }
 
     /// Every member's details in `settings` (the settings task), keyed by the name as spelled
-    /// there. Values that do not fit their key are left out, as if unset; `problems` lists them.
+    /// there. Values that do not fit their key are left out, as if unset; `problems` lists them
+    /// (as facts: a front end words them).
     /// Names are compared ignoring case: when two spellings of one member both hold a field
     /// (written on two replicas apart), the later stamp's value counts, under the spelling that
     /// comes first in byte order.
-    public static func details(in settings: Task?) -> (details: [String: MemberDetails], problems: [String]) {
+    public static func details(in settings: Task?) -> (details: [String: MemberDetails], problems: [MemberFieldProblem]) {
         guard let settings else { return ([:], []) }
-        var problems: [String] = []
+        var problems: [MemberFieldProblem] = []
         // Per member (folded) and field: the value with the latest stamp.
         var best: [String: [String: (stamp: FieldStamp?, text: String)]] = [:]
         var spelling: [String: String] = [:]
         for key in TaskCodec.sortedKeys(Array(settings.extra.keys)) {
             guard let (field, name) = parse(key), let value = settings.extra[key] else { continue }
             guard let text = value.stringValue else {
-                problems.append("\(field) of \(name) is not a string")
+                problems.append(MemberFieldProblem(field: field, member: name, kind: .notAString))
                 continue
             }
             let fold = name.lowercased()
@@ -83,20 +84,21 @@ public enum MemberFields {
             var d = MemberDetails()
             for (field, held) in fields where !held.text.isEmpty {
                 let text = held.text
+                func leftOut(_ kind: MemberFieldProblem.Kind) { problems.append(.init(field: field, member: name, kind: kind)) }
                 switch field {
                 case email:
-                    if MemberInput.isEmail(text) { d.email = text } else { problems.append("email of \(name) is malformed") }
+                    if MemberInput.isEmail(text) { d.email = text } else { leftOut(.malformedEmail) }
                 case via:
-                    if let v = Delivery(rawValue: text) { d.via = v } else { problems.append("via of \(name) is not stdout, mail or post") }
+                    if let v = Delivery(rawValue: text) { d.via = v } else { leftOut(.unknownDelivery) }
                 case every:
-                    if let n = MemberInput.everyDays(text) { d.everyDays = n } else { problems.append("every of \(name) is not 1 to 30") }
+                    if let n = MemberInput.everyDays(text) { d.everyDays = n } else { leftOut(.everyOutOfRange) }
                 default:
-                    if MemberInput.isPostURL(text) { d.postURL = text } else { problems.append("postURL of \(name) is malformed") }
+                    if MemberInput.isPostURL(text) { d.postURL = text } else { leftOut(.malformedPostURL) }
                 }
             }
             if !d.isEmpty { result[name] = d }
         }
-        return (result, problems.sorted())
+        return (result, problems.sorted { ($0.field, $0.member) < ($1.field, $1.member) })
     }
 }
 
@@ -187,5 +189,30 @@ public struct URLParts: Equatable, Sendable {
         } else {
             port = secure ? 443 : 80
         }
+    }
+}
+
+/// A member's value left out because it does not fit its key: the field (`email`, `via`,
+/// `postURL`, `every`), the member as spelled in the key, and what is wrong with it.
+public struct MemberFieldProblem: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// The value is not a JSON string.
+        case notAString
+        case malformedEmail
+        /// Not one of `Delivery`'s methods.
+        case unknownDelivery
+        /// Not a number of days from 1 to 30.
+        case everyOutOfRange
+        case malformedPostURL
+    }
+
+    public var field: String
+    public var member: String
+    public var kind: Kind
+
+    public init(field: String, member: String, kind: Kind) {
+        self.field = field
+        self.member = member
+        self.kind = kind
     }
 }

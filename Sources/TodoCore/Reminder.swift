@@ -37,45 +37,55 @@ public struct Reminder: Sendable {
         new = fresh.map(\.1)
     }
 
-    /// The subject line: counts, the member and the household.
-    public func subject(member: String, household: String) -> String {
-        var parts: [String] = []
-        if !overdue.isEmpty { parts.append("\(overdue.count) overdue") }
-        if !today.isEmpty { parts.append("\(today.count) due today") }
-        if !new.isEmpty { parts.append("\(new.count) new") }
-        return "todo: \(parts.joined(separator: ", ")) for \(ReminderText.line(member)) (\(household))"
-    }
-
-    /// The plain-text body: one section per group, one line per task.
-    public func body(_ tasks: [Task], today day: CivilDate) -> String {
-        var lines: [String] = []
-        func item(_ i: Int) -> String {
+    /// What the reminder holds, as facts for a front end to word (subject and body).
+    public func facts(_ tasks: [Task], member: String, household: String, today day: CivilDate) -> ReminderFacts {
+        func item(_ i: Int) -> ReminderItem {
             let t = tasks[i]
-            var text = "  - " + ReminderText.line(t.title)
-            let (due, _) = Agenda.due(of: t, today: day)
-            var notes: [String] = []
-            if t.isChore { notes.append("your turn") }
-            if let due {
-                if due.date < day {
-                    notes.append("due \(due.date)")
-                } else if due.date == day {
-                    if let m = due.minutes { notes.append("at \(pad2(m / 60)):\(pad2(m % 60))") }
-                } else {
-                    notes.append("due \(due)")
-                }
-            }
-            if !notes.isEmpty { text += " (" + notes.joined(separator: ", ") + ")" }
-            return text + "  [" + String(t.id.description.prefix(8)) + "]"
+            return ReminderItem(id: t.id, title: t.title, isChore: t.isChore, due: Agenda.due(of: t, today: day).due)
         }
-        for (title, group) in [("Overdue:", overdue), ("Due today:", today), ("New for you:", new)] where !group.isEmpty {
-            if !lines.isEmpty { lines.append("") }
-            lines.append(title)
-            for i in group { lines.append(item(i)) }
-        }
-        return lines.joined(separator: "\n") + "\n"
+        return ReminderFacts(
+            member: member, household: household, day: day, overdue: overdue.map(item), today: today.map(item), new: new.map(item))
     }
+}
 
-    private func pad2(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+/// What one member's reminder says, as facts: whom it is for, the household's day, and the tasks
+/// and chores in each group, in order. A front end words it (for the command line,
+/// `RemindMessages.swift`); the reminder's identity hashes those words.
+public struct ReminderFacts: Sendable, Equatable {
+    public var member: String
+    public var household: String
+    /// The household's today.
+    public var day: CivilDate
+    public var overdue: [ReminderItem]
+    public var today: [ReminderItem]
+    public var new: [ReminderItem]
+
+    public init(member: String, household: String, day: CivilDate, overdue: [ReminderItem], today: [ReminderItem], new: [ReminderItem]) {
+        self.member = member
+        self.household = household
+        self.day = day
+        self.overdue = overdue
+        self.today = today
+        self.new = new
+    }
+}
+
+/// One task or chore in a reminder.
+public struct ReminderItem: Sendable, Equatable {
+    public var id: TaskID
+    /// As its author wrote it: `ReminderText.line` makes it one line.
+    public var title: String
+    /// A chore: the member's turn.
+    public var isChore: Bool
+    /// The task's due date, or the chore's current occurrence; nil when undated.
+    public var due: Due?
+
+    public init(id: TaskID, title: String, isChore: Bool, due: Due?) {
+        self.id = id
+        self.title = title
+        self.isChore = isChore
+        self.due = due
+    }
 }
 
 public enum ReminderText {

@@ -19,7 +19,7 @@ public struct MemberChange: Sendable {
 extension Household {
     /// Every member's contact details recorded in the settings file, keyed by name as spelled
     /// there, and the values that were left out because they do not fit their key.
-    public func memberDetails() throws(StoreError) -> (details: [String: MemberDetails], problems: [String]) {
+    public func memberDetails() throws(StoreError) -> (details: [String: MemberDetails], problems: [MemberFieldProblem]) {
         let snap = try snapshot()
         return MemberFields.details(in: try? snap.task(HouseholdSettings.id))
     }

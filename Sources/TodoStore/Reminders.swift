@@ -15,7 +15,11 @@ public struct ReminderPlan: Sendable {
 extension Household {
     /// What `todo remind` would send to each of `members` (nil: every member the household
     /// uses) on the household's today, given what this machine delivered before (`state`).
-    public func planReminders(members: [String]?, state: ReminderState) throws(StoreError) -> (today: CivilDate, plans: [ReminderPlan]) {
+    /// `word` is the front end's wording of a reminder's facts; the message's identity hashes
+    /// the words, so it stays the same for the same facts and the same wording.
+    public func planReminders(
+        members: [String]?, state: ReminderState, word: (ReminderFacts) -> (subject: String, body: String)
+    ) throws(StoreError) -> (today: CivilDate, plans: [ReminderPlan]) {
         let (tasks, _) = try snapshot().loadAll()
         let details = try memberDetails().details
         var byFold: [String: MemberDetails] = [:]
@@ -40,8 +44,7 @@ extension Household {
             }
             var message: ReminderMessage?
             if !r.isEmpty {
-                let subject = r.subject(member: member, household: name)
-                let body = r.body(tasks, today: today)
+                let (subject, body) = word(r.facts(tasks, member: member, household: name, today: today))
                 message = ReminderMessage(
                     member: member, household: name, subject: subject, body: body,
                     identity: ReminderText.identity(member: member, day: today, subject: subject, body: body))

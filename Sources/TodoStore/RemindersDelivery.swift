@@ -1,19 +1,6 @@
 import Glibc
+import SystemPackage
 import TodoCore
-
-/// Why a delivery failed. Both kinds are retried on the next run (the state is not advanced).
-public enum DeliveryFailure: Error, Sendable, Equatable {
-    /// A passing failure: unreachable, timed out, a 4xx SMTP answer, a 5xx HTTP answer.
-    case transient(String)
-    /// The receiver or the settings refuse it: a 5xx SMTP answer, a 4xx HTTP answer, no address.
-    case refused(String)
-
-    public var reason: String {
-        switch self {
-        case .transient(let r), .refused(let r): return r
-        }
-    }
-}
 
 /// One member's reminder, ready to leave.
 public struct ReminderMessage: Sendable {
@@ -95,7 +82,7 @@ public struct ReminderSender: Sendable {
             let text = message.mail(from: from, to: to, nowMillis: nowMillis, newline: "\n")
             let deadline = monotonicSeconds() + Double(timeoutSeconds)
             guard runProgram([settings.sendmail, "-t", "-i"], input: text, deadline: deadline) != nil else {
-                throw .transient("\(settings.sendmail) -t -i failed or could not be run")
+                throw .transient(.sendmailFailed(program: settings.sendmail))
             }
             return
         }
@@ -110,54 +97,53 @@ public struct ReminderSender: Sendable {
     /// SMTP without TLS (RFC 5321), for a relay on this machine or the local network.
     func smtpPlain(_ message: ReminderMessage, to: String, host: String, port: Int) throws(DeliveryFailure) {
         if settings.smtpUser != nil && !ReminderSettings.isLoopback(host) {
-            throw .refused("the SMTP login would cross the network in clear; set smtp.tls to starttls or tls")
+            throw .refused(.loginInClear)
         }
         let s = try PlainSocket(host: host, port: port, timeoutSeconds: timeoutSeconds)
         func reply() throws(DeliveryFailure) -> (Int, [String]) {
             var lines: [String] = []
             while true {
-                guard let line = try s.readLine() else { throw .transient("the SMTP server \(host) closed the connection") }
+                guard let line = try s.readLine() else { throw .transient(.smtpClosed(host: host)) }
                 lines.append(line)
                 let bytes = Array(line.utf8)
                 guard bytes.count >= 3, let code = Int(String(decoding: bytes[0..<3], as: UTF8.self)) else {
-                    throw .transient("the SMTP server \(host) answered something that is not SMTP")
+                    throw .transient(.notSMTP(host: host))
                 }
                 if bytes.count == 3 || bytes[3] != 0x2D { return (code, lines) }
             }
         }
-        func expect(_ what: String, _ ok: ClosedRange<Int> = 200...399) throws(DeliveryFailure) -> [String] {
+        func expect(_ step: SMTPStep, _ ok: ClosedRange<Int> = 200...399) throws(DeliveryFailure) -> [String] {
             let (code, lines) = try reply()
             guard ok.contains(code) else {
-                let said = ReminderText.line(lines.last ?? "")
-                if code >= 500 { throw .refused("the SMTP server \(host) refused \(what): \(said)") }
-                throw .transient("the SMTP server \(host) did not accept \(what) for now: \(said)")
+                let answer = DeliveryProblem.smtpAnswer(host: host, step: step, code: code, said: ReminderText.line(lines.last ?? ""))
+                throw code >= 500 ? .refused(answer) : .transient(answer)
             }
             return lines
         }
-        _ = try expect("the connection")
+        _ = try expect(.connection)
         try s.write("EHLO \(Self.hostName())\r\n")
-        let features = try expect("EHLO")
+        let features = try expect(.ehlo)
         if let user = settings.smtpUser {
             let password = settings.smtpPassword ?? ""
             guard features.contains(where: { $0.uppercased().contains("AUTH") && $0.uppercased().contains("PLAIN") }) else {
-                throw .refused("the SMTP server \(host) offers no AUTH PLAIN login")
+                throw .refused(.noAuthPlain(host: host))
             }
             try s.write("AUTH PLAIN " + Base64.encode([0] + Array(user.utf8) + [0] + Array(password.utf8)) + "\r\n")
-            _ = try expect("the login")
+            _ = try expect(.login)
         }
         let eight = features.contains { $0.uppercased().contains("8BITMIME") }
         try s.write("MAIL FROM:<\(from)>" + (eight ? " BODY=8BITMIME" : "") + "\r\n")
-        _ = try expect("the sender <\(from)>")
+        _ = try expect(.sender(from))
         try s.write("RCPT TO:<\(to)>\r\n")
-        _ = try expect("the recipient <\(to)>")
+        _ = try expect(.recipient(to))
         try s.write("DATA\r\n")
-        _ = try expect("DATA")
+        _ = try expect(.data)
         var text = message.mail(from: from, to: to, nowMillis: nowMillis, newline: "\r\n")
         // Dot-stuffing: a line starting with "." gets another.
         if text.hasPrefix(".") { text = "." + text }
         text = text.replacingAll("\r\n.", with: "\r\n..")
         try s.write(text + ".\r\n")
-        _ = try expect("the message")
+        _ = try expect(.message)
         try? s.write("QUIT\r\n")
     }
 
@@ -173,20 +159,20 @@ public struct ReminderSender: Sendable {
         ]
         if security == .starttls { config.append("ssl-reqd") }
         if let user = settings.smtpUser { config.append("user = \(Self.quoted(user + ":" + (settings.smtpPassword ?? "")))") }
-        try runCurl(config, input: message.mail(from: from, to: to, nowMillis: nowMillis, newline: "\r\n"), what: "mail through \(host)")
+        try runCurl(config, input: message.mail(from: from, to: to, nowMillis: nowMillis, newline: "\r\n"), what: .mail(host: host))
     }
 
     /// POSTs `message` as plain text to `url` with its Idempotency-Key (http:// over a socket,
     /// https:// through curl, which checks the certificate).
     public func post(_ message: ReminderMessage, url: String) throws(DeliveryFailure) {
-        guard let parts = URLParts(url) else { throw .refused("\(url) is not an http:// or https:// URL") }
+        guard let parts = URLParts(url) else { throw .refused(.notHTTPURL(url: url)) }
         var headers = [("Content-Type", "text/plain; charset=utf-8"), ("Idempotency-Key", message.messageID)]
         if message.subject.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { headers.append(("Title", message.subject)) }
         if let token = settings.postToken { headers.append(("Authorization", "Bearer \(token)")) }
         if parts.secure {
             var config = ["url = \(Self.quoted(url))", "data-binary = \"@-\"", "silent", "show-error", "fail", "max-time = \(timeoutSeconds)"]
             for (k, v) in headers { config.append("header = \(Self.quoted("\(k): \(v)"))") }
-            try runCurl(config, input: message.body, what: "the POST to \(parts.host)")
+            try runCurl(config, input: message.body, what: .post(host: parts.host))
             return
         }
         let s = try PlainSocket(host: parts.host, port: parts.port, timeoutSeconds: timeoutSeconds)
@@ -196,29 +182,28 @@ public struct ReminderSender: Sendable {
         for (k, v) in headers { head += "\(k): \(v)\r\n" }
         head += "Content-Length: \(body.count)\r\nConnection: close\r\nUser-Agent: todo\r\n\r\n"
         try s.write(Array(head.utf8) + body)
-        guard let status = try s.readLine() else { throw .transient("\(parts.host) closed the connection without an answer") }
+        guard let status = try s.readLine() else { throw .transient(.httpClosed(host: parts.host)) }
         let fields = status.split(separator: " ", maxSplits: 2)
         guard fields.count >= 2, fields[0].hasPrefix("HTTP/1."), let code = Int(fields[1]) else {
-            throw .transient("\(parts.host) answered something that is not HTTP")
+            throw .transient(.notHTTP(host: parts.host))
         }
-        let said = ReminderText.line(status)
         if (200...299).contains(code) { return }
-        if code >= 500 || code == 408 || code == 429 { throw .transient("\(parts.host) answered \(said)") }
-        throw .refused("\(parts.host) refused the POST: \(said)")
+        let answer = DeliveryProblem.httpAnswer(host: parts.host, status: code, said: ReminderText.line(status))
+        throw code >= 500 || code == 408 || code == 429 ? .transient(answer) : .refused(answer)
     }
 
-    private func runCurl(_ config: [String], input: String, what: String) throws(DeliveryFailure) {
+    private func runCurl(_ config: [String], input: String, what: CurlDelivery) throws(DeliveryFailure) {
         let path = scratch + "/curl-\(getpid()).conf"
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .transient("cannot write \(path) (\(String(cString: strerror(errno))))") }
+        guard fd >= 0 else { throw .transient(.cannotWriteCurlConfig(path: path, errno: Errno(rawValue: errno))) }
         let text = config.joined(separator: "\n") + "\n"
         let ok = text.utf8CString.withUnsafeBufferPointer { p in write(fd, p.baseAddress, p.count - 1) == p.count - 1 }
         close(fd)
         defer { unlink(path) }
-        guard ok else { throw .transient("cannot write \(path)") }
+        guard ok else { throw .transient(.cannotWriteCurlConfig(path: path, errno: nil)) }
         let deadline = monotonicSeconds() + Double(timeoutSeconds + 5)
         guard runProgram(["curl", "--disable", "-K", path], input: input, deadline: deadline) != nil else {
-            throw .transient("curl could not deliver \(what) (is curl installed? run it by hand to see why)")
+            throw .transient(.curlFailed(what))
         }
     }
 

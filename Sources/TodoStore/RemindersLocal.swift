@@ -1,20 +1,7 @@
 import Glibc
 import GitKit
+import SystemPackage
 import TodoCore
-
-/// Why reminders cannot be sent as configured.
-public enum ReminderConfigError: Error, Sendable, Equatable {
-    /// The local settings file may be read or changed by others, or is not a regular file of ours.
-    case unsafeFile(path: String, reason: String)
-    /// A setting has a value that cannot be used.
-    case badSetting(key: String, value: String, expected: String)
-    /// The state file exists but cannot be read as one.
-    case badState(path: String)
-    /// The state file cannot be written.
-    case cannotWriteState(path: String, reason: String)
-    /// Another `todo remind` for this household is running on this machine.
-    case busy(path: String)
-}
 
 /// How mail leaves over SMTP.
 public enum SMTPSecurity: String, Sendable {
@@ -46,12 +33,10 @@ public struct ReminderSettings: Sendable, Equatable {
         var values: [String: String] = [:]
         var st = stat()
         if lstat(path, &st) == 0 {
-            guard (st.st_mode & S_IFMT) == S_IFREG else { throw .unsafeFile(path: path, reason: "it is not a regular file") }
-            guard st.st_uid == getuid() else { throw .unsafeFile(path: path, reason: "it belongs to another user") }
-            guard st.st_mode & 0o077 == 0 else {
-                throw .unsafeFile(path: path, reason: "group or others may read or change it (run `chmod 600 \(path)`)")
-            }
-            guard let bytes = readBytes(path) else { throw .unsafeFile(path: path, reason: "it cannot be read") }
+            guard (st.st_mode & S_IFMT) == S_IFREG else { throw .unsafeFile(path: path, why: .notRegularFile) }
+            guard st.st_uid == getuid() else { throw .unsafeFile(path: path, why: .otherOwner) }
+            guard st.st_mode & 0o077 == 0 else { throw .unsafeFile(path: path, why: .openToOthers) }
+            guard let bytes = readBytes(path) else { throw .unsafeFile(path: path, why: .unreadable) }
             values = KeyValueText.parse(String(decoding: bytes, as: UTF8.self))
         }
         for (key, name) in keys {
@@ -64,25 +49,25 @@ public struct ReminderSettings: Sendable, Equatable {
         }
         s.smtpHost = text("smtp.host")
         if let p = text("smtp.port") {
-            guard let n = Int(p), n > 0, n < 65536 else { throw .badSetting(key: "smtp.port", value: p, expected: "a port from 1 to 65535") }
+            guard let n = Int(p), n > 0, n < 65536 else { throw .badSetting(key: "smtp.port", value: p, expected: .port) }
             s.smtpPort = n
         }
         if let t = text("smtp.tls") {
-            guard let v = SMTPSecurity(rawValue: t) else { throw .badSetting(key: "smtp.tls", value: t, expected: "none, starttls or tls") }
+            guard let v = SMTPSecurity(rawValue: t) else { throw .badSetting(key: "smtp.tls", value: t, expected: .security) }
             s.smtpSecurity = v
         }
         s.smtpUser = text("smtp.user")
         // A password may begin or end with spaces: kept as written.
         s.smtpPassword = values["smtp.password"].flatMap { $0.isEmpty ? nil : $0 }
         if let f = text("smtp.from") {
-            guard MemberInput.isEmail(f) else { throw .badSetting(key: "smtp.from", value: f, expected: "an email address") }
+            guard MemberInput.isEmail(f) else { throw .badSetting(key: "smtp.from", value: f, expected: .email) }
             s.smtpFrom = f
         }
         if let m = text("sendmail") { s.sendmail = m }
         s.postToken = text("post.token")
         for (key, value) in [("smtp.host", s.smtpHost), ("smtp.user", s.smtpUser), ("post.token", s.postToken)] {
             if let value, !value.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) {
-                throw .badSetting(key: key, value: "", expected: "a value without spaces or control characters")
+                throw .badSetting(key: key, value: "", expected: .oneWord)
             }
         }
         return s
@@ -157,20 +142,21 @@ public struct ReminderState: Sendable, Equatable {
         Self.makeFolders(dir)
         let tmp = path + ".tmp-\(getpid())"
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .cannotWriteState(path: path, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw .cannotWriteState(path: path, step: .create, errno: Errno(rawValue: errno)) }
         do {
             try writeAll(fd, bytes, what: tmp)
         } catch {
             close(fd)
             unlink(tmp)
-            throw .cannotWriteState(path: path, reason: "\(error)")
+            // writeAll fails only on a system call, and says its errno.
+            throw .cannotWriteState(path: path, step: .write(temporary: tmp), errno: (error as? GitError)?.errno ?? .ioError)
         }
         fsync(fd)
         close(fd)
         guard rename(tmp, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let failed = Errno(rawValue: errno)
             unlink(tmp)
-            throw .cannotWriteState(path: path, reason: reason)
+            throw .cannotWriteState(path: path, step: .rename, errno: failed)
         }
     }
 
@@ -182,8 +168,11 @@ public struct ReminderState: Sendable, Equatable {
         let held: FileLock?
         do {
             held = try FileLock.acquire(path: path + ".lock", timeout: 0)
+        } catch let e as SystemError {
+            // "open PATH" or "flock PATH": the call is the first word.
+            throw .cannotWriteState(path: path + ".lock", step: .lock(call: String(e.what.prefix { $0 != " " })), errno: e.code)
         } catch {
-            throw .cannotWriteState(path: path + ".lock", reason: "\(error)")
+            throw .cannotWriteState(path: path + ".lock", step: .lock(call: "open"), errno: .ioError)
         }
         guard let held else { throw .busy(path: path) }
         return held

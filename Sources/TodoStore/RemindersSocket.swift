@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// A TCP connection for the plain-text protocols reminders speak (SMTP without TLS, HTTP):
 /// connect with a deadline, write all, read lines. Every wait is bounded by `timeout`.
@@ -7,7 +8,7 @@ final class PlainSocket {
     private var buffer: [UInt8] = []
     private let timeout: Int32
 
-    /// Connects to `host`:`port`; throws a sentence saying why not.
+    /// Connects to `host`:`port`; throws why not.
     init(host: String, port: Int, timeoutSeconds: Int) throws(DeliveryFailure) {
         timeout = Int32(timeoutSeconds * 1000)
         var hints = addrinfo()
@@ -16,10 +17,10 @@ final class PlainSocket {
         var list: UnsafeMutablePointer<addrinfo>?
         let rc = getaddrinfo(host, String(port), &hints, &list)
         guard rc == 0, let first = list else {
-            throw .transient("cannot find the address of \(host) (\(String(cString: gai_strerror(rc))))")
+            throw .transient(.addressNotFound(host: host, code: rc))
         }
         defer { freeaddrinfo(list) }
-        var lastError = "no address"
+        var lastError: Errno?
         var node: UnsafeMutablePointer<addrinfo>? = first
         while let a = node {
             node = a.pointee.ai_next
@@ -44,10 +45,10 @@ final class PlainSocket {
                 fd = s
                 return
             }
-            lastError = String(cString: strerror(errno))
+            lastError = Errno(rawValue: errno)
             close(s)
         }
-        throw .transient("cannot connect to \(host) port \(port) (\(lastError))")
+        throw .transient(.cannotConnect(host: host, port: port, errno: lastError))
     }
 
     deinit { close(fd) }
@@ -56,11 +57,11 @@ final class PlainSocket {
         var offset = 0
         while offset < bytes.count {
             var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            guard poll(&p, 1, timeout) == 1 else { throw .transient("the connection timed out") }
+            guard poll(&p, 1, timeout) == 1 else { throw .transient(.sendTimedOut) }
             let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw .transient("the connection broke (\(String(cString: strerror(errno))))")
+                throw .transient(.connectionBroke(Errno(rawValue: errno)))
             }
             offset += n
         }
@@ -77,14 +78,14 @@ final class PlainSocket {
                 if line.last == 0x0D { line.removeLast() }
                 return String(decoding: line, as: UTF8.self)
             }
-            guard buffer.count < 65536 else { throw .transient("the server sent a line too long") }
+            guard buffer.count < 65536 else { throw .transient(.lineTooLong) }
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&p, 1, timeout) == 1 else { throw .transient("the server did not answer in time") }
+            guard poll(&p, 1, timeout) == 1 else { throw .transient(.answerTimedOut) }
             var chunk = [UInt8](repeating: 0, count: 4096)
             let n = recv(fd, &chunk, chunk.count, 0)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw .transient("the connection broke (\(String(cString: strerror(errno))))")
+                throw .transient(.connectionBroke(Errno(rawValue: errno)))
             }
             if n == 0 {
                 if buffer.isEmpty { return nil }

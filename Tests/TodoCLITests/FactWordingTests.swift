@@ -1,11 +1,13 @@
+import Glibc
+import SystemPackage
 import Testing
 import TodoCore
 
 @testable import TodoCLI
 @testable import TodoStore
 
-/// The store reports sync problems and doctor findings as facts; the command line words every
-/// one of them. Each list below names every case once: the switches in `name` are exhaustive, so
+/// The store reports sync problems, doctor findings and reminder failures as facts; the command
+/// line words every one of them. Each list below names every case once: the switches in `name` are exhaustive, so
 /// a new case fails to compile here until it has a sample, and the count check fails until the
 /// sample is listed.
 @Suite struct FactWordingTests {
@@ -190,6 +192,79 @@ import TodoCore
         }
     }
 
+    static let deliveryProblems: [DeliveryProblem] = [
+        .sendmailFailed(program: "/usr/sbin/sendmail"), .loginInClear, .smtpClosed(host: "mail"), .notSMTP(host: "mail"),
+        .smtpAnswer(host: "mail", step: .recipient("kim@example.org"), code: 550, said: "550 no such user"),
+        .noAuthPlain(host: "mail"), .curlFailed(.mail(host: "mail")), .cannotWriteCurlConfig(path: "/s/curl-1.conf", errno: .noSpace),
+        .notHTTPURL(url: "ftp://x"), .httpClosed(host: "push"), .notHTTP(host: "push"),
+        .httpAnswer(host: "push", status: 503, said: "HTTP/1.1 503 Busy"), .addressNotFound(host: "push", code: EAI_NONAME),
+        .cannotConnect(host: "push", port: 80, errno: .connectionRefused), .sendTimedOut, .answerTimedOut,
+        .connectionBroke(.connectionReset), .lineTooLong, .noEmail(member: "Kim"), .noPostURL(member: "Kim"),
+    ]
+
+    static func name(_ p: DeliveryProblem) -> String {
+        switch p {
+        case .sendmailFailed: "sendmailFailed"
+        case .loginInClear: "loginInClear"
+        case .smtpClosed: "smtpClosed"
+        case .notSMTP: "notSMTP"
+        case .smtpAnswer: "smtpAnswer"
+        case .noAuthPlain: "noAuthPlain"
+        case .curlFailed: "curlFailed"
+        case .cannotWriteCurlConfig: "cannotWriteCurlConfig"
+        case .notHTTPURL: "notHTTPURL"
+        case .httpClosed: "httpClosed"
+        case .notHTTP: "notHTTP"
+        case .httpAnswer: "httpAnswer"
+        case .addressNotFound: "addressNotFound"
+        case .cannotConnect: "cannotConnect"
+        case .sendTimedOut: "sendTimedOut"
+        case .answerTimedOut: "answerTimedOut"
+        case .connectionBroke: "connectionBroke"
+        case .lineTooLong: "lineTooLong"
+        case .noEmail: "noEmail"
+        case .noPostURL: "noPostURL"
+        }
+    }
+
+    static let smtpSteps: [SMTPStep] = [.connection, .ehlo, .login, .sender("a@b.c"), .recipient("a@b.c"), .data, .message]
+
+    static let configErrors: [ReminderConfigError] = [
+        .unsafeFile(path: "/c/remind", why: .notRegularFile), .unsafeFile(path: "/c/remind", why: .otherOwner),
+        .unsafeFile(path: "/c/remind", why: .openToOthers), .unsafeFile(path: "/c/remind", why: .unreadable),
+        .badSetting(key: "smtp.port", value: "0", expected: .port), .badSetting(key: "smtp.tls", value: "ssl", expected: .security),
+        .badSetting(key: "smtp.from", value: "x", expected: .email), .badSetting(key: "smtp.host", value: "", expected: .oneWord),
+        .badState(path: "/s/home.state"), .busy(path: "/s/home.state"),
+        .cannotWriteState(path: "/s/home.state", step: .create, errno: .permissionDenied),
+        .cannotWriteState(path: "/s/home.state", step: .write(temporary: "/s/home.state.tmp-1"), errno: .noSpace),
+        .cannotWriteState(path: "/s/home.state", step: .rename, errno: .readOnlyFileSystem),
+        .cannotWriteState(path: "/s/home.state.lock", step: .lock(call: "flock"), errno: .ioError),
+    ]
+
+    static func name(_ e: ReminderConfigError) -> String {
+        switch e {
+        case .unsafeFile: "unsafeFile"
+        case .badSetting: "badSetting"
+        case .badState: "badState"
+        case .cannotWriteState: "cannotWriteState"
+        case .busy: "busy"
+        }
+    }
+
+    static let memberProblems: [MemberFieldProblem.Kind] = [
+        .notAString, .malformedEmail, .unknownDelivery, .everyOutOfRange, .malformedPostURL,
+    ]
+
+    static func name(_ k: MemberFieldProblem.Kind) -> String {
+        switch k {
+        case .notAString: "notAString"
+        case .malformedEmail: "malformedEmail"
+        case .unknownDelivery: "unknownDelivery"
+        case .everyOutOfRange: "everyOutOfRange"
+        case .malformedPostURL: "malformedPostURL"
+        }
+    }
+
     @Test func everySyncProblemHasAMessage() {
         #expect(Set(Self.problems.map(Self.name)).count == Self.problems.count)
         for p in Self.problems {
@@ -208,6 +283,59 @@ import TodoCore
             #expect(DoctorMessages.message(.mergeDriver(d, nowSetTo: "todo")).hasSuffix("; now set to todo"))
         }
         for a in Self.advice { #expect(!DoctorMessages.advice(a).isEmpty, "\(Self.name(a))") }
+    }
+
+    @Test func everyReminderFailureHasWords() {
+        #expect(Set(Self.deliveryProblems.map(Self.name)).count == Self.deliveryProblems.count)
+        for p in Self.deliveryProblems {
+            for f in [DeliveryFailure.transient(p), .refused(p)] {
+                let reason = RemindMessages.reason(f)
+                #expect(!reason.isEmpty && !reason.contains("\n"), "\(Self.name(p))")
+                #expect(RemindMessages.deliveryFailed(member: "Kim", how: .mail, f).hasPrefix("could not remind Kim by mail: \(reason)."))
+            }
+        }
+        for step in Self.smtpSteps { #expect(!RemindMessages.smtpStep(step).isEmpty) }
+        // The kind decides between "refused" and "for now", as the exit code does.
+        let answer = DeliveryProblem.smtpAnswer(host: "mail", step: .message, code: 451, said: "451 try later")
+        #expect(RemindMessages.reason(.transient(answer)) == "the SMTP server mail did not accept the message for now: 451 try later")
+        #expect(RemindMessages.reason(.refused(.httpAnswer(host: "push", status: 403, said: "HTTP/1.1 403 No")))
+            == "push refused the POST: HTTP/1.1 403 No")
+        #expect(RemindMessages.reason(.transient(.cannotConnect(host: "h", port: 25, errno: nil))) == "cannot connect to h port 25 (no address)")
+
+        #expect(Set(Self.configErrors.map(Self.name)).count == 5)
+        for e in Self.configErrors { #expect(!RemindMessages.config(e).message.isEmpty, "\(Self.name(e))") }
+
+        #expect(Set(Self.memberProblems.map(Self.name)).count == Self.memberProblems.count)
+        for k in Self.memberProblems {
+            #expect(RemindMessages.leftOut(MemberFieldProblem(field: "email", member: "Kim", kind: k)).hasPrefix("email of Kim is "))
+        }
+    }
+
+    @Test func aReminderIsWordedFromItsFacts() throws {
+        let day = try #require(CivilDate(year: 2026, month: 11, day: 25))
+        func item(_ title: String, _ due: Due?, chore: Bool = false) -> ReminderItem {
+            ReminderItem(id: TaskID(high: 0, low: 1), title: title, isChore: chore, due: due)
+        }
+        let facts = ReminderFacts(
+            member: "Kim", household: "home", day: day,
+            overdue: [item("Old", Due(date: try #require(CivilDate(year: 2026, month: 11, day: 20))))],
+            today: [item("Now", Due(date: day, minutes: 18 * 60)), item("Bins\nBcc: x", Due(date: day), chore: true)],
+            new: [item("Later", Due(date: try #require(CivilDate(year: 2026, month: 12, day: 1)))), item("Undated", nil)])
+        let (subject, body) = RemindMessages.reminder(facts)
+        #expect(subject == "todo: 1 overdue, 2 due today, 2 new for Kim (home)")
+        #expect(body == """
+            Overdue:
+              - Old (due 2026-11-20)  [00000000]
+
+            Due today:
+              - Now (at 18:00)  [00000000]
+              - Bins Bcc: x (your turn)  [00000000]
+
+            New for you:
+              - Later (due 2026-12-01)  [00000000]
+              - Undated  [00000000]
+
+            """)
     }
 
     @Test func everyViolationHasWordsNamingItsPath() {

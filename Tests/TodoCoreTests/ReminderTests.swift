@@ -84,19 +84,10 @@ import Testing
         let first = Reminder(tasks, names: names, today: Self.today, minuteOfDay: 9 * 60, previous: nil)
         #expect(first.overdue == [0] && first.today == [1] && first.new == [2, 3])
         #expect(first.theirs.count == 4)
-        #expect(first.subject(member: "Kim", household: "home") == "todo: 1 overdue, 1 due today, 2 new for Kim (home)")
-        #expect(first.body(tasks, today: Self.today) == """
-            Overdue:
-              - Old (due 2026-11-20)  [00000000]
-
-            Due today:
-              - Now (at 18:00)  [00000000]
-
-            New for you:
-              - Later (due 2026-12-01)  [00000000]
-              - Undated  [00000000]
-
-            """)
+        let facts = first.facts(tasks, member: "Kim", household: "home", today: Self.today)
+        #expect(facts.overdue.map(\.title) == ["Old"] && facts.today.map(\.title) == ["Now"] && facts.new.map(\.title) == ["Later", "Undated"])
+        #expect(facts.today.first?.due == Due(date: Self.today, minutes: 18 * 60) && facts.new.last?.due == nil)
+        #expect(facts.overdue.first?.id == tasks[0].id && facts.overdue.first?.isChore == false)
         // Later the same evening: the time has passed; nothing new.
         let again = Reminder(tasks, names: names, today: Self.today, minuteOfDay: 19 * 60, previous: first.theirs)
         #expect(again.overdue == [0, 1] && again.today.isEmpty && again.new.isEmpty)

@@ -57,8 +57,8 @@ struct MemberShowCommand: ParsableCommand {
         out.line("Reminders: \(MemberText.how(d))")
         if let url = d.postURL { out.line("Post URL:  \(Terminal.safe(url))") }
         if let n = d.everyDays, n > 1 { out.line("Every:     \(n) days at most") }
-        for p in problems where p.lowercased().hasSuffix(member.lowercased()) || p.lowercased().contains(" of \(member.lowercased()) ") {
-            out.line("Ignored:   \(Terminal.safe(p))")
+        for p in problems where p.member.lowercased() == member.lowercased() {
+            out.line("Ignored:   \(Terminal.safe(RemindMessages.leftOut(p)))")
         }
         out.flush()
     }

@@ -61,9 +61,9 @@ struct RemindCommand: ParsableCommand {
             state = try ReminderState.load(statePath)
             settings = try ReminderSettings.load(path: Self.settingsPath) { Env.get($0) }
         } catch {
-            throw Self.configError(error)
+            throw RemindMessages.config(error)
         }
-        let (today, plans) = try h.planReminders(members: members, state: state)
+        let (today, plans) = try h.planReminders(members: members, state: state, word: RemindMessages.reminder)
         let override = via.flatMap(Delivery.init(rawValue:))
         let from = (try? h.identity().email) ?? "todo@localhost"
         var sender = ReminderSender(settings: settings, defaultFrom: from, scratch: Self.stateFolder, nowMillis: h.clock.nowMillis())
@@ -104,8 +104,7 @@ struct RemindCommand: ParsableCommand {
                 }
                 if worst == .ok || exit == .configuration { worst = exit }
                 if state.members[key]?.failing != today.description {
-                    printError(
-                        "todo: could not remind \(Terminal.safe(plan.member)) by \(how.rawValue): \(Terminal.safe(failure.reason)). It will be tried again on the next `todo remind`.")
+                    printError("todo: " + RemindMessages.deliveryFailed(member: plan.member, how: how, failure))
                     state.members[key, default: .init()].failing = today.description
                     try save(state, statePath)
                 }
@@ -126,19 +125,19 @@ struct RemindCommand: ParsableCommand {
             }
         case .mail:
             guard let email = details.email else {
-                throw DeliveryFailure.refused("no email recorded (`todo member set \(message.member) --email ADDRESS`)")
+                throw DeliveryFailure.refused(.noEmail(member: message.member))
             }
             try sender.mail(message, to: email)
         case .post:
             guard let url = details.postURL else {
-                throw DeliveryFailure.refused("no URL recorded (`todo member set \(message.member) --post-url URL`)")
+                throw DeliveryFailure.refused(.noPostURL(member: message.member))
             }
             try sender.post(message, url: url)
         }
     }
 
     private func save(_ state: ReminderState, _ path: String) throws {
-        do { try state.save(path) } catch { throw Self.configError(error) }
+        do { try state.save(path) } catch { throw RemindMessages.config(error) }
     }
 
     static func describe(_ how: Delivery, _ d: MemberDetails) -> String {
@@ -146,25 +145,6 @@ struct RemindCommand: ParsableCommand {
         case .stdout: return "standard output"
         case .mail: return "mail to " + (d.email.map(Terminal.safe) ?? "(no email set)")
         case .post: return "POST to " + (d.postURL.map(Terminal.safe) ?? "(no URL set)")
-        }
-    }
-
-    static func configError(_ error: ReminderConfigError) -> CLIError {
-        switch error {
-        case .unsafeFile(let path, let reason):
-            return CLIError("Refusing the reminder settings \(Terminal.safe(path)): \(reason). It may hold a password.", exit: .configuration)
-        case .badSetting(let key, let value, let expected):
-            return CLIError("The reminder setting \(key) must be \(expected); \"\(Terminal.safe(value))\" is not.", exit: .configuration)
-        case .badState(let path):
-            return CLIError(
-                "Cannot read \(Terminal.safe(path)), what earlier reminders sent. Remove it to start afresh (each member may get one reminder again today).",
-                exit: .data)
-        case .busy(let path):
-            return CLIError(
-                "Another `todo remind` is sending for this household on this machine (\(Terminal.safe(path)).lock); this run sent nothing. Try again later.",
-                exit: .busy)
-        case .cannotWriteState(let path, let reason):
-            return CLIError("Cannot record what was sent in \(Terminal.safe(path)) (\(Terminal.safe(reason))).", exit: .cannotWrite)
         }
     }
 }
