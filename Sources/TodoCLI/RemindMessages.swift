@@ -162,7 +162,7 @@ enum RemindMessages {
             switch step {
             case .create, .rename: reason = text(errno)
             // As the write loop has always put it (a system call's failure in GitKit's form).
-            case .write(let temporary): reason = "write \(temporary) failed: \(text(errno)) (code -1, class 2)"
+            case .write(let temporary): reason = "write \(temporary) failed: \(text(errno))"
             case .lock(let call): reason = "\(call) \(path): \(text(errno))"
             }
             return CLIError("Cannot record what was sent in \(Terminal.safe(path)) (\(Terminal.safe(reason))).", exit: .cannotWrite)
