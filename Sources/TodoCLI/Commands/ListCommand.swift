@@ -72,7 +72,8 @@ struct ListCommand: ParsableCommand {
         query.tag = tag
         query.words = words
         query.overdueOnly = overdue
-        let shown = query.select(tasks, today: today, minuteOfDay: render.minuteOfDay)
+        // The household settings file is kept as a deleted task; it is never one to list or restore.
+        let shown = query.select(tasks, today: today, minuteOfDay: render.minuteOfDay).filter { tasks[$0].id != HouseholdSettings.id }
         let order = TaskQuery.order(tasks, shown)
         var out = Output()
         if output.json {
