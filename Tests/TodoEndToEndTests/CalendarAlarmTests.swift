@@ -39,6 +39,8 @@ import TodoCore
         var f = try file(sb, dentist)
         #expect(f["alarm"] == .string("90m") && f["stamps"]?["alarm"]?.stringValue?.hasSuffix(" Alice") == true, "\(f)")
         #expect(try file(sb, bins)["alarm"] == .string("07:00"))
+        #expect(try sb.todo("show", dentist.short).stdout.contains("Alarm:    90m before (todo calendar)"))
+        #expect(try sb.todo("show", bins.short).stdout.contains("Alarm:    at 07:00 on its day (todo calendar)"))
 
         // A duration before an all-day event counts back from its midnight; a time of day on a
         // timed event is that time on its day.

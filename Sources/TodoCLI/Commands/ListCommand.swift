@@ -131,6 +131,12 @@ struct ShowCommand: ParsableCommand {
         if let a = task.assignee { field("Assignee", Terminal.safe(a)) }
         field("Priority", task.priority.rawValue)
         if !task.tags.isEmpty { field("Tags", task.tags.map(Terminal.safe).joined(separator: ", ")) }
+        if let alarm = task.alarm {
+            switch alarm {
+            case .before: field("Alarm", alarm.text + " before (todo calendar)")
+            case .timeOfDay: field("Alarm", "at " + alarm.text + " on its day (todo calendar)")
+            }
+        }
         if !task.notes.isEmpty {
             let lines = task.notes.split(separator: "\n", omittingEmptySubsequences: false)
             field("Notes", Terminal.safe(String(lines[0])))
