@@ -87,6 +87,31 @@ import TodoCore
         #expect(try sb.commits() == before)
     }
 
+    /// Two members set a chore's alarm while apart: the later stamp wins on both clones, and the
+    /// other value is in the conflict log, as for a title.
+    @Test func alarmsSetWhileApartMergeByTheirStamps() throws {
+        let host = try GitHost(.path)
+        try host.createRepository()
+        let url = host.url()
+        let alice = try Member("Alice", host: host)
+        let bob = try Member("Bob", host: host, now: fixedNow + 60_000)
+        try alice.create(remote: url)
+        let bins = try alice.add("Bins", "--every", "tue")
+        try alice.sync()
+        try bob.join(url)
+        try alice.change("edit", bins.short, "--alarm", "30m")
+        try bob.change("edit", bins.short, "--alarm", "07:45")
+        try alice.sync()
+        try bob.sync()
+        try alice.sync()
+        for m in [alice, bob] {
+            let f = try json(try m.git("show", "refs/heads/main:" + bins.path).stdout)
+            #expect(f["alarm"] == .string("07:45") && f["stamps"]?["alarm"]?.stringValue?.hasSuffix(" Bob") == true, "\(f)")
+            #expect(try m.todo("conflicts").stdout.contains("alarm"), "\(m.name)")
+            #expect(trigger(try feed.summary(m.sb, env: m.env), "\(bins.id)-20251125@todo") == "PT7H45M")
+        }
+    }
+
     /// An older `todo` (fb9737e) edits a task with an alarm: the field and its stamp come back
     /// byte for byte, and the feed still rings.
     @Test(.enabled(if: olderTodo != nil, "TODO_OLD_BINARY is not set (make test builds and sets it)"))
