@@ -30,6 +30,10 @@ extension CLIError {
             self.init(
                 "No task has an id starting with \"\(Terminal.safe(prefix))\".\nRun `todo list --all` to see the ids.",
                 exit: .notFound)
+        case .settingsNotATask(let prefix):
+            self.init(
+                "\"\(Terminal.safe(prefix))\" names the household settings file, not a task: it cannot be shown, changed or restored as one.\nChange the settings with `todo timezone` or `todo member`; run `todo list --all` to see the task ids.",
+                exit: .notFound)
         case .conflictNotFound(let prefix):
             self.init(
                 "No conflict-log entry has an id starting with \"\(Terminal.safe(prefix))\".\nRun `todo conflicts` to see the entries.",

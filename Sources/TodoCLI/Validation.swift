@@ -1,4 +1,5 @@
 import TodoCore
+import TodoStore
 
 /// Checks on what people type, shared by the commands.
 enum Input {
@@ -48,9 +49,20 @@ enum Input {
         }
     }
 
-    static func due(_ text: String, today: CivilDate) throws -> Due {
+    /// A date (and time) typed on the command line; `now`, `today` and the like read `clock`,
+    /// the household's (its zone gives both the date and the time of day).
+    static func due(_ text: String, clock: WallClock) throws -> Due {
+        try due(text, today: clock.today, minuteOfDay: clock.minuteOfDay)
+    }
+
+    /// A date typed on the command line when only its day counts (`now` is today).
+    static func day(_ text: String, today: CivilDate) throws -> CivilDate {
+        try due(text, today: today, minuteOfDay: 0).date
+    }
+
+    private static func due(_ text: String, today: CivilDate, minuteOfDay: Int) throws -> Due {
         do {
-            return try Due.parse(text, today: today, minuteOfDay: Env.minuteOfDay(Env.clock))
+            return try Due.parse(text, today: today, minuteOfDay: minuteOfDay)
         } catch {
             throw CLIError(
                 "\"\(Terminal.safe(text))\" is not a date I understand.\nUse YYYY-MM-DD, today, tomorrow, yesterday, now, a weekday (friday, next mon), eod, eow, sow, eom, som, eoy, 15th, +3d, +2w, +1m or +1y, optionally with a time (\"friday 18:00\"), or a time alone (18:00); see todo(1), DATES.",
@@ -91,7 +103,7 @@ extension Input {
 
     /// A date an option names (`--on`), in the words `--due` accepts; a time is ignored.
     static func date(_ text: String, option: String, today: CivilDate) throws -> CivilDate {
-        try due(text, today: today).date
+        try day(text, today: today)
     }
 
     /// A member's name an option gives (`--with`, `--to`).
@@ -101,6 +113,11 @@ extension Input {
         case .failure(.empty): throw CLIError("\(option) needs a member's name.", exit: .usage)
         case .failure: throw CLIError("The name given to \(option) is longer than \(maxName) characters.", exit: .usage)
         }
+    }
+
+    /// Why a task's `--alarm` value is refused.
+    static func badAlarm(_ text: String) -> String {
+        "--alarm must be a duration from 1m to 7d like 30m, 2h or 1d, or a time of day HH:MM like 08:00; \"\(Terminal.safe(text))\" is not."
     }
 
     /// `--turns order|fewest`.
@@ -115,6 +132,6 @@ extension Input {
 
     /// `--from DATE`: the day a chore starts (a time, if given, is ignored).
     static func startDate(_ text: String?, today: CivilDate) throws -> CivilDate {
-        try text.map { try due($0, today: today).date } ?? today
+        try text.map { try day($0, today: today) } ?? today
     }
 }

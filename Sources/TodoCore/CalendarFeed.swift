@@ -228,16 +228,22 @@ public enum CalendarFeed {
         case .skipped: line("STATUS:CANCELLED")
         default: line("STATUS:CONFIRMED")
         }
-        if let before = options.alarmBefore, isOpen(item.state) {
+        if let trigger = alarmTrigger(item, options: options), isOpen(item.state) {
             line("BEGIN:VALARM")
             line("ACTION:DISPLAY")
             line("DESCRIPTION:" + ICalendarText.escape(item.task.title))
-            // An all-day event's alarm at the member's time of day, counted from its midnight.
-            let trigger = item.minutes == nil ? options.alarmTimeOfDay : -before
             line("TRIGGER;RELATED=START:" + ICalendarText.duration(minutes: trigger))
             line("END:VALARM")
         }
         line("END:VEVENT")
+    }
+
+    /// The alarm's minutes from the event's start: the task's own alarm when it has one, else the
+    /// feed's (an all-day event's at the member's time of day, counted from its midnight); nil for none.
+    static func alarmTrigger(_ item: CalendarItem, options: CalendarFeedOptions) -> Int? {
+        if let own = item.task.alarm { return own.trigger(start: item.minutes) }
+        guard let before = options.alarmBefore else { return nil }
+        return item.minutes == nil ? options.alarmTimeOfDay : -before
     }
 
     static func isOpen(_ state: CalendarItem.State) -> Bool {

@@ -163,6 +163,11 @@ public struct Snapshot {
         } catch {
             throw StoreError.from(error, path: "tasks")
         }
+        // The settings file is not a task: a prefix that names it alone is refused.
+        if let i = matches.firstIndex(of: HouseholdSettings.id) {
+            matches.remove(at: i)
+            if matches.isEmpty { throw .settingsNotATask(prefix) }
+        }
         if matches.count == 1 { return matches[0] }
         if matches.isEmpty { throw .taskNotFound(prefix) }
         let sorted = matches.sorted()

@@ -17,6 +17,8 @@ public enum StoreError: Error, Sendable {
     case internalError(path: String, cause: Cause)
     case diskFull(path: String, cause: Cause)
     case taskNotFound(String)
+    /// An id prefix that names only the household settings file, which is not a task.
+    case settingsNotATask(String)
     case conflictNotFound(String)
     case nothingToRestore(NothingToRestore)
     case ambiguousID(String, candidates: [String])

@@ -21,6 +21,11 @@ Sections (each one fails on its own without stopping the others):
   chores  list and done in a household of the largest size where a tenth of the tasks are
           chores or checklists, alternated with the same household of plain tasks (and with
           --baseline-todo's two households, the "before").
+  calendar  `todo calendar` in a household of 10,000 tasks of which 1,000 are chores with
+          rotations (20 with an alarm of their own), over 8 weeks: to standard output, with
+          --out, one member's with alarms; and `todo remind` for the household's four members
+          (--dry-run, and a real run to standard output), as scripts/bench/calendar_feed.py
+          makes and measures them (the clock fixed at 2026-06-01 09:00 UTC, zone Europe/Paris).
   slow    add, done and a sync of 50 tasks at 1,000 tasks with every sync call delayed by
           2 ms (scripts/bench/syncprobe.c, built here with cc), for todo, git with
           core.fsync=committed and Taskwarrior; and how many sync calls each makes.
@@ -824,6 +829,24 @@ def chores_section(bench, sizes, pairs=20):
 
 
 # ---------------------------------------------------------------------------------------------
+# Section: calendar feeds and reminders
+
+
+def calendar_section(bench, size=10000):
+    """`todo calendar` and `todo remind` in scripts/bench/calendar_feed.py's household of `size`
+    tasks (a tenth chores), each figure the median of --runs runs after one warm-up. The cell
+    adds the median CPU time, which a busy machine distorts least."""
+    from calendar_feed import measure
+    log(f"calendar: a household of {size:,} tasks, {size // 10:,} chores")
+    root = bench.path("calendar")
+    os.makedirs(root)
+    rows, events, feed_bytes = measure(bench.todo, root, size, bench.runs, random.Random("calendar"), bench.base_env)
+    for label, wall, cpu in rows:
+        what = label if "remind" in label else f"{label}, 8 weeks ({events:,} events, {feed_bytes / 1e6:.1f} MB)"
+        bench.row(f"{what}; {size // 10:,} chores (CPU {cpu:.1f} ms)", size, wall, None)
+
+
+# ---------------------------------------------------------------------------------------------
 # Section: a slow disk, every sync call delayed
 
 
@@ -1392,6 +1415,11 @@ NOTES = [
     "rotation, some completions) or a checklist (2 to 12 items), beside the same tasks all plain; "
     "`done` completes a chore's current occurrence (on the plain side, a task). The three "
     "households take turns run by run; \"before\" is the --baseline-todo binary on plain tasks.",
+    "Calendar: scripts/bench/calendar_feed.py's household (every tenth task a chore with a "
+    "rotation of two to four of the four members, some at a time of day, 20 with an alarm of their "
+    "own), the clock at 2026-06-01 so that many tasks are overdue and on today; `remind` computes "
+    "every member's reminders (--dry-run sends none; --via stdout prints them, its state removed "
+    "before each run).",
     "Slow disk: every fsync, fdatasync, syncfs, sync_file_range, msync and sync sleeps "
     f"{SLOW_DELAY_US / 1000:g} ms first (scripts/bench/syncprobe.c, preloaded into todo, git and "
     "Taskwarrior alike; a laptop SSD's flush costs 0.5-3 ms, an SD card's 5-20). git runs with "
@@ -1451,8 +1479,8 @@ def main():
     parser.add_argument("--sizes", default="100,1000,10000", help="household sizes for the store section")
     parser.add_argument("--out", default="bench-results.md")
     parser.add_argument("--seed", default="todo-bench")
-    parser.add_argument("--only", default="store,flat,before,chores,slow,sync,history",
-                        help="sections to run, comma-separated: store, flat, before, chores, slow, sync, history, ssh "
+    parser.add_argument("--only", default="store,flat,before,chores,calendar,slow,sync,history",
+                        help="sections to run, comma-separated: store, flat, before, chores, calendar, slow, sync, history, ssh "
                         "(ssh: only the ssh sync scenarios; default all but that)")
     parser.add_argument("--history-changes", type=int, default=3000,
                         help="changes made in the history section (default 3,000)")
@@ -1467,8 +1495,8 @@ def main():
     sizes = sorted(int(s.replace(",", "").replace("_", "")) for s in args.sizes.split(","))
     sections = args.only.split(",")
     for section in sections:
-        if section not in ("store", "flat", "before", "chores", "slow", "sync", "history", "ssh"):
-            parser.error(f"unknown section {section!r} (store, flat, before, chores, slow, sync, history, ssh)")
+        if section not in ("store", "flat", "before", "chores", "calendar", "slow", "sync", "history", "ssh"):
+            parser.error(f"unknown section {section!r} (store, flat, before, chores, calendar, slow, sync, history, ssh)")
 
     bench = Bench(args)
     log(f"todo-bench: working in {bench.root}, {args.runs} runs per figure")
@@ -1478,6 +1506,7 @@ def main():
                               ("flat", lambda: flat_section(bench, sizes)),
                               ("before", lambda: before_section(bench, sizes)),
                               ("chores", lambda: chores_section(bench, sizes)),
+                              ("calendar", lambda: calendar_section(bench, max(sizes))),
                               ("slow", lambda: slow_section(bench)),
                               ("sync", lambda: sync_section(bench, sizes, ssh=not args.no_ssh)),
                               ("history", lambda: history_section(bench, args.history_changes)),

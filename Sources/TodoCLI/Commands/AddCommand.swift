@@ -27,12 +27,15 @@ struct AddCommand: ParsableCommand {
     @Flag(name: .customLong("catch-up"), help: "With --every: every occurrence must be done (a missed one stays due).") var catchUp = false
     @Option(help: "With --rotate: order (one after another, the default) or fewest (whoever did it least in 4 weeks).") var turns: String?
     @Option(name: .customLong("item"), help: "A checklist item (repeat for more).") var items: [String] = []
+    @Option(help: ArgumentHelp("Its own alarm in `todo calendar`: this long before (30m, 2h, 1d) or a time of day on its day (HH:MM).", valueName: "when"))
+    var alarm: String?
     @OptionGroup var output: JSONFlag
 
     func validate() throws {
         if every == nil && (rotate != nil || from != nil || catchUp) { throw ValidationError("--rotate, --from and --catch-up need --every.") }
         if rotate == nil && turns != nil { throw ValidationError("--turns needs --rotate.") }
         if items.count > Input.maxItems { throw ValidationError("At most \(Input.maxItems) items.") }
+        if let alarm, TaskAlarm(alarm) == nil { throw ValidationError(Input.badAlarm(alarm)) }
     }
 
     func run() throws {
@@ -45,7 +48,7 @@ struct AddCommand: ParsableCommand {
         var new = NewTask(title: title)
         new.notes = notes
         new.assignee = assignee
-        new.due = try due.map { try Input.due($0, today: Env.today(h.clock)) }
+        new.due = try due.map { try Input.due($0, clock: h.clock) }
         new.priority = priority
         new.tags = tags
         if let every {
@@ -56,6 +59,7 @@ struct AddCommand: ParsableCommand {
             new.rotate = try turns.map(Input.turns) ?? .order
         }
         new.items = try items.map(Input.item)
+        new.alarm = alarm.flatMap(TaskAlarm.init)
         let added = try h.add(new)
         guard let task = added.tasks.first else { return }
         if output.json {

@@ -30,7 +30,7 @@ struct ChangesCommand: ParsableCommand {
         let h = try household.openForReading()
         var changes: [ReceivedChange]
         if let since {
-            let due = try Input.due(since, today: Env.today(h.clock))
+            let due = try Input.due(since, clock: h.clock)
             let millis = h.clock.millis(atLocal: due)
             changes = try h.receivedChanges(from: try h.commitBefore(millis), to: try h.headCommit(), sinceMillis: millis)
         } else if let range = h.lastSyncRange() {

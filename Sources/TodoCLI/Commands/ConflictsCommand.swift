@@ -33,7 +33,7 @@ struct ConflictsListCommand: ParsableCommand {
 
     func run() throws {
         let h = try household.openForReading()
-        let day = try since.map { try Input.due($0, today: Env.today(h.clock)).date }
+        let day = try since.map { try Input.due($0, clock: h.clock).date }
         let log = try h.conflictLog(of: id, since: day, withShortIDs: !stats && !output.json)
         let entries = log.entries
         if stats { return printStats(entries, clock: h.clock) }

@@ -31,6 +31,9 @@ struct EditCommand: ParsableCommand {
     @Option(help: "How the rotation takes turns: order or fewest.") var turns: String?
     @Flag(name: .customLong("catch-up"), help: "Every occurrence must be done (a missed one stays due).") var catchUp = false
     @Flag(name: .customLong("no-catch-up"), help: "Follow the calendar: a missed occurrence is missed (the default).") var noCatchUp = false
+    @Option(help: ArgumentHelp("Its own alarm in `todo calendar`: this long before (30m, 2h, 1d) or a time of day on its day (HH:MM).", valueName: "when"))
+    var alarm: String?
+    @Flag(name: .customLong("no-alarm"), help: "Remove its own alarm (the feed's --alarm applies again).") var noAlarm = false
     @Option(name: .customLong("item"), help: "Add a checklist item (repeatable).") var addItems: [String] = []
     @Option(name: .customLong("check"), help: "Check an item off, by text or number (repeatable).") var checkItems: [String] = []
     @Option(name: .customLong("uncheck"), help: "Uncheck an item (repeatable).") var uncheckItems: [String] = []
@@ -42,6 +45,8 @@ struct EditCommand: ParsableCommand {
         if every != nil && noRepeat { throw ValidationError("Use either --every or --no-repeat, not both.") }
         if from != nil && every == nil { throw ValidationError("--from needs --every.") }
         if catchUp && noCatchUp { throw ValidationError("Use either --catch-up or --no-catch-up, not both.") }
+        if alarm != nil && noAlarm { throw ValidationError("Use either --alarm or --no-alarm, not both.") }
+        if let alarm, TaskAlarm(alarm) == nil { throw ValidationError(Input.badAlarm(alarm)) }
     }
 
     func run() throws {
@@ -58,7 +63,7 @@ struct EditCommand: ParsableCommand {
             throw CLIError("Tag \"\(Terminal.safe(both))\" is both added and removed.", exit: .usage)
         }
         let h = try household.open()
-        if let due { edit.due = .set(try Input.due(due, today: Env.today(h.clock))) }
+        if let due { edit.due = .set(try Input.due(due, clock: h.clock)) }
         if let every {
             edit.recurrence = .set(Recurrence(rule: try Input.rule(every), from: try Input.startDate(from, today: Env.today(h.clock))))
         }
@@ -67,6 +72,8 @@ struct EditCommand: ParsableCommand {
         if let turns { edit.rotate = try Input.turns(turns) }
         if catchUp { edit.schedule = .catchUp }
         if noCatchUp { edit.schedule = .calendar }
+        if let a = alarm.flatMap(TaskAlarm.init) { edit.alarm = .set(a) }
+        if noAlarm { edit.alarm = .clear }
         edit.addItems = try addItems.map(Input.item)
         edit.checkItems = checkItems
         edit.uncheckItems = uncheckItems

@@ -72,7 +72,8 @@ struct ListCommand: ParsableCommand {
         query.tag = tag
         query.words = words
         query.overdueOnly = overdue
-        let shown = query.select(tasks, today: today, minuteOfDay: render.minuteOfDay)
+        // The household settings file is kept as a deleted task; it is never one to list or restore.
+        let shown = query.select(tasks, today: today, minuteOfDay: render.minuteOfDay).filter { tasks[$0].id != HouseholdSettings.id }
         let order = TaskQuery.order(tasks, shown)
         var out = Output()
         if output.json {
@@ -130,6 +131,12 @@ struct ShowCommand: ParsableCommand {
         if let a = task.assignee { field("Assignee", Terminal.safe(a)) }
         field("Priority", task.priority.rawValue)
         if !task.tags.isEmpty { field("Tags", task.tags.map(Terminal.safe).joined(separator: ", ")) }
+        if let alarm = task.alarm {
+            switch alarm {
+            case .before: field("Alarm", alarm.text + " before (todo calendar)")
+            case .timeOfDay: field("Alarm", "at " + alarm.text + " on its day (todo calendar)")
+            }
+        }
         if !task.notes.isEmpty {
             let lines = task.notes.split(separator: "\n", omittingEmptySubsequences: false)
             field("Notes", Terminal.safe(String(lines[0])))

@@ -28,7 +28,7 @@ struct LogCommand: ParsableCommand {
 
     func run() throws {
         let h = try household.openForReading()
-        let sinceTime = try since.map { try Input.due($0, today: Env.today(h.clock)) }
+        let sinceTime = try since.map { try Input.due($0, clock: h.clock) }
         let log = try h.log(of: id, limit: n, since: sinceTime, author: author, withShortIDs: !output.json)
         let (entries, taskID, shorts) = (log.entries, log.task, log.shortIDs)
         var out = Output()

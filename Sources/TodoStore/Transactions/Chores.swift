@@ -143,6 +143,7 @@ extension Household {
             if new.rotate != .order { task.setRotateMode(new.rotate, stamp: stamp) }
         }
         for (n, text) in new.items.enumerated() { addItem(text, to: &task, stamp: stamp, position: n) }
+        if let alarm = new.alarm { task.setAlarm(alarm, stamp: stamp) }
     }
 
     /// The `added` stamp of the item at `position` among those one command adds: the counter
@@ -201,6 +202,15 @@ extension Household {
         if let mode = edit.schedule, mode != task.scheduleMode, task.isChore {
             task.setScheduleMode(mode, stamp: stamp)
             fields.append("schedule")
+        }
+        switch edit.alarm {
+        case .set(let a)? where task.alarm != a:
+            task.setAlarm(a, stamp: stamp)
+            fields.append("alarm")
+        case .clear? where task.value(of: "alarm") != nil && task.value(of: "alarm") != .null:
+            task.setAlarm(nil, stamp: stamp)
+            fields.append("alarm")
+        default: break
         }
         if let mode = edit.rotate, mode != task.rotateMode, task.isChore {
             task.setRotateMode(mode, stamp: stamp)

@@ -59,6 +59,8 @@ public struct NewTask: Sendable {
     public var rotate = RotateMode.order
     /// Checklist items, in order.
     public var items: [String] = []
+    /// The task's own alarm for `todo calendar` (nil: the feed's).
+    public var alarm: TaskAlarm?
 
     public init(title: String) { self.title = title }
 }
@@ -85,6 +87,8 @@ public struct TaskEdit: Sendable {
     /// How the chore shows when it fell behind; how its rotation picks turns.
     public var schedule: ChoreScheduleMode?
     public var rotate: RotateMode?
+    /// The task's own alarm (`.clear`: none, the feed's applies).
+    public var alarm: Setting<TaskAlarm>?
     /// Checklist changes; items are named by text or by their 1-based index in `show`.
     public var addItems: [String] = []
     public var checkItems: [String] = []
@@ -96,7 +100,7 @@ public struct TaskEdit: Sendable {
     /// Whether the edit asks for anything at all.
     public var isEmpty: Bool {
         title == nil && assignee == nil && priority == nil && notes == nil && due == nil && addTags.isEmpty
-            && removeTags.isEmpty && recurrence == nil && rotation == nil && schedule == nil && rotate == nil && addItems.isEmpty && checkItems.isEmpty
+            && removeTags.isEmpty && recurrence == nil && rotation == nil && schedule == nil && rotate == nil && alarm == nil && addItems.isEmpty && checkItems.isEmpty
             && uncheckItems.isEmpty && removeItems.isEmpty
     }
 
