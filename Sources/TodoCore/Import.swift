@@ -23,6 +23,8 @@ public struct ImportedTask: Sendable, Equatable {
     public var maps: [String: JSONValue] = [:]
     /// A chore's `schedule` and `rotate` as written (from `todo list --json`).
     public var schedule: String?
+    /// A task's own alarm (`todo list --json`'s `alarm`), as written.
+    public var alarm: String?
     public var rotate: String?
     /// A task the household already has is updated as a new edit (Taskwarrior exports),
     /// rather than skipped.

@@ -209,5 +209,10 @@ extension TaskImport {
         t.schedule = probe.extra["schedule"]?.stringValue
         t.rotate = probe.extra["rotate"]?.stringValue
         for map in ChoreFields.maps { if let m = probe.extra[map] { t.maps[map] = m } }
+        switch v["alarm"] {
+        case nil, .null?: break
+        case .string(let text)? where TaskAlarm(text) != nil: t.alarm = text
+        default: throw ImportError(index: nil, message: "\"alarm\" must be a duration (30m, 2h, 1d) or a time of day (HH:MM)")
+        }
     }
 }

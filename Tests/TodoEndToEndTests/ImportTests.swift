@@ -149,6 +149,7 @@ import Testing
         (#"[{"title": "a", "completions": ["done"]}]"#, #"task 1: "completions" must be an object"#),
         (#"[{"title": "a", "schedule": 3}]"#, #"task 1: "schedule" must be a string"#),
         (#"[{"title": "a", "rotate": {"by": "fewest"}}]"#, #"task 1: "rotate" must be a string"#),
+        (#"[{"title": "a", "alarm": "soon"}]"#, #"task 1: "alarm" must be a duration"#),
         // The limits every way in shares (FieldRules): as `todo add` would refuse them.
         ("[{\"title\": \"" + String(repeating: "x", count: 1_001) + "\"}]", "task 1: \"title\" is longer than 1000 characters"),
         ("[{\"description\": \"" + String(repeating: "é", count: 1_001) + "\", \"uuid\": \"5f0c1d2e-8a3b-4c4d-9e5f-6a7b8c9d0e1f\"}]",
@@ -171,6 +172,21 @@ import Testing
         #expect(r.stdout.isEmpty)
         #expect(try sb.commits() == before)
         try sb.expectStatusEmpty()
+    }
+
+    /// A task's own alarm goes through `list --json` and back.
+    @Test func anAlarmRoundTripsThroughListJSON() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        _ = try sb.add("Call the dentist", "--due", "2025-11-24 10:00", "--alarm", "2h")
+        let listed = try sb.todo("list", "--json")
+        try #require(listed.exitCode == 0)
+        try sb.initHousehold("other")
+        let file = try sb.file("list.json", listed.stdout)
+        let r = try sb.todo("import", "-H", "other", file)
+        #expect(r.exitCode == 0, "\(r)")
+        let again = try json(try sb.todo("list", "-H", "other", "--json").stdout).items
+        #expect(again.first?["alarm"] == .string("2h"), "\(again)")
     }
 
     @Test func aMissingImportFileIsNotFound() throws {

@@ -259,6 +259,7 @@ extension Household {
             if let s = item.schedule { try? task.write("schedule", .string(s), stamp: stamp) }
             if let r = item.rotate { try? task.write("rotate", .string(r), stamp: stamp) }
         }
+        if let a = item.alarm, let alarm = TaskAlarm(a) { task.setAlarm(alarm, stamp: stamp) }
         for (map, value) in item.maps { task.extra[map] = value }
         for o in item.occurrences { task.setOccurrence(o.date, o.state, stamp: stamp) }
         if item.updatesExisting { try? task.write(ImportRecord.field, ImportRecord.make(item), stamp: stamp) }
