@@ -16,6 +16,9 @@ public struct CalendarFeedOptions: Sendable {
     public var alarmTimeOfDay = 8 * 60
     /// The feed's name (X-WR-CALNAME).
     public var name = "todo"
+    /// A last line for each event's description that tells how to open the task (given its
+    /// short id), in the words of the front end that makes the feed; nil for none.
+    public var taskReference: (@Sendable (String) -> String)?
 
     public static let weeksRange = 1...104
     /// How long a done task or occurrence stays on its day.
@@ -73,7 +76,7 @@ public enum CalendarFeed {
         let stamp = ICalendarText.utc(nowMillis)
         for item in items {
             event(item, options: options, zone: zone.name, dtstamp: stamp, line: line)
-            if options.todos { todo(item, zone: zone.name, dtstamp: stamp, line: line) }
+            if options.todos { todo(item, options: options, zone: zone.name, dtstamp: stamp, line: line) }
         }
         line("END:VCALENDAR")
         return out
@@ -177,7 +180,7 @@ public enum CalendarFeed {
         return s
     }
 
-    static func description(_ item: CalendarItem) -> String {
+    static func description(_ item: CalendarItem, reference: (@Sendable (String) -> String)?) -> String {
         var lines: [String] = []
         if item.chore {
             lines.append("Occurrence of \(item.dueDay)" + (item.who.map { ", \($0)'s turn" } ?? ""))
@@ -186,7 +189,7 @@ public enum CalendarFeed {
         }
         if case .overdue(let since) = item.state { lines.append("Overdue since \(since)") }
         if !item.task.notes.isEmpty { lines.append(item.task.notes) }
-        lines.append("todo show \(item.task.id.hex.prefix(8))")
+        if let reference { lines.append(reference(String(item.task.id.hex.prefix(8)))) }
         return lines.joined(separator: "\n")
     }
 
@@ -206,13 +209,13 @@ public enum CalendarFeed {
         ]
     }
 
-    static func common(_ item: CalendarItem, dtstamp: String, line: (String) -> Void) {
+    static func common(_ item: CalendarItem, options: CalendarFeedOptions, dtstamp: String, line: (String) -> Void) {
         line("UID:" + item.uid)
         line("DTSTAMP:" + dtstamp)
         line("SEQUENCE:\(item.sequence)")
         if item.lastModified > 0 { line("LAST-MODIFIED:" + ICalendarText.utc(item.lastModified)) }
         line("SUMMARY:" + ICalendarText.escape(summary(item)))
-        line("DESCRIPTION:" + ICalendarText.escape(description(item)))
+        line("DESCRIPTION:" + ICalendarText.escape(description(item, reference: options.taskReference)))
         if item.task.priority == .high { line("PRIORITY:1") }
         line("CATEGORIES:" + (item.chore ? "Chore" : "Task"))
     }
@@ -221,7 +224,7 @@ public enum CalendarFeed {
         _ item: CalendarItem, options: CalendarFeedOptions, zone: String, dtstamp: String, line: (String) -> Void
     ) {
         line("BEGIN:VEVENT")
-        common(item, dtstamp: dtstamp, line: line)
+        common(item, options: options, dtstamp: dtstamp, line: line)
         for s in start(item, zone: zone) { line(s) }
         line("TRANSP:TRANSPARENT")
         switch item.state {
@@ -253,11 +256,11 @@ public enum CalendarFeed {
         }
     }
 
-    static func todo(_ item: CalendarItem, zone: String, dtstamp: String, line: (String) -> Void) {
+    static func todo(_ item: CalendarItem, options: CalendarFeedOptions, zone: String, dtstamp: String, line: (String) -> Void) {
         line("BEGIN:VTODO")
         var copy = item
         copy.uid = String(item.uid.dropLast(5)) + "-todo@todo"
-        common(copy, dtstamp: dtstamp, line: line)
+        common(copy, options: options, dtstamp: dtstamp, line: line)
         if let m = item.minutes {
             line("DUE;TZID=\(zone):" + ICalendarText.localTime(item.dueDay, minutes: m))
         } else {

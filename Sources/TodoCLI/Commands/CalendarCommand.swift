@@ -70,6 +70,7 @@ struct CalendarCommand: ParsableCommand {
         let target = try out.map { try FeedFile.check($0) }
         let h = try household.openForReading()
         var options = CalendarFeedOptions()
+        options.taskReference = { "todo show \($0)" }
         options.weeks = weeks
         options.todos = todos
         options.member = mine ? try h.identity().name : member?.trimmingSpaces
