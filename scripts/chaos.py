@@ -368,7 +368,16 @@ class World:
                     self.write(m, tid, f, v)
 
     def op_state(self, m, kill):
-        verb = self.rng.choice(["done", "done", "reopen", "rm", "restore", "skip"])
+        verb = self.rng.choice(["done", "done", "reopen", "rm", "restore", "skip", "swap", "pass"])
+        if verb in ("swap", "pass"):
+            # A turn changing hands (a chore may have no rotation, or nobody a coming turn:
+            # refused with 64 or 65, nothing changed).
+            tid = self.pick_task(m, "chore")
+            if tid is None:
+                return
+            other = self.rng.choice([x.name for x in self.members])
+            self.run(m, [verb, self.short(tid), "--with" if verb == "swap" else "--to", other], kill)
+            return
         kind = "chore" if verb == "skip" else None
         tid = self.pick_task(m, kind)
         if tid is None:
@@ -381,6 +390,10 @@ class World:
         args = [verb] + ids
         if verb in ("done", "skip") and self.rng.random() < 0.1:
             args.append("--all")
+        elif verb in ("done", "skip") and self.rng.random() < 0.15:
+            # One occurrence by its date: a missed one caught up, or one that is not an
+            # occurrence, or not yet come (refused with 64).
+            args += ["--on", self.rng.choice(["yesterday", "today", "tomorrow", "-3d", "2025-11-18", "+9d"])]
         rc, out, err = self.run(m, args, kill)
 
     def op_undo(self, m, kill):

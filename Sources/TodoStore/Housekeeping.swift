@@ -78,6 +78,11 @@ extension Household {
     /// Above this many packs, maintenance runs; also when the packs other than the largest
     /// hold more than half its bytes (a sync's packs have no deltas against the rest).
     public static let autoPackLimit = 16
+    /// ... when those other packs hold more than this many bytes.
+    public static let autoPackBytes = 1_000_000
+    /// An object store smaller than this is packed in the command that found it due, at its
+    /// end (about 0.1 s), rather than detached: nothing runs on after the command has returned.
+    public static let inlineMaintenanceBytes = 4_000_000
     /// The fan-out folders sampled: 2 of 256.
     static let maintenanceSamples = ["17", "e4"]
 
@@ -88,7 +93,10 @@ extension Household {
         if let exact { return Repository.looseObjects(in: objectsDirectory).count > exact }
         let packs = Repository.packSizes(in: objectsDirectory).sorted()
         if packs.count > autoPackLimit { return true }
-        if let largest = packs.last, packs.count >= 2, packs.dropLast().reduce(0, +) * 2 > largest { return true }
+        // The packs besides the largest: worth merging only once they weigh something (a
+        // small household's few sync packs cost nothing to keep).
+        let rest = packs.dropLast().reduce(0, +)
+        if let largest = packs.last, packs.count >= 2, rest > autoPackBytes, rest * 2 > largest { return true }
         let sampled = Repository.looseObjectCount(in: objectsDirectory, sampling: maintenanceSamples)
         return sampled * (256 / maintenanceSamples.count) > (afterSync ? autoLooseLimitAfterSync : autoLooseLimit)
     }
