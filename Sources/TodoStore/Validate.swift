@@ -76,11 +76,17 @@ enum Incoming {
     /// The disallowed entries of `tree` under `prefix` that differ from `old`'s: the first one
     /// only, or with `all` every one (a disallowed folder counts once, not its content).
     static func disallowed(_ repo: Repository, tree: ObjectID, old: ObjectID?, prefix: String, all: Bool) throws -> [Disallowed] {
-        var before: [String: TreeEntry] = [:]
-        if let old { for e in try repo.treeEntries(old) { before[e.name] = e } }
+        // Both lists are in git's tree order: the old entry of a name is found by walking the
+        // old list along with the new one, without a dictionary of every name (a long history
+        // compares `tasks/`'s 256 folders once per commit). Names out of byte order (possible
+        // only in a tree git would not write) find no old entry and are checked in full.
+        let olds = try old.map { try repo.treeEntries($0) } ?? []
+        var next = 0
         var found: [Disallowed] = []
         for e in try repo.treeEntries(tree) {
-            if let o = before[e.name], o.id == e.id, o.mode == e.mode { continue }
+            while next < olds.count, olds[next].name.utf8.lexicographicallyPrecedes(e.name.utf8) { next += 1 }
+            let previous = next < olds.count && olds[next].name == e.name ? olds[next] : nil
+            if let o = previous, o.id == e.id, o.mode == e.mode { continue }
             let path = prefix + e.name
             func problem() throws -> FormatViolation.Kind? {
                 switch e.mode {
@@ -89,7 +95,7 @@ enum Incoming {
                 case 0o100755: return .executableFile
                 default: break
                 }
-                let oldTree = before[e.name].flatMap { $0.kind == .tree ? $0.id : nil }
+                let oldTree = previous.flatMap { $0.kind == .tree ? $0.id : nil }
                 switch prefix {
                 case "":
                     if e.name == "tasks" && e.kind == .tree {
