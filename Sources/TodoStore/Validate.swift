@@ -39,17 +39,25 @@ enum Incoming {
     /// Checks every commit reachable from `tip` and from none of `have` (commits this household
     /// already holds or checked before). Each commit's tree is compared with its first parent's,
     /// so only what changed is read. Throws a data error with the violation and the commit.
-    static func validate(_ repo: Repository, tip: ObjectID, have: [ObjectID]) throws {
-        if let (info, problem) = try firstProblem(repo, tip: tip, have: have) {
+    /// `progress` gets the commits checked and their number now and then.
+    static func validate(_ repo: Repository, tip: ObjectID, have: [ObjectID], progress: ((Int, Int) -> Void)? = nil) throws {
+        if let (info, problem) = try firstProblem(repo, tip: tip, have: have, progress: progress) {
             throw SyncError(.remoteData, .remoteData(problem, commit: CommitFacts(info)))
         }
     }
 
     /// The first commit reachable from `tip` and from none of `have` that adds something the
     /// format does not allow, and that thing; nil when all is well.
-    static func firstProblem(_ repo: Repository, tip: ObjectID, have: [ObjectID]) throws -> (CommitInfo, FormatViolation)? {
+    static func firstProblem(
+        _ repo: Repository, tip: ObjectID, have: [ObjectID], progress: ((Int, Int) -> Void)? = nil
+    ) throws -> (CommitInfo, FormatViolation)? {
         var found: (CommitInfo, FormatViolation)?
+        var total = 0
+        if progress != nil { try repo.walk(from: tip, hiding: have, sorted: false) { _ in total += 1; return true } }
+        var done = 0
         try repo.walk(from: tip, hiding: have, sorted: false) { oid in
+            if let progress, done % 256 == 0 { progress(done, total) }
+            done += 1
             let info = try repo.commit(oid)
             let parentTree = try info.parents.first.map { try repo.commit($0).tree }
             if let problem = try check(repo, tree: info.tree, old: parentTree, prefix: "") {
@@ -58,6 +66,7 @@ enum Incoming {
             }
             return true
         }
+        if found == nil { progress?(total, total) }
         return found
     }
 

@@ -44,6 +44,8 @@ final class ProgressPrinter: @unchecked Sendable {
             switch p {
             case .receiving(let done, let total): ("receiving", done, total)
             case .sending(let done, let total): ("sending", done, total)
+            case .checking(let done, let total): ("checking", done, total)
+            case .writing(let done, let total): ("writing", done, total)
             }
         guard done >= total || now - lastPrinted >= 0.25 else { return }
         last = p

@@ -35,8 +35,9 @@ extension Household {
                 if (try? looksLikeHousehold(repo, tip: tip)) == false {
                     throw SyncError(.notAHousehold, .notAHousehold(remote: shown))
                 }
+                let checking = options.progress.map { p in { (done: Int, total: Int) in p(.checking(done: done, total: total)) } }
                 do {
-                    try Incoming.validate(repo, tip: tip, have: [])
+                    try Incoming.validate(repo, tip: tip, have: [], progress: checking)
                 } catch let e where copied && !(e is SyncError) {
                     // Something it reaches was not in the copy (the remote was repacked by
                     // another program meanwhile): what is missing comes the usual way.
@@ -45,7 +46,9 @@ extension Household {
                     try Incoming.validate(repo, tip: tip, have: [])
                 }
                 try repo.updateReference(branch, to: tip, expected: nil, message: "clone")
-                try repo.checkoutAll(tree: try repo.commit(tip).tree)
+                try repo.checkoutAll(
+                    tree: try repo.commit(tip).tree,
+                    progress: options.progress.map { p in { done, total in p(.writing(done: done, total: total)) } })
             } else {
                 // Its own first commit stays here: the household's history comes from whoever
                 // created it, on the first sync after theirs.
