@@ -35,12 +35,18 @@ extension Household {
                 if (try? looksLikeHousehold(repo, tip: tip)) == false {
                     throw SyncError(.notAHousehold, .notAHousehold(remote: shown))
                 }
+                // Every object here was hashed as it was written (the indexer computed each id
+                // from the content), so reading it back need not hash it again; reading the
+                // remote, in the fallback below, does.
+                if copied { GitLibrary.verifyObjectsOnRead(false) }
+                defer { GitLibrary.verifyObjectsOnRead(true) }
                 let checking = options.progress.map { p in { (done: Int, total: Int) in p(.checking(done: done, total: total)) } }
                 do {
                     try Incoming.validate(repo, tip: tip, have: [], progress: checking)
                 } catch let e where copied && !(e is SyncError) {
                     // Something it reaches was not in the copy (the remote was repacked by
                     // another program meanwhile): what is missing comes the usual way.
+                    GitLibrary.verifyObjectsOnRead(true)
                     try fetch(fromPath: localPath(url) ?? url, into: repo, have: [])
                     try repo.deleteReference(fetchRef)
                     try Incoming.validate(repo, tip: tip, have: [])
