@@ -52,6 +52,7 @@ enum Incoming {
         _ repo: Repository, tip: ObjectID, have: [ObjectID], progress: ((Int, Int) -> Void)? = nil
     ) throws -> (CommitInfo, FormatViolation)? {
         var found: (CommitInfo, FormatViolation)?
+        let trees = TreeCache()
         var total = 0
         if progress != nil { try repo.walk(from: tip, hiding: have, sorted: false) { _ in total += 1; return true } }
         var done = 0
@@ -60,7 +61,7 @@ enum Incoming {
             done += 1
             let info = try repo.commit(oid)
             let parentTree = try info.parents.first.map { try repo.commit($0).tree }
-            if let problem = try check(repo, tree: info.tree, old: parentTree, prefix: "") {
+            if let problem = try disallowed(repo, tree: info.tree, old: parentTree, prefix: "", all: false, trees: trees).first?.problem {
                 found = (info, problem)
                 return false
             }
@@ -84,15 +85,18 @@ enum Incoming {
 
     /// The disallowed entries of `tree` under `prefix` that differ from `old`'s: the first one
     /// only, or with `all` every one (a disallowed folder counts once, not its content).
-    static func disallowed(_ repo: Repository, tree: ObjectID, old: ObjectID?, prefix: String, all: Bool) throws -> [Disallowed] {
+    static func disallowed(
+        _ repo: Repository, tree: ObjectID, old: ObjectID?, prefix: String, all: Bool, trees: TreeCache? = nil
+    ) throws -> [Disallowed] {
+        func entries(_ id: ObjectID) throws -> [TreeEntry] { try trees?.entries(repo, id) ?? repo.treeEntries(id) }
         // Both lists are in git's tree order: the old entry of a name is found by walking the
         // old list along with the new one, without a dictionary of every name (a long history
         // compares `tasks/`'s 256 folders once per commit). Names out of byte order (possible
         // only in a tree git would not write) find no old entry and are checked in full.
-        let olds = try old.map { try repo.treeEntries($0) } ?? []
+        let olds = try old.map { try entries($0) } ?? []
         var next = 0
         var found: [Disallowed] = []
-        for e in try repo.treeEntries(tree) {
+        for e in try entries(tree) {
             while next < olds.count, olds[next].name.utf8.lexicographicallyPrecedes(e.name.utf8) { next += 1 }
             let previous = next < olds.count && olds[next].name == e.name ? olds[next] : nil
             if let o = previous, o.id == e.id, o.mode == e.mode { continue }
@@ -108,7 +112,7 @@ enum Incoming {
                 switch prefix {
                 case "":
                     if e.name == "tasks" && e.kind == .tree {
-                        found += try disallowed(repo, tree: e.id, old: oldTree, prefix: "tasks/", all: all)
+                        found += try disallowed(repo, tree: e.id, old: oldTree, prefix: "tasks/", all: all, trees: trees)
                     } else if e.name == MergeSetup.attributesPath && e.mode == 0o100644 {
                         if try repo.blobSize(e.id) > maxAttributesSize { return .oversizedFile }
                     } else {
@@ -118,7 +122,7 @@ enum Incoming {
                     guard e.kind == .tree, e.name.utf8.count == 2, e.name.utf8.allSatisfy(isLowerHex) else {
                         return .pathNotAllowed
                     }
-                    found += try disallowed(repo, tree: e.id, old: oldTree, prefix: path + "/", all: all)
+                    found += try disallowed(repo, tree: e.id, old: oldTree, prefix: path + "/", all: all, trees: trees)
                 default:
                     let dir = String(prefix.dropFirst(6).dropLast())
                     guard e.mode == 0o100644, Snapshot.taskID(fileName: e.name, dir: dir) != nil else {
@@ -136,4 +140,19 @@ enum Incoming {
     }
 
     static func isLowerHex(_ b: UInt8) -> Bool { (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) }
+}
+
+/// The entries of trees read lately: walking a history, each commit's trees are read once as
+/// the new side and once as the old side of the next commit's comparison. Forgets everything
+/// past a few thousand trees.
+final class TreeCache {
+    private var entries: [ObjectID: [TreeEntry]] = [:]
+
+    func entries(_ repo: Repository, _ id: ObjectID) throws -> [TreeEntry] {
+        if let known = entries[id] { return known }
+        if entries.count >= 4096 { entries.removeAll(keepingCapacity: true) }
+        let read = try repo.treeEntries(id)
+        entries[id] = read
+        return read
+    }
 }
