@@ -63,3 +63,13 @@ public enum GitLibrary {
         try check(todo_git_set_certificate_file(file), call: "git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS)")
     }
 }
+
+extension GitLibrary {
+    /// Whether every object read is hashed again and compared with its id (libgit2's default,
+    /// on). Process-wide: only a one-shot command that has just written every object it will
+    /// read, through code that computed their ids (a clone's copy of a pack through the indexer),
+    /// may turn it off for its reading.
+    public static func verifyObjectsOnRead(_ on: Bool) {
+        _ = todo_git_strict_hash_verification(on ? 1 : 0)
+    }
+}

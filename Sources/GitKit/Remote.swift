@@ -20,6 +20,12 @@ public struct TransferProgress: Sendable {
     public let receivedObjects: Int
     public let totalObjects: Int
     public let receivedBytes: Int
+
+    public init(receivedObjects: Int, totalObjects: Int, receivedBytes: Int) {
+        self.receivedObjects = receivedObjects
+        self.totalObjects = totalObjects
+        self.receivedBytes = receivedBytes
+    }
 }
 
 /// What the network code asks of its caller. Every closure runs on the calling thread, inside

@@ -1,3 +1,4 @@
+import Glibc
 import CLibgit2
 
 /// Moving history between two repositories on the same machine (a path remote) without a
@@ -109,7 +110,12 @@ extension Repository {
     /// order `objectsMissing` gives (each commit before the trees and blobs it adds, and before
     /// its parent); loose objects are written in reverse, so that a commit or tree is never on
     /// disk before what it refers to, even if this process is killed halfway.
-    public func copy(_ objects: [ObjectID], to destination: Repository, looseLimit: Int = Repository.looseLimit) throws {
+    /// `progress` gets the objects read and the total now and then; it returns false to stop
+    /// (a `GitError`).
+    public func copy(
+        _ objects: [ObjectID], to destination: Repository, looseLimit: Int = Repository.looseLimit,
+        progress: (_ done: Int, _ total: Int) -> Bool = { _, _ in true }
+    ) throws {
         try withODB { source in
             try destination.withODB { target in
                 let objects = objects.filter { !Self.exists($0, in: target) }
@@ -124,9 +130,13 @@ extension Repository {
                     return
                 }
                 var pack = PackStream(count: objects.count)
-                for id in objects {
+                for (n, id) in objects.enumerated() {
+                    if n % 512 == 0, !progress(n, objects.count) {
+                        throw GitError(code: GIT_EUSER.rawValue, errorClass: 0, message: "the copy was stopped", function: "copy")
+                    }
                     try Self.read(id, from: source) { type, content in pack.append(type: type, content) }
                 }
+                _ = progress(objects.count, objects.count)
                 let bytes = pack.finish()
                 var writer: UnsafeMutablePointer<git_odb_writepack>?
                 try check(git_odb_write_pack(&writer, target, nil, nil), call: "git_odb_write_pack")
@@ -139,6 +149,83 @@ extension Repository {
                 try check(writer.pointee.commit(writer, &stats), call: "git_odb_writepack.commit")
             }
         }
+    }
+
+    /// Copies every object `source` holds into this repository, for a first copy of a
+    /// repository on the same machine: each of its packs streamed whole through libgit2's
+    /// indexer, which checks it (every object inflated, its deltas resolved, its id computed
+    /// again) and writes its index anew, then its loose objects (read, so checked, and written
+    /// as one pack). Nothing is compressed again and no delta searched, as `git clone
+    /// --no-local` reuses what the other side's packs hold. `progress` gets the objects done and
+    /// the total after each chunk, over all packs; it returns false to stop (a `GitError`).
+    /// A pack removed meanwhile (someone repacked `source`) is skipped: its objects are in
+    /// the new pack or loose, which may not be copied; the caller checks that what it needs is
+    /// here.
+    public func copyEverything(from source: Repository, progress: (_ done: Int, _ total: Int) -> Bool) throws {
+        let objects = source.gitDirectory + "objects"
+        let names = Self.packNames(in: objects)
+        // The total is the packs' object counts (from their headers), then the loose objects.
+        var counts: [Int] = []
+        for name in names { counts.append(Self.packObjectCount(objects + "/pack/" + name + ".pack") ?? 0) }
+        let loose = Self.looseObjects(in: objects).map(\.id)
+        let total = counts.reduce(0, +) + loose.count
+        var done = 0
+        final class Context {
+            let report: (Int, Int) -> Bool
+            var base = 0
+            let total: Int
+            init(report: @escaping (Int, Int) -> Bool, total: Int) { self.report = report; self.total = total }
+        }
+        try withoutActuallyEscaping(progress) { progress in
+            let context = Context(report: progress, total: total)
+            try withODB { odb in
+                for (name, count) in zip(names, counts) {
+                    let fd = Glibc.open(objects + "/pack/" + name + ".pack", O_RDONLY | O_CLOEXEC)
+                    if fd < 0 { continue }
+                    defer { close(fd) }
+                    context.base = done
+                    var writer: UnsafeMutablePointer<git_odb_writepack>?
+                    let payload = Unmanaged.passUnretained(context).toOpaque()
+                    try check(
+                        git_odb_write_pack(&writer, odb, { stats, payload in
+                            guard let stats, let payload else { return 0 }
+                            let c = Unmanaged<Context>.fromOpaque(payload).takeUnretainedValue()
+                            return c.report(c.base + Int(stats.pointee.indexed_objects), c.total) ? 0 : -1
+                        }, payload), call: "git_odb_write_pack")
+                    guard let writer else { throw GitError.missing("git_odb_write_pack") }
+                    defer { writer.pointee.free(writer) }
+                    var stats = git_indexer_progress()
+                    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+                    while true {
+                        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                        if n < 0 && errno == EINTR { continue }
+                        if n < 0 {
+                            throw GitError(code: -1, errorClass: 0, message: "\(name).pack: \(String(cString: strerror(errno)))", function: "read")
+                        }
+                        if n == 0 { break }
+                        try buffer.withUnsafeBytes { try check(writer.pointee.append(writer, $0.baseAddress, n, &stats), call: "git_odb_writepack.append") }
+                    }
+                    try check(writer.pointee.commit(writer, &stats), call: "git_odb_writepack.commit")
+                    done += count
+                }
+            }
+            if !progress(done, total) { throw GitError(code: GIT_EUSER.rawValue, errorClass: 0, message: "the copy was stopped", function: "copyEverything") }
+            try source.copy(loose.filter { (try? source.contains($0)) == true }, to: self)
+            done += loose.count
+            if !progress(done, total) { throw GitError(code: GIT_EUSER.rawValue, errorClass: 0, message: "the copy was stopped", function: "copyEverything") }
+        }
+    }
+
+    /// The object count in a pack file's header; nil when it cannot be read.
+    static func packObjectCount(_ path: String) -> Int? {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { return nil }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 12)
+        guard header.withUnsafeMutableBytes({ Glibc.read(fd, $0.baseAddress, 12) }) == 12, header[0..<4].elementsEqual("PACK".utf8) else {
+            return nil
+        }
+        return header[8..<12].reduce(0) { $0 << 8 | Int($1) }
     }
 
     /// Up to this many objects, loose files are cheaper than a pack, and leave no pack behind.

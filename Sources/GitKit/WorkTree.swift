@@ -159,12 +159,27 @@ extension Repository {
     }
 
     /// Makes the index and the whole work tree match `tree`, discarding local changes.
-    public func checkoutAll(tree: ObjectID) throws {
+    /// `progress` gets the files written and their number now and then.
+    public func checkoutAll(tree: ObjectID, progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws {
         var opts = git_checkout_options()
         try check(git_checkout_options_init(&opts, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)), call: "git_checkout_options_init")
         opts.checkout_strategy = GIT_CHECKOUT_FORCE.rawValue
-        try withObject(tree) { obj in
-            try check(git_checkout_tree(handle, obj, &opts), call: "git_checkout_tree")
+        final class Box {
+            let report: (Int, Int) -> Void
+            init(_ report: @escaping (Int, Int) -> Void) { self.report = report }
+        }
+        let box = progress.map(Box.init)
+        if let box {
+            opts.progress_payload = Unmanaged.passUnretained(box).toOpaque()
+            opts.progress_cb = { _, done, total, payload in
+                guard let payload, total > 0, done % 128 == 0 || done == total else { return }
+                Unmanaged<Box>.fromOpaque(payload).takeUnretainedValue().report(done, total)
+            }
+        }
+        try withExtendedLifetime(box) {
+            try withObject(tree) { obj in
+                try check(git_checkout_tree(handle, obj, &opts), call: "git_checkout_tree")
+            }
         }
     }
 

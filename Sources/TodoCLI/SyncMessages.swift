@@ -122,6 +122,8 @@ enum SyncMessages {
         switch p {
         case .receiving(let done, let total): return "Receiving objects: \(done * 100 / total)% (\(done)/\(total))"
         case .sending(let done, let total): return "Sending objects: \(done * 100 / total)% (\(done)/\(total))"
+        case .checking(let done, let total): return "Checking commits: \(done * 100 / total)% (\(done)/\(total))"
+        case .writing(let done, let total): return "Writing files: \(done * 100 / total)% (\(done)/\(total))"
         }
     }
 

@@ -39,25 +39,35 @@ enum Incoming {
     /// Checks every commit reachable from `tip` and from none of `have` (commits this household
     /// already holds or checked before). Each commit's tree is compared with its first parent's,
     /// so only what changed is read. Throws a data error with the violation and the commit.
-    static func validate(_ repo: Repository, tip: ObjectID, have: [ObjectID]) throws {
-        if let (info, problem) = try firstProblem(repo, tip: tip, have: have) {
+    /// `progress` gets the commits checked and their number now and then.
+    static func validate(_ repo: Repository, tip: ObjectID, have: [ObjectID], progress: ((Int, Int) -> Void)? = nil) throws {
+        if let (info, problem) = try firstProblem(repo, tip: tip, have: have, progress: progress) {
             throw SyncError(.remoteData, .remoteData(problem, commit: CommitFacts(info)))
         }
     }
 
     /// The first commit reachable from `tip` and from none of `have` that adds something the
     /// format does not allow, and that thing; nil when all is well.
-    static func firstProblem(_ repo: Repository, tip: ObjectID, have: [ObjectID]) throws -> (CommitInfo, FormatViolation)? {
+    static func firstProblem(
+        _ repo: Repository, tip: ObjectID, have: [ObjectID], progress: ((Int, Int) -> Void)? = nil
+    ) throws -> (CommitInfo, FormatViolation)? {
         var found: (CommitInfo, FormatViolation)?
+        let trees = TreeCache()
+        var total = 0
+        if progress != nil { try repo.walk(from: tip, hiding: have, sorted: false) { _ in total += 1; return true } }
+        var done = 0
         try repo.walk(from: tip, hiding: have, sorted: false) { oid in
+            if let progress, done % 256 == 0 { progress(done, total) }
+            done += 1
             let info = try repo.commit(oid)
             let parentTree = try info.parents.first.map { try repo.commit($0).tree }
-            if let problem = try check(repo, tree: info.tree, old: parentTree, prefix: "") {
+            if let problem = try disallowed(repo, tree: info.tree, old: parentTree, prefix: "", all: false, trees: trees).first?.problem {
                 found = (info, problem)
                 return false
             }
             return true
         }
+        if found == nil { progress?(total, total) }
         return found
     }
 
@@ -75,12 +85,21 @@ enum Incoming {
 
     /// The disallowed entries of `tree` under `prefix` that differ from `old`'s: the first one
     /// only, or with `all` every one (a disallowed folder counts once, not its content).
-    static func disallowed(_ repo: Repository, tree: ObjectID, old: ObjectID?, prefix: String, all: Bool) throws -> [Disallowed] {
-        var before: [String: TreeEntry] = [:]
-        if let old { for e in try repo.treeEntries(old) { before[e.name] = e } }
+    static func disallowed(
+        _ repo: Repository, tree: ObjectID, old: ObjectID?, prefix: String, all: Bool, trees: TreeCache? = nil
+    ) throws -> [Disallowed] {
+        func entries(_ id: ObjectID) throws -> [TreeEntry] { try trees?.entries(repo, id) ?? repo.treeEntries(id) }
+        // Both lists are in git's tree order: the old entry of a name is found by walking the
+        // old list along with the new one, without a dictionary of every name (a long history
+        // compares `tasks/`'s 256 folders once per commit). Names out of byte order (possible
+        // only in a tree git would not write) find no old entry and are checked in full.
+        let olds = try old.map { try entries($0) } ?? []
+        var next = 0
         var found: [Disallowed] = []
-        for e in try repo.treeEntries(tree) {
-            if let o = before[e.name], o.id == e.id, o.mode == e.mode { continue }
+        for e in try entries(tree) {
+            while next < olds.count, olds[next].name.utf8.lexicographicallyPrecedes(e.name.utf8) { next += 1 }
+            let previous = next < olds.count && olds[next].name == e.name ? olds[next] : nil
+            if let o = previous, o.id == e.id, o.mode == e.mode { continue }
             let path = prefix + e.name
             func problem() throws -> FormatViolation.Kind? {
                 switch e.mode {
@@ -89,11 +108,11 @@ enum Incoming {
                 case 0o100755: return .executableFile
                 default: break
                 }
-                let oldTree = before[e.name].flatMap { $0.kind == .tree ? $0.id : nil }
+                let oldTree = previous.flatMap { $0.kind == .tree ? $0.id : nil }
                 switch prefix {
                 case "":
                     if e.name == "tasks" && e.kind == .tree {
-                        found += try disallowed(repo, tree: e.id, old: oldTree, prefix: "tasks/", all: all)
+                        found += try disallowed(repo, tree: e.id, old: oldTree, prefix: "tasks/", all: all, trees: trees)
                     } else if e.name == MergeSetup.attributesPath && e.mode == 0o100644 {
                         if try repo.blobSize(e.id) > maxAttributesSize { return .oversizedFile }
                     } else {
@@ -103,7 +122,7 @@ enum Incoming {
                     guard e.kind == .tree, e.name.utf8.count == 2, e.name.utf8.allSatisfy(isLowerHex) else {
                         return .pathNotAllowed
                     }
-                    found += try disallowed(repo, tree: e.id, old: oldTree, prefix: path + "/", all: all)
+                    found += try disallowed(repo, tree: e.id, old: oldTree, prefix: path + "/", all: all, trees: trees)
                 default:
                     let dir = String(prefix.dropFirst(6).dropLast())
                     guard e.mode == 0o100644, Snapshot.taskID(fileName: e.name, dir: dir) != nil else {
@@ -121,4 +140,19 @@ enum Incoming {
     }
 
     static func isLowerHex(_ b: UInt8) -> Bool { (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) }
+}
+
+/// The entries of trees read lately: walking a history, each commit's trees are read once as
+/// the new side and once as the old side of the next commit's comparison. Forgets everything
+/// past a few thousand trees.
+final class TreeCache {
+    private var entries: [ObjectID: [TreeEntry]] = [:]
+
+    func entries(_ repo: Repository, _ id: ObjectID) throws -> [TreeEntry] {
+        if let known = entries[id] { return known }
+        if entries.count >= 4096 { entries.removeAll(keepingCapacity: true) }
+        let read = try repo.treeEntries(id)
+        entries[id] = read
+        return read
+    }
 }

@@ -733,6 +733,28 @@ def maintenance_running(todo_home):
     return False
 
 
+def clone_rows(bench, n, remote, repacked, pairs=5):
+    """A new member's first clone: `todo clone` of the path remote as housekeeping left it against
+    `git clone --no-local` of a repacked copy of it, alternated, `pairs` runs each."""
+    times = {"todo": [], "git": []}
+    for i in range(pairs):
+        for name in ("todo", "git") if i % 2 == 0 else ("git", "todo"):
+            place = bench.path(f"clone-{name}")
+            shutil.rmtree(place, ignore_errors=True)
+            if name == "todo":
+                env = bench.env(place)
+                cmd = [bench.todo, "clone", remote, "--name", "Bob", "--email", "bob@example.org"]
+            else:
+                env, cmd = bench.base_env, ["git", "clone", "-q", "--no-local", repacked, place]
+            times[name].append(run(cmd, env=env).ms)
+    todo, git = median(times["todo"]), median(times["git"])
+    commits = run(["git", "--git-dir", remote, "rev-list", "--count", "main"], env=bench.base_env, capture=True).out.strip()
+    bench.row(f"`todo clone` of the path remote after {n:,} changes ({int(commits):,} commits; git: `clone --no-local` "
+              f"of a repacked copy), alternated, {pairs} runs each", n, f"{todo:.0f}", f"{git:.0f}",
+              f"≤ 1.5× git ({todo / git:.2f}×) — " + ("met" if todo <= 1.5 * git else "MISSED"))
+    return todo, git
+
+
 def history_section(bench, changes):
     n = changes
     env, repo, remote, most = history_run(bench, n, auto=True)
@@ -751,6 +773,7 @@ def history_section(bench, changes):
               f"{remote_kib:,} KiB", f"{remote_git:,} KiB", target(remote_kib, remote_git))
     bench.row(f"most loose objects in the household (counted every 100 changes), housekeeping automatic", n,
               f"{most:,}", None, "≤ 5,000 — " + ("met" if most <= 5000 else "MISSED"))
+    clone_rows(bench, n, remote, bench.path("history-auto-remote-copy"))
     adds = [run([bench.todo, "add", f"Late task {i}"], env=env).ms for i in range(bench.runs)]
     bench.row(f"`todo add` after {n:,} changes of history (the housekeeping check included)", n,
               f"{median(adds):.1f}", None)

@@ -4,7 +4,7 @@ import TodoCore
 import TodoStore
 
 extension SyncOptions {
-    static func fromEnvironment(timeout: Double, quiet: Bool) -> SyncOptions {
+    static func fromEnvironment(timeout: Double, quiet: Bool, json: Bool = false) -> SyncOptions {
         var o = SyncOptions()
         o.timeout = timeout
         o.home = Env.userHome
@@ -12,14 +12,48 @@ extension SyncOptions {
         o.logDirectory = (Env.get("XDG_STATE_HOME").map(Env.trimSlash) ?? Env.trimSlash(Env.userHome) + "/.local/state") + "/todo"
         o.describe = { SyncMessages.text($0.problem) }
         o.interactive = !quiet && Terminal.stderrIsTTY && isatty(STDIN_FILENO) == 1
-        if !quiet && Terminal.stderrIsTTY {
-            let started = monotonicNow()
-            o.progress = { p in
-                // Only transfers that take longer than a moment get a progress line.
-                if monotonicNow() - started > 1 { printProgress(SyncMessages.progress(p)) }
-            }
+        if !quiet && (json || Terminal.stderrIsTTY) {
+            let printer = ProgressPrinter(json: json)
+            o.progress = { printer.report($0) }
         }
         return o
+    }
+}
+
+/// Where a transfer's progress goes once it has taken longer than a moment (a second): with
+/// --json, JSON lines on standard output (`{"progress":"receiving","done":450,"total":1000}`,
+/// at most four a second, and the one that reaches the total), before the command's own JSON
+/// line; else a line on the terminal (standard error), written over and cleared at the end.
+final class ProgressPrinter: @unchecked Sendable {
+    let json: Bool
+    let started = monotonicNow()
+    private var lastPrinted = 0.0
+    private var last: TransferProgress?
+
+    init(json: Bool) { self.json = json }
+
+    func report(_ p: TransferProgress) {
+        let now = monotonicNow()
+        guard now - started > 1, p != last else { return }
+        if !json {
+            last = p
+            printProgress(SyncMessages.progress(p))
+            return
+        }
+        let (step, done, total) =
+            switch p {
+            case .receiving(let done, let total): ("receiving", done, total)
+            case .sending(let done, let total): ("sending", done, total)
+            case .checking(let done, let total): ("checking", done, total)
+            case .writing(let done, let total): ("writing", done, total)
+            }
+        guard done >= total || now - lastPrinted >= 0.25 else { return }
+        last = p
+        lastPrinted = now
+        print(JSONWriter.compact(.object([
+            ("progress", .string(step)), ("done", .number("\(done)")), ("total", .number("\(total)")),
+        ])))
+        fflush(nil)
     }
 }
 
@@ -90,7 +124,7 @@ struct SyncCommand: ParsableCommand {
         let report: SyncReport
         let before = try? h.headCommit()
         do {
-            report = try h.sync(.fromEnvironment(timeout: timeout, quiet: quiet))
+            report = try h.sync(.fromEnvironment(timeout: timeout, quiet: quiet, json: output.json))
         } catch {
             clearProgress()
             let failure = CLIError(error)
@@ -238,6 +272,7 @@ struct CloneCommand: ParsableCommand {
     @Option(help: "Your name as other members see it.") var name: String?
     @Option(help: "Your email address, for commits.") var email: String?
     @Option(help: "Seconds allowed for the network (default 60).") var timeout: Double = 60
+    @OptionGroup var output: JSONFlag
 
     func run() throws {
         if let name, name.trimmingSpaces.isEmpty { throw CLIError("The name is empty.", exit: .usage) }
@@ -246,8 +281,17 @@ struct CloneCommand: ParsableCommand {
             let h = try Household.clone(
                 home: Env.home, name: household.name, url: url.trimmingSpaces, identity: identity, clock: Env.clock,
                 driverCommand: Env.driverCommand,
-                options: .fromEnvironment(timeout: timeout, quiet: false))
+                options: .fromEnvironment(timeout: timeout, quiet: false, json: output.json))
             clearProgress()
+            if output.json {
+                let waiting = h.isWaitingForRemote()
+                let count = waiting ? 0 : ((try? h.snapshot().loadAllIDs().count) ?? 0)
+                print(JSONWriter.compact(.object([
+                    ("household", .string(h.name)), ("path", .string(h.path)), ("remote", .string(redactedURL(url))),
+                    ("member", .string(identity.name)), ("tasks", .number("\(count)")), ("waiting", .bool(waiting)),
+                ])))
+                return
+            }
             if h.isWaitingForRemote() {
                 print("Joined household \"\(h.name)\" from \(Terminal.safe(redactedURL(url))) as \(Terminal.safe(identity.name)), but the remote has no history yet: whoever created the household has not synced.\nTasks you add meanwhile are kept here, and join the household's history on the first sync after the creator has synced.")
                 return

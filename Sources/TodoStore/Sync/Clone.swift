@@ -19,8 +19,13 @@ extension Household {
             try chooseCertificates(repo, options)
             let network = Network(url: url, options: options, deadline: monotonicSeconds() + options.timeout)
             let shown = redactedURL(url)
+            var copied = false
             do {
                 try network.run("fetch") { cb in
+                    if let remotePath = localPath(url) {
+                        copied = try copyAll(fromPath: remotePath, into: repo, callbacks: cb)
+                        if copied { return }
+                    }
                     try repo.fetch(url: url, refspecs: ["+refs/heads/main:\(trackingRef)"], callbacks: cb)
                 }
             } catch let e as SyncError where e.code == .noRepository {
@@ -30,9 +35,26 @@ extension Household {
                 if (try? looksLikeHousehold(repo, tip: tip)) == false {
                     throw SyncError(.notAHousehold, .notAHousehold(remote: shown))
                 }
-                try Incoming.validate(repo, tip: tip, have: [])
+                // Every object here was hashed as it was written (the indexer computed each id
+                // from the content), so reading it back need not hash it again; reading the
+                // remote, in the fallback below, does.
+                if copied { GitLibrary.verifyObjectsOnRead(false) }
+                defer { GitLibrary.verifyObjectsOnRead(true) }
+                let checking = options.progress.map { p in { (done: Int, total: Int) in p(.checking(done: done, total: total)) } }
+                do {
+                    try Incoming.validate(repo, tip: tip, have: [], progress: checking)
+                } catch let e where copied && !(e is SyncError) {
+                    // Something it reaches was not in the copy (the remote was repacked by
+                    // another program meanwhile): what is missing comes the usual way.
+                    GitLibrary.verifyObjectsOnRead(true)
+                    try fetch(fromPath: localPath(url) ?? url, into: repo, have: [])
+                    try repo.deleteReference(fetchRef)
+                    try Incoming.validate(repo, tip: tip, have: [])
+                }
                 try repo.updateReference(branch, to: tip, expected: nil, message: "clone")
-                try repo.checkoutAll(tree: try repo.commit(tip).tree)
+                try repo.checkoutAll(
+                    tree: try repo.commit(tip).tree,
+                    progress: options.progress.map { p in { done, total in p(.writing(done: done, total: total)) } })
             } else {
                 // Its own first commit stays here: the household's history comes from whoever
                 // created it, on the first sync after theirs.
@@ -42,5 +64,25 @@ extension Household {
             // Joining is the first exchange with the remote: `todo status` counts it as a sync.
             household.recordSync(at: started, error: nil, remote: shown)
         }
+    }
+
+    /// A clone from a repository on this machine takes copies of its packs and loose objects
+    /// (`Repository.copyEverything`: every object checked as it is indexed) and its `main` as
+    /// `trackingRef`, under the remote's maintenance lock so that no pack is removed meanwhile.
+    /// False when that cannot be done (no repository there, its lock busy or not writable):
+    /// the caller fetches as for any remote.
+    static func copyAll(fromPath remotePath: String, into repo: Repository, callbacks: RemoteCallbacks) throws -> Bool {
+        guard let remote = try? Repository.open(path: remotePath),
+            let lock = try? FileLock.acquire(path: remote.gitDirectory + "todo-maintenance.lock", timeout: 2)
+        else { return false }
+        defer { withExtendedLifetime(lock) {} }
+        guard let tip = try remote.resolve(reference: branch) else { return true }
+        try repo.copyEverything(from: remote) { done, total in
+            if callbacks.shouldCancel() { return false }
+            callbacks.transferProgress(GitKit.TransferProgress(receivedObjects: done, totalObjects: total, receivedBytes: 0))
+            return true
+        }
+        try repo.updateReference(trackingRef, to: tip, expected: nil, force: true, message: "clone")
+        return true
     }
 }

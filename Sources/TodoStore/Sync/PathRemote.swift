@@ -37,7 +37,7 @@ extension Household {
     /// path remote, by copying what `have` lacks.
     func fetchMain(_ url: String, into quarantine: Quarantine, have: [ObjectID], callbacks: RemoteCallbacks) throws {
         if let remotePath = Self.localPath(url) {
-            try Self.fetch(fromPath: remotePath, into: quarantine.repo, have: have)
+            try Self.fetch(fromPath: remotePath, into: quarantine.repo, have: have, callbacks: callbacks)
         } else {
             try quarantine.repo.fetch(url: url, refspecs: ["+refs/heads/main:\(Self.fetchRef)"], callbacks: callbacks)
         }
@@ -45,7 +45,7 @@ extension Household {
 
     /// Fetches the `main` of the repository at `remotePath` into `quarantine` as `fetchRef`:
     /// what `have` lacks, as one pack. A remote without `main` leaves `fetchRef` unset.
-    static func fetch(fromPath remotePath: String, into quarantine: Repository, have: [ObjectID]) throws {
+    static func fetch(fromPath remotePath: String, into quarantine: Repository, have: [ObjectID], callbacks: RemoteCallbacks? = nil) throws {
         let remote = try Repository.open(path: remotePath)
         guard let tip = try remote.resolve(reference: branch) else { return }
         do {
@@ -57,7 +57,12 @@ extension Household {
         // the remote can leave our newest commits there without their history.
         let shared = have.filter { (try? remote.isAncestor($0, of: tip)) == true }
         let objects = try remote.objectsMissing(reaching: [tip], from: shared)
-        try remote.copy(objects, to: quarantine)
+        try remote.copy(objects, to: quarantine) { done, total in
+            guard let callbacks else { return true }
+            if callbacks.shouldCancel() { return false }
+            callbacks.transferProgress(GitKit.TransferProgress(receivedObjects: done, totalObjects: total, receivedBytes: 0))
+            return true
+        }
         try quarantine.updateReference(fetchRef, to: tip, expected: nil, force: true, message: "fetch")
     }
 }

@@ -26,10 +26,13 @@ public struct SyncOptions: Sendable {
     public init() {}
 }
 
-/// How far a transfer got, in objects.
+/// How far a transfer got, in objects; for a clone, then how far the check of the commits
+/// received and the writing of the work tree's files got.
 public enum TransferProgress: Sendable, Equatable {
     case receiving(done: Int, total: Int)
     case sending(done: Int, total: Int)
+    case checking(done: Int, total: Int)
+    case writing(done: Int, total: Int)
 }
 
 /// What a sync did.
