@@ -111,10 +111,9 @@ extension Repository {
         return state
     }
 
-    /// Every reference (name and target), `HEAD`, and the index file's identity, as one string:
-    /// equal strings mean nothing could have come to refer to another object meanwhile.
-    public func referenceState() throws -> String {
-        var lines: [String] = []
+    /// Every reference but `HEAD`: its name, and its target or, for a symbolic one, the name
+    /// it points at.
+    private func forEachReference(_ body: (String, ObjectID?, String?) throws -> Void) throws {
         var iterator: OpaquePointer?
         try check(git_reference_iterator_new(&iterator, handle), call: "git_reference_iterator_new")
         defer { git_reference_iterator_free(iterator) }
@@ -124,11 +123,21 @@ extension Repository {
             if rc == GIT_ITEROVER.rawValue { break }
             try check(rc, call: "git_reference_next")
             defer { git_reference_free(ref) }
-            let name = String(cString: git_reference_name(ref))
-            if let target = git_reference_target(ref) {
-                lines.append(name + " " + ObjectID(target.pointee).hex)
-            } else if let symbolic = git_reference_symbolic_target(ref) {
-                lines.append(name + " -> " + String(cString: symbolic))
+            try body(
+                String(cString: git_reference_name(ref)), git_reference_target(ref).map { ObjectID($0.pointee) },
+                git_reference_symbolic_target(ref).map { String(cString: $0) })
+        }
+    }
+
+    /// Every reference (name and target), `HEAD`, and the index file's identity, as one string:
+    /// equal strings mean nothing could have come to refer to another object meanwhile.
+    public func referenceState() throws -> String {
+        var lines: [String] = []
+        try forEachReference { name, target, symbolic in
+            if let target {
+                lines.append(name + " " + target.hex)
+            } else if let symbolic {
+                lines.append(name + " -> " + symbolic)
             }
         }
         lines.sort()
@@ -241,17 +250,9 @@ extension Repository {
         defer { git_revwalk_free(walker) }
         var tips: [ObjectID] = []
         var names: [String] = ["HEAD"]
-        var iterator: OpaquePointer?
-        try check(git_reference_iterator_new(&iterator, handle), call: "git_reference_iterator_new")
-        defer { git_reference_iterator_free(iterator) }
-        var ref: OpaquePointer?
-        while true {
-            let rc = git_reference_next(&ref, iterator)
-            if rc == GIT_ITEROVER.rawValue { break }
-            try check(rc, call: "git_reference_next")
-            names.append(String(cString: git_reference_name(ref)))
-            if let target = git_reference_target(ref) { tips.append(ObjectID(target.pointee)) }
-            git_reference_free(ref)
+        try forEachReference { name, target, _ in
+            names.append(name)
+            if let target { tips.append(target) }
         }
         if let head = try? resolve(reference: "HEAD") { tips.append(head) }
         for name in names {

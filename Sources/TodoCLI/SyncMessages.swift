@@ -137,17 +137,7 @@ enum SyncMessages {
     }
 
     /// What the format does not allow, and where: "a symbolic link at "PATH"".
-    static func violation(_ v: FormatViolation) -> String {
-        let shown = "\"\(v.path)\""
-        switch v.kind {
-        case .symbolicLink: return "a symbolic link at \(shown)"
-        case .submodule: return "a submodule at \(shown)"
-        case .executableFile: return "an executable file at \(shown)"
-        case .oversizedFile: return "an oversized file at \(shown)"
-        case .pathNotAllowed: return "a path the household format does not allow, \(shown)"
-        case .oversizedTaskFile(let bytes): return "an oversized task file (\(bytes) bytes) at \(shown)"
-        }
-    }
+    static func violation(_ v: FormatViolation) -> String { v.historyText }
 
     /// Why something may not be sent, following its path or "this household has".
     static func refusal(_ r: SendRefusal) -> String {

@@ -14,6 +14,16 @@ public enum HouseholdSettings {
     public static let title = "Household settings (kept by todo; do not restore)"
     /// Where the tz database is.
     public static let zoneinfo = "/usr/share/zoneinfo"
+
+    /// The settings file as `snap` has it, or a new one (deleted, so that no version lists it).
+    static func task(in snap: Snapshot, stamper: Stamper) throws -> Task {
+        if let existing = try snap.task(id) { return existing }
+        let stamp = stamper.stamp(after: nil)
+        var task = Task(
+            id: id, title: title, createdAt: isoMillis(stamper.clock.nowMillis()), createdBy: stamper.member, deleted: true)
+        for field in Task.stampedFields { task.stamps[field] = stamp }
+        return task
+    }
 }
 
 /// Which zone a household's days follow, and why.
@@ -131,18 +141,9 @@ extension Household {
     public func setZone(_ name: String) throws(StoreError) -> String? {
         let stamper = try stamper()
         let (_, commit) = try transact { snap in
-            var task: Task
-            if let existing = try snap.task(HouseholdSettings.id) {
-                task = existing
-                if task.extra[HouseholdSettings.timeZoneField]?.stringValue == name {
-                    return Update(tasks: [], message: "", value: ())
-                }
-            } else {
-                let stamp = stamper.stamp(after: nil)
-                task = Task(
-                    id: HouseholdSettings.id, title: HouseholdSettings.title,
-                    createdAt: isoMillis(stamper.clock.nowMillis()), createdBy: stamper.member, deleted: true)
-                for field in Task.stampedFields { task.stamps[field] = stamp }
+            var task = try HouseholdSettings.task(in: snap, stamper: stamper)
+            if task.extra[HouseholdSettings.timeZoneField]?.stringValue == name {
+                return Update(tasks: [], message: "", value: ())
             }
             try task.write(HouseholdSettings.timeZoneField, .string(name), stamp: stamper.stamp(after: task))
             return Update(tasks: [task], message: "timezone: \(name)", value: ())

@@ -55,16 +55,7 @@ extension Household {
     public func setMember(_ name: String, _ change: MemberChange) throws(StoreError) -> String? {
         let stamper = try stamper()
         let (_, commit) = try transact { snap in
-            var task: Task
-            if let existing = try snap.task(HouseholdSettings.id) {
-                task = existing
-            } else {
-                let stamp = stamper.stamp(after: nil)
-                task = Task(
-                    id: HouseholdSettings.id, title: HouseholdSettings.title,
-                    createdAt: isoMillis(stamper.clock.nowMillis()), createdBy: stamper.member, deleted: true)
-                for field in Task.stampedFields { task.stamps[field] = stamp }
-            }
+            var task = try HouseholdSettings.task(in: snap, stamper: stamper)
             // The key keeps the spelling already recorded for this member, if any.
             let spelled = task.extra.keys.compactMap(MemberFields.parse).map(\.name).filter { $0.lowercased() == name.lowercased() }
                 .min { $0.utf8.lexicographicallyPrecedes($1.utf8) } ?? name

@@ -18,8 +18,9 @@ public struct FormatViolation: Sendable {
     public let kind: Kind
     public let path: String
 
-    /// The words for a commit message (history is data, the same for every front end).
-    var historyText: String {
+    /// The words for a commit message (history is data, the same for every front end), which
+    /// the command line also shows.
+    public var historyText: String {
         let shown = "\"\(path)\""
         switch kind {
         case .symbolicLink: return "a symbolic link at \(shown)"
