@@ -48,8 +48,8 @@ extension CLIError {
             self.init(
                 "The value this entry set aside is not a chore occurrence, take-over or checklist item, so there is nothing to restore.\nIt is in `todo conflicts --json`.",
                 exit: .data)
-        case .badImport(let file, let reason):
-            self.init("Cannot import \(Terminal.safe(file)): \(Terminal.safe(reason)). Nothing was imported.", exit: .data)
+        case .badImport(let file, let error):
+            self.init("Cannot import \(Terminal.safe(file)): \(Terminal.safe(ImportWording.text(error))). Nothing was imported.", exit: .data)
         case .itemNotFound(let task, let item):
             self.init(
                 "Task \(Terminal.safe(task)) has no item \"\(Terminal.safe(item))\".\nRun `todo show \(Terminal.safe(task))` to see its items and their numbers.",

@@ -37,10 +37,37 @@ public struct ImportedOccurrence: Sendable, Equatable {
 }
 
 /// Why an import file was refused; `index` is the 0-based position of the task at fault.
-public struct ImportError: Error, Equatable, Sendable, CustomStringConvertible {
+/// A fact: the front end words it (the CLI's `ImportWording`).
+public struct ImportError: Error, Equatable, Sendable {
     public let index: Int?
-    public let message: String
-    public var description: String { index.map { "task \($0 + 1): \(message)" } ?? message }
+    public let problem: ImportProblem
+    public init(index: Int?, _ problem: ImportProblem) { (self.index, self.problem) = (index, problem) }
+}
+
+/// What is wrong with an import file or one task in it. `field` names the JSON key at fault.
+public enum ImportProblem: Error, Equatable, Sendable {
+    /// An entry of the array (or a line) is not a JSON object.
+    case notAnObject
+    /// Neither one JSON document nor one object per line; `detail` is the JSON reader's own.
+    case notJSON(line: Int, detail: String)
+    case noTasks
+    case notAString(field: String)
+    case emptyTitle
+    case notAnArray(field: String)
+    /// A tag list holding an empty word or one with spaces.
+    case notWords(field: String)
+    case notAnID(field: String)
+    case notAUUID(field: String)
+    case notAStatus(field: String)
+    case notADate(field: String)
+    case notAPriority(field: String)
+    case notABool(field: String)
+    case notAnAlarm(field: String)
+    /// A field empty or longer than `FieldRules` allows (`bytes`: the limit counts bytes).
+    case empty(field: String)
+    case tooLong(field: String, limit: Int, bytes: Bool)
+    /// A chore or checklist field without its documented shape (docs/FORMAT.md).
+    case format(TaskFormatError)
 }
 
 /// Reads `todo list --json` output and Taskwarrior's `task export`: a JSON array of task
@@ -52,13 +79,13 @@ public enum TaskImport {
         var out: [ImportedTask] = []
         out.reserveCapacity(values.count)
         for (i, v) in values.enumerated() {
-            guard case .object = v else { throw ImportError(index: i, message: "not a JSON object") }
+            guard case .object = v else { throw ImportError(index: i, .notAnObject) }
             do throws(ImportError) {
                 var task = v["uuid"] != nil || v["description"] != nil ? try taskwarrior(v, offsetMinutes) : try todo(v)
                 try task.checkFields()
                 out.append(task)
             } catch {
-                throw ImportError(index: i, message: error.message)
+                throw ImportError(index: i, error.problem)
             }
         }
         return out
@@ -78,32 +105,32 @@ public enum TaskImport {
                 do {
                     items.append(try JSONParser.parse(Array(trimmed.last == 0x0D ? trimmed.dropLast() : trimmed)))
                 } catch {
-                    throw ImportError(index: nil, message: "not JSON (line \(n + 1): \(error))")
+                    throw ImportError(index: nil, .notJSON(line: n + 1, detail: "\(error)"))
                 }
             }
-            if items.isEmpty { throw ImportError(index: nil, message: "no tasks found") }
+            if items.isEmpty { throw ImportError(index: nil, .noTasks) }
             return items
         }
     }
 
     static func string(_ v: JSONValue?, _ field: String) throws(ImportError) -> String? {
         guard let v, v != .null else { return nil }
-        guard case .string(let s) = v else { throw ImportError(index: nil, message: "\"\(field)\" must be a string") }
+        guard case .string(let s) = v else { throw ImportError(index: nil, .notAString(field: field)) }
         return s
     }
 
     static func title(_ s: String?) throws(ImportError) -> String {
-        guard let s, !s.trimmingSpaces.isEmpty else { throw ImportError(index: nil, message: "the title is empty") }
+        guard let s, !s.trimmingSpaces.isEmpty else { throw ImportError(index: nil, .emptyTitle) }
         return s.trimmingSpaces
     }
 
     static func tags(_ v: JSONValue?) throws(ImportError) -> [String] {
         guard let v, v != .null else { return [] }
-        guard case .array(let items) = v else { throw ImportError(index: nil, message: "\"tags\" must be an array") }
+        guard case .array(let items) = v else { throw ImportError(index: nil, .notAnArray(field: "tags")) }
         var tags: [String] = []
         for item in items {
             guard case .string(let t) = item, !t.isEmpty, !t.contains(where: \.isWhitespace) else {
-                throw ImportError(index: nil, message: "\"tags\" must hold words without spaces")
+                throw ImportError(index: nil, .notWords(field: "tags"))
             }
             tags.append(t)
         }
@@ -114,30 +141,30 @@ public enum TaskImport {
     static func todo(_ v: JSONValue) throws(ImportError) -> ImportedTask {
         var t = ImportedTask(title: try title(try string(v["title"], "title")))
         if let id = try string(v["id"], "id") {
-            guard let tid = TaskID(id.lowercased()) else { throw ImportError(index: nil, message: "\"id\" is not 32 hex digits") }
+            guard let tid = TaskID(id.lowercased()) else { throw ImportError(index: nil, .notAnID(field: "id")) }
             t.id = tid
         }
         if let s = try string(v["status"], "status") {
-            guard let st = Status(rawValue: s) else { throw ImportError(index: nil, message: "\"status\" must be open or done") }
+            guard let st = Status(rawValue: s) else { throw ImportError(index: nil, .notAStatus(field: "status")) }
             t.status = st
         }
         t.notes = try string(v["notes"], "notes") ?? ""
         t.assignee = try string(v["assignee"], "assignee")
         if let d = try string(v["due"], "due") {
-            guard let due = Due(stored: d) else { throw ImportError(index: nil, message: "\"due\" is not a date") }
+            guard let due = Due(stored: d) else { throw ImportError(index: nil, .notADate(field: "due")) }
             t.due = due
         }
         t.tags = try tags(v["tags"])
         if let p = try string(v["priority"], "priority") {
             guard let pr = Priority(rawValue: p) else {
-                throw ImportError(index: nil, message: "\"priority\" must be low, normal or high")
+                throw ImportError(index: nil, .notAPriority(field: "priority"))
             }
             t.priority = pr
         }
         t.createdAt = try string(v["createdAt"], "createdAt")
         t.createdBy = try string(v["createdBy"], "createdBy")
         if let d = v["deleted"], d != .null {
-            guard case .bool(let b) = d else { throw ImportError(index: nil, message: "\"deleted\" must be true or false") }
+            guard case .bool(let b) = d else { throw ImportError(index: nil, .notABool(field: "deleted")) }
             t.deleted = b
         }
         try choreFields(v, into: &t)
@@ -149,7 +176,7 @@ public enum TaskImport {
         var t = ImportedTask(title: try title(try string(v["description"], "description")))
         if let uuid = try string(v["uuid"], "uuid") {
             guard let id = TaskID(String(uuid.lowercased().filter { $0 != "-" })) else {
-                throw ImportError(index: nil, message: "\"uuid\" is not a UUID")
+                throw ImportError(index: nil, .notAUUID(field: "uuid"))
             }
             t.id = id
         }
@@ -159,7 +186,7 @@ public enum TaskImport {
         default: t.status = .open
         }
         if let due = try string(v["due"], "due") {
-            guard let d = twDue(due, offsetMinutes) else { throw ImportError(index: nil, message: "\"due\" is not a date") }
+            guard let d = twDue(due, offsetMinutes) else { throw ImportError(index: nil, .notADate(field: "due")) }
             t.due = d
         }
         t.tags = try tags(v["tags"])
@@ -206,10 +233,10 @@ extension ImportedTask {
     mutating func checkFields() throws(ImportError) {
         func fail(_ field: String, _ problem: FieldRules.Problem) -> ImportError {
             switch problem {
-            case .empty: return ImportError(index: nil, message: "\"\(field)\" is empty")
+            case .empty: return ImportError(index: nil, .empty(field: field))
             case .tooLong(let limit):
-                return ImportError(index: nil, message: "\"\(field)\" is longer than \(limit) \(field == "notes" ? "bytes" : "characters")")
-            case .invalid: return ImportError(index: nil, message: "\"\(field)\" must hold words without spaces")
+                return ImportError(index: nil, .tooLong(field: field, limit: limit, bytes: field == "notes"))
+            case .invalid: return ImportError(index: nil, .notWords(field: field))
             }
         }
         switch FieldRules.title(title) {

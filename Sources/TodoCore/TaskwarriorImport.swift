@@ -17,8 +17,28 @@ public struct ImportBatch: Sendable {
 public struct ImportNote: Sendable, Equatable {
     public var attribute: String
     public var count: Int
-    /// What was done, e.g. "kept in notes".
-    public var outcome: String
+    public var outcome: ImportNoteOutcome
+}
+
+/// What became of an attribute without a field of its own (worded by the front end).
+public enum ImportNoteOutcome: Sendable, Equatable, Hashable {
+    /// Kept as a line `attribute: value` of the notes.
+    case keptInNotes
+    /// A `project` whose name has spaces, which a tag cannot hold: kept in the notes.
+    case projectKeptInNotes
+    /// A recurring template became a chore.
+    case becameChore
+    /// A `recur` without a due date, or a rule `todo` cannot repeat: kept in the notes.
+    case recurKeptInNotes
+    /// An instance whose recurring task is not in the file: imported as a task of its own.
+    case importedAsOwnTask
+    /// A pending instance: its chore shows the occurrence.
+    case foldedIntoChore
+    /// A completed or deleted instance whose due date is not an occurrence of its chore.
+    case notAnOccurrence
+    /// A completed instance: a completion of its chore; a deleted one: a skipped occurrence.
+    case completion
+    case skip
 }
 
 extension TaskImport {
@@ -30,19 +50,21 @@ extension TaskImport {
 
     /// How many tasks met each outcome ("attribute:outcome"), in the order first met.
     struct Tally {
-        var counts: [String: Int] = [:]
-        var order: [String] = []
+        struct Key: Hashable {
+            var attribute: String
+            var outcome: ImportNoteOutcome
+        }
+        var counts: [Key: Int] = [:]
+        var order: [Key] = []
 
-        mutating func note(_ key: String) {
+        mutating func note(_ attribute: String, _ outcome: ImportNoteOutcome) {
+            let key = Key(attribute: attribute, outcome: outcome)
             if counts[key] == nil { order.append(key) }
             counts[key, default: 0] += 1
         }
 
         var notes: [ImportNote] {
-            order.map { key in
-                let parts = key.split(separator: ":", maxSplits: 1).map(String.init)
-                return ImportNote(attribute: parts[0], count: counts[key] ?? 0, outcome: parts.count > 1 ? parts[1] : "")
-            }
+            order.map { ImportNote(attribute: $0.attribute, count: counts[$0] ?? 0, outcome: $0.outcome) }
         }
     }
 
@@ -55,7 +77,7 @@ extension TaskImport {
         var templates: [String: Int] = [:]  // uuid -> index in `tasks`
         var pendingInstances: [(JSONValue, Int)] = []
         for (i, v) in values.enumerated() {
-            guard case .object = v else { throw ImportError(index: i, message: "not a JSON object") }
+            guard case .object = v else { throw ImportError(index: i, .notAnObject) }
             if let parent = v["parent"]?.stringValue, !parent.isEmpty, v["uuid"] != nil || v["description"] != nil {
                 pendingInstances.append((v, i))
                 continue
@@ -72,7 +94,7 @@ extension TaskImport {
                 if t.recurrence != nil, let uuid = v["uuid"]?.stringValue { templates[uuid.lowercased()] = tasks.count }
                 tasks.append(t)
             } catch {
-                throw ImportError(index: i, message: error.message)
+                throw ImportError(index: i, error.problem)
             }
         }
         for (v, i) in pendingInstances {
@@ -86,9 +108,9 @@ extension TaskImport {
                     try t.checkFields()
                     tasks.append(t)
                 } catch {
-                    throw ImportError(index: i, message: error.message)
+                    throw ImportError(index: i, error.problem)
                 }
-                tally.note("parent:imported as a task of its own (its recurring task is not in the file)")
+                tally.note("parent", .importedAsOwnTask)
                 continue
             }
             if let occurrence = instanceOccurrence(v, of: r, offsetMinutes, &tally) { tasks[at].occurrences.append(occurrence) }
@@ -104,17 +126,17 @@ extension TaskImport {
         var extraNotes: [String] = []
         if let project = v["project"]?.stringValue, !project.isEmpty, project.contains(where: \.isWhitespace) {
             extraNotes.append("project: \(project)")
-            tally.note("project:kept in notes (a name with spaces cannot be a tag)")
+            tally.note("project", .projectKeptInNotes)
         }
         if let recur = v["recur"]?.stringValue {
             if let rule = twRule(recur), let due = t.due {
                 t.recurrence = Recurrence(rule: rule, from: due.date)
                 t.due = due.minutes == nil ? nil : due
                 t.status = .open
-                tally.note("recur:became a chore")
+                tally.note("recur", .becameChore)
             } else {
                 extraNotes.append("recur: \(recur)")
-                tally.note("recur:kept in notes (no due date or a rule todo cannot repeat)")
+                tally.note("recur", .recurKeptInNotes)
             }
         }
         if let end = v["end"]?.stringValue, let text = twLocal(end, offsetMinutes), t.status == .done || t.deleted {
@@ -123,13 +145,13 @@ extension TaskImport {
         for (key, label) in [("wait", "wait (hidden until)"), ("scheduled", "scheduled")] {
             if let value = v[key]?.stringValue, let text = twLocal(value, offsetMinutes) {
                 extraNotes.append("\(label): \(text)")
-                tally.note(key + ":kept in notes")
+                tally.note(key, .keptInNotes)
             }
         }
         if case .object(let members) = v {
             for (key, value) in members where !mapped.contains(key) {
                 extraNotes.append("\(key): \(value.stringValue ?? JSONWriter.compact(value))")
-                tally.note(key + ":kept in notes")
+                tally.note(key, .keptInNotes)
             }
         }
         if !extraNotes.isEmpty {
@@ -143,14 +165,14 @@ extension TaskImport {
     static func instanceOccurrence(_ v: JSONValue, of r: Recurrence, _ offsetMinutes: Int, _ tally: inout Tally) -> ImportedOccurrence? {
         let status = v["status"]?.stringValue ?? "pending"
         guard status == "completed" || status == "deleted" else {
-            tally.note("recurring instance:folded into its chore")
+            tally.note("recurring instance", .foldedIntoChore)
             return nil
         }
         guard let dueText = v["due"]?.stringValue, let due = twDue(dueText, offsetMinutes), r.isOccurrence(due.date) else {
-            tally.note("recurring instance:not imported (its due date is not an occurrence of the chore)")
+            tally.note("recurring instance", .notAnOccurrence)
             return nil
         }
-        tally.note(status == "completed" ? "recurring instance:a completion of its chore" : "recurring instance:a skipped occurrence of its chore")
+        tally.note("recurring instance", status == "completed" ? .completion : .skip)
         return ImportedOccurrence(date: due.date, state: status == "completed" ? .done : .skipped)
     }
 
@@ -202,7 +224,7 @@ extension TaskImport {
         do {
             try ChoreFields.check(&probe)
         } catch {
-            throw ImportError(index: nil, message: error.message)
+            throw ImportError(index: nil, .format(error))
         }
         t.recurrence = probe.recurrence
         t.rotation = probe.rotation
@@ -212,7 +234,7 @@ extension TaskImport {
         switch v["alarm"] {
         case nil, .null?: break
         case .string(let text)? where TaskAlarm(text) != nil: t.alarm = text
-        default: throw ImportError(index: nil, message: "\"alarm\" must be a duration (30m, 2h, 1d) or a time of day (HH:MM)")
+        default: throw ImportError(index: nil, .notAnAlarm(field: "alarm"))
         }
     }
 }

@@ -29,7 +29,7 @@ public enum StoreError: Error, Sendable {
     case mergeFailed([MergeFailure])
     case unrelatedHistories
     /// An import file that is not tasks (`file` as the user named it, `-` for standard input).
-    case badImport(file: String, reason: String)
+    case badImport(file: String, ImportError)
     /// No checklist item of the task matches the text or index given.
     case itemNotFound(task: String, item: String)
     /// One edit both checks and unchecks one checklist item (`item` as the task shows it).

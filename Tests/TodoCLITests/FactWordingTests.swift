@@ -361,4 +361,49 @@ import TodoCore
         e = Self.failure.noting(unsent: .init(count: 1, waitingForRemote: true))
         #expect(SyncMessages.text(e).hasSuffix("\nYour 1 change is saved and will be sent on the first sync after the household's creator has synced."))
     }
+
+    static let importProblems: [ImportProblem] = [
+        .notAnObject, .notJSON(line: 2, detail: "x"), .noTasks, .notAString(field: "f"), .emptyTitle,
+        .notAnArray(field: "tags"), .notWords(field: "tags"), .notAnID(field: "id"), .notAUUID(field: "uuid"),
+        .notAStatus(field: "status"), .notADate(field: "due"), .notAPriority(field: "priority"),
+        .notABool(field: "deleted"), .notAnAlarm(field: "alarm"), .empty(field: "title"),
+        .tooLong(field: "notes", limit: 9, bytes: true), .format(TaskFormatError("bad")),
+    ]
+    static let importOutcomes: [ImportNoteOutcome] = [
+        .keptInNotes, .projectKeptInNotes, .becameChore, .recurKeptInNotes, .importedAsOwnTask, .foldedIntoChore,
+        .notAnOccurrence, .completion, .skip,
+    ]
+
+    static func name(_ p: ImportProblem) -> String {
+        switch p {
+        case .notAnObject: "notAnObject"
+        case .notJSON: "notJSON"
+        case .noTasks: "noTasks"
+        case .notAString: "notAString"
+        case .emptyTitle: "emptyTitle"
+        case .notAnArray: "notAnArray"
+        case .notWords: "notWords"
+        case .notAnID: "notAnID"
+        case .notAUUID: "notAUUID"
+        case .notAStatus: "notAStatus"
+        case .notADate: "notADate"
+        case .notAPriority: "notAPriority"
+        case .notABool: "notABool"
+        case .notAnAlarm: "notAnAlarm"
+        case .empty: "empty"
+        case .tooLong: "tooLong"
+        case .format: "format"
+        }
+    }
+
+    @Test func everyImportProblemAndOutcomeHasWords() {
+        #expect(Set(Self.importProblems.map(Self.name)).count == Self.importProblems.count)
+        for p in Self.importProblems {
+            let text = ImportWording.text(ImportError(index: 2, p))
+            #expect(text.hasPrefix("task 3: ") && text.count > 9, "\(Self.name(p))")
+        }
+        #expect(ImportWording.text(ImportError(index: nil, .tooLong(field: "notes", limit: 9, bytes: true))) == "\"notes\" is longer than 9 bytes")
+        #expect(Set(Self.importOutcomes.map(ImportWording.outcome)).count == Self.importOutcomes.count)
+    }
+
 }

@@ -241,7 +241,7 @@ import Testing
     }
 
     @Test func namesTheBadTask() {
-        #expect(throws: ImportError(index: 1, message: "the title is empty")) {
+        #expect(throws: ImportError(index: 1, .emptyTitle)) {
             try TaskImport.parse(Array(#"[{"title": "ok"}, {"title": " "}]"#.utf8))
         }
     }

@@ -34,7 +34,7 @@ struct ImportCommand: ParsableCommand {
         if output.json {
             let notes = result.notes.map {
                 JSONValue.object([
-                    ("attribute", .string($0.attribute)), ("count", .number(String($0.count))), ("outcome", .string($0.outcome)),
+                    ("attribute", .string($0.attribute)), ("count", .number(String($0.count))), ("outcome", .string(ImportWording.outcome($0.outcome))),
                 ])
             }
             func counts(_ c: [String: Int]) -> JSONValue {
@@ -69,7 +69,7 @@ struct ImportCommand: ParsableCommand {
             let who = n.attribute == "recurring instance"
                 ? "\(n.count) instance\(n.count == 1 ? "" : "s") of recurring tasks"
                 : "\(n.count) task\(n.count == 1 ? "" : "s") had `\(Terminal.safe(n.attribute))`"
-            print("\(who): \(n.outcome)")
+            print("\(who): \(ImportWording.outcome(n.outcome))")
         }
     }
 

@@ -35,7 +35,7 @@ extension Household {
             let batch = try TaskImport.parseBatch(bytes, offsetMinutes: Int(clock.offsetMinutes(now)))
             (imported, notes) = (batch.tasks, batch.notes)
         } catch {
-            throw .badImport(file: file ?? "-", reason: error.description)
+            throw .badImport(file: file ?? "-", error)
         }
         let stamper = try stamper()
         var rng = SystemRandomNumberGenerator()
