@@ -109,7 +109,7 @@ extension CLIError {
                 "\(Terminal.safe(path)) is not a usable household repository (\(Terminal.safe(reason))).",
                 exit: .data)
         case .mergeFailed(let failures):
-            let first = failures.prefix(3).map { Terminal.safe($0.description) }.joined(separator: "\n")
+            let first = failures.prefix(3).map { Terminal.safe(MergeWording.text($0)) }.joined(separator: "\n")
             self.init(
                 first + (failures.count > 3 ? "\n(and \(failures.count - 3) more)" : "") + "\nNothing was merged or committed.",
                 exit: .data)

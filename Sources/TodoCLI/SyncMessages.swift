@@ -109,7 +109,7 @@ enum SyncMessages {
         case .handEdits(let paths):
             return "Task files were changed by hand and not committed (\(paths.prefix(3).joined(separator: ", "))).\nCommit or discard them with git, then sync again."
         case .mergeFailed(let failures):
-            return failures.prefix(3).map(\.description).joined(separator: "\n") + "\nNothing was merged."
+            return failures.prefix(3).map(MergeWording.text).joined(separator: "\n") + "\nNothing was merged."
         case .repository(let said):
             return "The household repository could not be updated (\(said)). Nothing was lost."
         case .store(let error):

@@ -20,7 +20,7 @@ public enum MergeInput: String, Sendable {
 }
 
 /// Something the caller should tell the user about a merge that still produced a file.
-public struct MergeWarning: Equatable, Sendable, CustomStringConvertible {
+public struct MergeWarning: Equatable, Sendable {
     public enum Kind: Equatable, Sendable {
         /// The input could not be read (the reason says why); the other side was kept and the
         /// raw bytes went into an "invalid-file" entry.
@@ -41,21 +41,10 @@ public struct MergeWarning: Equatable, Sendable, CustomStringConvertible {
         self.input = input
         self.kind = kind
     }
-
-    public var description: String {
-        switch kind {
-        case .invalidFile(let reason):
-            "\(path): the \(input.rawValue) version is not a valid task file (\(reason)); kept the other version and saved its bytes in the conflict log."
-        case .baseIgnored(let reason):
-            "\(path): the common ancestor was ignored (\(reason)); merged as if both sides had added the task."
-        case .removed:
-            "\(path): the \(input.rawValue) side removed the file while the other side kept it; kept the file."
-        }
-    }
 }
 
 /// Why a merge produced no file.
-public struct MergeFailure: Error, Equatable, Sendable, CustomStringConvertible {
+public struct MergeFailure: Error, Equatable, Sendable {
     public enum Reason: Equatable, Sendable {
         /// Neither side has a readable file: each reason is "removed" or why the file is invalid.
         case noReadableSide(ours: String, theirs: String)
@@ -74,18 +63,5 @@ public struct MergeFailure: Error, Equatable, Sendable, CustomStringConvertible 
     public init(path: String, reason: Reason) {
         self.path = path
         self.reason = reason
-    }
-
-    public var description: String {
-        switch reason {
-        case .noReadableSide(let ours, let theirs):
-            "Cannot merge \(path): neither side is a readable task file (ours: \(ours); theirs: \(theirs))."
-        case .differentTasks(let ours, let theirs):
-            "Cannot merge \(path): the two sides are different tasks (\(ours) and \(theirs))."
-        case .tooLarge(let size):
-            "Cannot merge \(path): the merged file would be \(size) bytes, over the \(TaskCodec.maxFileSize)-byte limit."
-        case .tooDeep(let field):
-            "Cannot merge \(path): a value of \"\(field)\" is nested too deeply to be kept in the conflict log (over \(TaskMerge.maxEntryValueDepth) levels)."
-        }
     }
 }

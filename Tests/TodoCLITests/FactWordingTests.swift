@@ -406,4 +406,19 @@ import TodoCore
         #expect(Set(Self.importOutcomes.map(ImportWording.outcome)).count == Self.importOutcomes.count)
     }
 
+
+    @Test func everyMergeFailureAndWarningNamesItsFile() {
+        let id = TaskID(high: 1, low: 2)
+        let failures: [MergeFailure.Reason] = [
+            .noReadableSide(ours: "removed", theirs: "not a task file"), .differentTasks(ours: id, theirs: id),
+            .tooLarge(size: 2_000_000), .tooDeep(field: "notes"),
+        ]
+        for r in failures {
+            #expect(MergeWording.text(MergeFailure(path: "tasks/ab/c.json", reason: r)).hasPrefix("Cannot merge tasks/ab/c.json: "))
+        }
+        for k in [MergeWarning.Kind.invalidFile(reason: "x"), .baseIgnored(reason: "y"), .removed] {
+            #expect(MergeWording.text(MergeWarning(path: "tasks/ab/c.json", input: .theirs, kind: k)).hasPrefix("tasks/ab/c.json: the "))
+        }
+    }
+
 }

@@ -34,7 +34,7 @@ struct MergeDriverCommand: ParsableCommand {
         let shown = path.isEmpty ? ours : path
         switch TaskMerge.merge(base: base, ours: mine, theirs: other, path: shown) {
         case .merged(let bytes, let entries, let warnings):
-            for w in warnings { printError("todo: warning: " + Terminal.safe(w.description)) }
+            for w in warnings { printError("todo: warning: " + Terminal.safe(MergeWording.text(w))) }
             if !entries.isEmpty {
                 printError("todo: \(Terminal.safe(shown)): \(entries.count) conflict\(entries.count == 1 ? "" : "s") logged; see `todo conflicts`.")
             }
@@ -44,7 +44,7 @@ struct MergeDriverCommand: ParsableCommand {
                 throw CLIError("merge-driver: cannot write \(Terminal.safe(ours)): \(error).", exit: .cannotWrite)
             }
         case .failed(let failure):
-            printError("todo: " + Terminal.safe(failure.description))
+            printError("todo: " + Terminal.safe(MergeWording.text(failure)))
             throw ExitCode(1)
         }
     }

@@ -146,7 +146,7 @@ struct SyncCommand: ParsableCommand {
             return
         }
         let conflicts = report.conflicts.count
-        for w in report.merge?.warnings ?? [] { printError("todo: warning: " + Terminal.safe(w.description)) }
+        for w in report.merge?.warnings ?? [] { printError("todo: warning: " + Terminal.safe(MergeWording.text(w))) }
         if report.remoteRewritten {
             printError("todo: warning: the remote's history was rewritten since the last sync; it was merged field by field and nothing local was lost.")
         }
