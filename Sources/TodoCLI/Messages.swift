@@ -30,6 +30,10 @@ extension CLIError {
             self.init(
                 "No task has an id starting with \"\(Terminal.safe(prefix))\".\nRun `todo list --all` to see the ids.",
                 exit: .notFound)
+        case .invalidTaskID(let id):
+            self.init(
+                "\"\(Terminal.safe(id))\" is not a task id to add a task under: it must be 32 lowercase hex digits, and not the settings file's. Nothing was added.",
+                exit: .usage)
         case .settingsNotATask(let prefix):
             self.init(
                 "\"\(Terminal.safe(prefix))\" names the household settings file, not a task: it cannot be shown, changed or restored as one.\nChange the settings with `todo timezone` or `todo member`; run `todo list --all` to see the task ids.",
