@@ -10,16 +10,13 @@ import TodoCore
 struct ActorTests {
     static let kim = Actor(name: "Kim", email: "kim@example.org", replica: "0123456789abcdef")
 
-    /// A household whose clone belongs to Alice, opened again acting as `actor`.
+    /// A household whose clone belongs to Alice (`owner`), opened again acting as someone.
     struct Fixture {
-        let dir = TempDir()
-        let owner: Household
+        let base: StoreTransactionTests.Fixture
+        var dir: TempDir { base.dir }
+        var owner: Household { base.household }
 
-        init() throws {
-            owner = try Household.create(
-                home: dir.path, name: "home", identity: Identity(name: "Alice", email: "alice@example.org"),
-                clock: .fixed(1_700_000_000_000), driverCommand: "true")
-        }
+        init() throws { base = try StoreTransactionTests.Fixture() }
 
         func acting(_ actor: Actor?) throws -> Household {
             try Household.open(home: dir.path, name: "home", clock: .fixed(1_700_000_100_000), acting: actor)

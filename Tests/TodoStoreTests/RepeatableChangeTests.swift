@@ -8,20 +8,7 @@ import TodoCore
 /// commits nothing, and the outcome says so. The git CLI counts the commits.
 @Suite(.timeLimit(.minutes(10)), .kit)
 struct RepeatableChangeTests {
-    struct Fixture {
-        let dir = TempDir()
-        let household: Household
-
-        init() throws {
-            household = try Household.create(
-                home: dir.path, name: "home", identity: Identity(name: "Alice", email: "alice@example.org"),
-                clock: .fixed(1_700_000_000_000), driverCommand: "true")
-        }
-
-        func commitCount() throws -> Int {
-            Int(try git("rev-list", "--count", "main", in: household.path).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
-        }
-    }
+    typealias Fixture = StoreTransactionTests.Fixture
 
     @Test func addingUnderAChosenIDTwiceCommitsOnce() throws {
         let f = try Fixture()

@@ -171,10 +171,11 @@ extension Household {
         return true
     }
 
-    /// The item a person named: a 1-based index among the items shown, or the text.
     /// How `TaskEdit`'s item lists name an item by its key: `key:` and 16 lowercase hex digits.
     public static let itemKeyPrefix = "key:"
 
+    /// The item a person named: a 1-based index among the items shown, its key
+    /// (`key:<16 hex>`), or the text.
     static func findItem(_ name: String, in task: Task) throws(StoreError) -> ChecklistItem {
         let visible = task.visibleItems
         if let n = Int(name), n >= 1, n <= visible.count { return visible[n - 1] }
