@@ -17,7 +17,8 @@ struct ServeCommand: ParsableCommand {
     /// The executable that serves the pages.
     static let program = "todo-serve"
 
-    @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
+    @Argument(parsing: .captureForPassthrough, help: "What todo-serve gets: its options, or invite, devices or revoke and theirs.")
+    var arguments: [String] = []
 
     func run() throws {
         try Self.exec(arguments)
