@@ -37,7 +37,7 @@ public struct ImportedOccurrence: Sendable, Equatable {
 }
 
 /// Why an import file was refused; `index` is the 0-based position of the task at fault.
-/// A fact: the front end words it (the CLI's `ImportWording`).
+/// A fact: the front end words it (`ImportWording` in TodoWording).
 public struct ImportError: Error, Equatable, Sendable {
     public let index: Int?
     public let problem: ImportProblem

@@ -2,14 +2,14 @@ import TodoCore
 
 /// The words for an import file's problems and for what became of attributes without a field
 /// (`todo import`'s report and `--json` `outcome`). TodoCore gives the facts.
-enum ImportWording {
+public enum ImportWording {
     /// "task 3: "due" is not a date", or the file's problem alone.
-    static func text(_ error: ImportError) -> String {
+    public static func text(_ error: ImportError) -> String {
         let problem = text(error.problem)
         return error.index.map { "task \($0 + 1): \(problem)" } ?? problem
     }
 
-    static func text(_ problem: ImportProblem) -> String {
+    public static func text(_ problem: ImportProblem) -> String {
         switch problem {
         case .notAnObject: "not a JSON object"
         case .notJSON(let line, let detail): "not JSON (line \(line): \(detail))"
@@ -31,7 +31,7 @@ enum ImportWording {
         }
     }
 
-    static func outcome(_ outcome: ImportNoteOutcome) -> String {
+    public static func outcome(_ outcome: ImportNoteOutcome) -> String {
         switch outcome {
         case .keptInNotes: "kept in notes"
         case .projectKeptInNotes: "kept in notes (a name with spaces cannot be a tag)"

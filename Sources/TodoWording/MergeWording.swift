@@ -3,8 +3,8 @@ import TodoCore
 /// The words for a merge that produced no file (`MergeFailure`) and for what a merge that did
 /// produce one should tell (`MergeWarning`): the merge driver's, `todo sync`'s and a failed
 /// change's messages.
-enum MergeWording {
-    static func text(_ failure: MergeFailure) -> String {
+public enum MergeWording {
+    public static func text(_ failure: MergeFailure) -> String {
         let path = failure.path
         switch failure.reason {
         case .noReadableSide(let ours, let theirs):
@@ -18,7 +18,7 @@ enum MergeWording {
         }
     }
 
-    static func text(_ warning: MergeWarning) -> String {
+    public static func text(_ warning: MergeWarning) -> String {
         let (path, input) = (warning.path, warning.input.rawValue)
         switch warning.kind {
         case .invalidFile(let reason):
