@@ -627,6 +627,12 @@ def before_section(bench, sizes, pairs=20):
             run([binary, "list"], env=bench.env(home), capture=True)  # the list cache, built once
     finally:
         bench.todo = measured
+    # callgrind cannot read the debug information of a Swift release binary: stripped copies.
+    stripped = {}
+    for name, (binary, _) in homes.items():
+        stripped[name] = bench.path(f"{name}-stripped")
+        if shutil.which("valgrind") and shutil.which("strip"):
+            run(["strip", "-o", stripped[name], binary])
     commands = [
         ("add", lambda i: ["add", f"Before task {i}", "--due", "+3d", "--tag", "bench"]),
         ("edit", lambda i: ["edit", shorts[ids[i]], "--title", f"Edited {i}"]),
@@ -650,6 +656,26 @@ def before_section(bench, sizes, pairs=20):
         bench.row(f"`todo {label}` against the baseline binary, same tasks, alternated, {pairs} runs each",
                   size, f"{now:.1f}; before: {before:.1f} ({now / before:.2f}×)", None,
                   "≤ 1.05× before — " + ("met" if now <= 1.05 * before else "MISSED"))
+        # The same command once more under callgrind: instructions executed do not depend on
+        # what else the machine is doing, so a loaded machine still gets a fair comparison.
+        counted = {name: instructions(stripped[name], args(pairs + 1), homes[name][1]) for name in homes}
+        if all(counted.values()):
+            ratio = counted["now"] / counted["before"]
+            bench.row(f"`todo {label}`: instructions executed (callgrind), this build and the baseline",
+                      size, f"{counted['now'] / 1e6:.1f} M; before: {counted['before'] / 1e6:.1f} M ({ratio:.2f}×)", None,
+                      "≤ 1.05× before — " + ("met" if ratio <= 1.05 else "MISSED"))
+
+
+def instructions(binary, args, env):
+    """Instructions one run of `binary args` executes (valgrind's callgrind), or None when
+    valgrind or the stripped binary is missing or the run fails."""
+    if not os.path.exists(binary) or not shutil.which("valgrind"):
+        return None
+    proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", binary] + args,
+                          env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, timeout=600)
+    found = re.search(rb"Collected : (\d+)", proc.stderr)
+    return int(found.group(1)) if proc.returncode == 0 and found else None
 
 
 # ---------------------------------------------------------------------------------------------
