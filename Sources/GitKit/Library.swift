@@ -9,6 +9,11 @@ public enum GitLibrary {
         var certificatesLoaded = false
         var certificateFile: String?
         var fsyncing = false
+        /// Declared by a process that runs one command and exits (the CLI): only such a process
+        /// may turn libgit2's process-wide checks off for a while (`withoutFsync`,
+        /// `verifyObjectsOnRead`); in any other, another thread may be writing or reading a
+        /// repository at that moment, so they stay on.
+        var oneCommand = false
     }
 
     /// Process-wide, so behind a lock: a long-running process may start transfers from
@@ -30,6 +35,15 @@ public enum GitLibrary {
         }
     }
 
+    /// Declares this process one command that ends with its work, with no other thread using
+    /// libgit2 (`todo`'s CLI): see `State.oneCommand`.
+    public static func declareOneCommand() {
+        state.withLock { $0.oneCommand = true }
+    }
+
+    /// Whether libgit2's process-wide switches may be turned for one step (`declareOneCommand`).
+    static var mayToggle: Bool { state.withLock { $0.oneCommand } }
+
     /// Whether libgit2 fsyncs what it writes to the git directory.
     public static var fsyncs: Bool { state.withLock { $0.fsyncing } }
 
@@ -37,8 +51,10 @@ public enum GitLibrary {
     /// and makes durable its writes itself (see `Repository.moveBranch`). libgit2 reads the
     /// setting at each loose object it writes; a ref database reads it once, when a repository
     /// handle first touches references, so refs written through an existing handle still fsync.
+    /// In a process that has not declared itself one command, fsync stays on (slower, and as
+    /// durable).
     public static func withoutFsync<T>(_ body: () throws -> T) rethrows -> T {
-        if !fsyncs { return try body() }
+        if !fsyncs || !mayToggle { return try body() }
         _ = todo_git_enable_fsync(0)
         defer { _ = todo_git_enable_fsync(1) }
         return try body()
@@ -69,7 +85,9 @@ extension GitLibrary {
     /// on). Process-wide: only a one-shot command that has just written every object it will
     /// read, through code that computed their ids (a clone's copy of a pack through the indexer),
     /// may turn it off for its reading.
+    /// Ignored (checks stay on) in a process that has not declared itself one command.
     public static func verifyObjectsOnRead(_ on: Bool) {
+        if !on && !mayToggle { return }
         _ = todo_git_strict_hash_verification(on ? 1 : 0)
     }
 }

@@ -8,6 +8,7 @@ public enum TodoCLI {
     public static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let verbose = arguments.contains("--verbose")
+        Household.declareOneCommandProcess()
         do {
             // The web front end is another executable: nothing of it is parsed or linked here.
             if let serve = CommandLineFront.serveArguments(arguments) { try ServeCommand.exec(serve) }

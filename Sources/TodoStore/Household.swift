@@ -46,6 +46,14 @@ public final class Household {
 
     // MARK: Opening
 
+    /// Declares this process one command that exits when its work is done, with no other
+    /// thread opening households (the CLI): libgit2's process-wide shortcuts (no fsync of loose
+    /// objects the store makes durable itself, no second hash of objects a clone has just
+    /// indexed) may then be taken. A long-running front end never calls it and keeps them off.
+    public static func declareOneCommandProcess() {
+        GitLibrary.declareOneCommand()
+    }
+
     /// Opens an existing household; with `acting`, its changes are that member's (see `Actor`).
     public static func open(home: String, name: String, clock: WallClock = .system, acting: Actor? = nil)
         throws(StoreError) -> Household
