@@ -59,10 +59,13 @@ let package = Package(
             name: "TodoStore",
             dependencies: ["GitKit", "TodoCore", systemPackage, .product(name: "Subprocess", package: "swift-subprocess")]
         ),
+        // The sentences a person reads for refused input and store or sync failures, and the exit
+        // codes: shared by every front end (no ArgumentParser, no flag names).
+        .target(name: "TodoWording", dependencies: ["TodoStore", "TodoCore"]),
         // The commands: parsing, output, messages and exit codes.
         .target(
             name: "TodoCLI",
-            dependencies: ["TodoStore", "TodoCore", systemPackage, .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["TodoWording", "TodoStore", "TodoCore", systemPackage, .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The executable exports the interposers, so that libgit2's calls bind to them.
         .executableTarget(name: "todo", dependencies: ["TodoCLI"]),
@@ -71,7 +74,7 @@ let package = Package(
         .target(
             name: "TodoServe",
             dependencies: [
-                "TodoStore", "TodoCore", systemPackage,
+                "TodoWording", "TodoStore", "TodoCore", systemPackage,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -87,6 +90,7 @@ let package = Package(
         .target(name: "TestKit", path: "Tests/TestKit"),
         .testTarget(name: "TodoCoreTests", dependencies: ["TodoCore", "TestKit"]),
         .testTarget(name: "TodoStoreTests", dependencies: ["TodoStore", "TodoCore", "TestKit"]),
+        .testTarget(name: "TodoWordingTests", dependencies: ["TodoWording", "TodoStore", "TodoCore", "TestKit"]),
         .testTarget(name: "TodoEndToEndTests", dependencies: ["TodoCore", "TestKit"]),
         // The commands' rendering (internal to TodoCLI) on hostile data.
         .testTarget(name: "TodoCLITests", dependencies: ["TodoCLI", "TodoStore", "TodoCore", "TestKit"]),

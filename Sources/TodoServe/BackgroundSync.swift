@@ -80,7 +80,7 @@ final class BackgroundSync: Service, Sendable {
 
     private static func sync(_ site: Site) -> SyncRun {
         let h: Household
-        do { h = try site.openForChange(member: "") } catch { return .failed(ServeWording.failure(error).text) }
+        do { h = try site.openForSync() } catch { return .failed(ServeWording.failure(error).text) }
         var options = SyncOptions()
         options.timeout = 60
         options.home = site.environment.userHome

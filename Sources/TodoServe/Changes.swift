@@ -1,7 +1,7 @@
 import Hummingbird
-import Synchronization
 import TodoCore
 import TodoStore
+import TodoWording
 
 /// The POST routes (docs/SERVE.md, "Changes, each idempotent"): each checks the session and
 /// its `csrf` field, makes one store transaction on the writer queue (or none when the change
@@ -120,9 +120,10 @@ struct Changes {
         else {
             throw PageError(status: 404, title: "No such item", text: "This checklist item is not on the task any more. Reload the page.")
         }
-        // Switch-over: with serve-store merged, the item is named by its key ("key:<16hex>").
+        // By its key: an index would shift, and the text may be ambiguous once normalised.
         var edit = TaskEdit()
-        if check { edit.checkItems = [item.text] } else { edit.uncheckItems = [item.text] }
+        let name = Household.itemKeyPrefix + item.key
+        if check { edit.checkItems = [name] } else { edit.uncheckItems = [name] }
         let outcome = try site.store { () throws(StoreError) in try h.edit(id.hex, edit) }
         site.afterChange(commit: outcome.commit)
         return Redirect.see(back, notice: outcome.commit == nil ? .unchanged : check ? .checked : .unchecked)
@@ -133,11 +134,10 @@ struct Changes {
         let id = try site.taskID(idText)
         let typed = form["text"] ?? ""
         let text: String
-        switch FieldRules.item(typed) {
+        switch FormInput.item(typed) {
         case .success(let t): text = t
         case .failure(let problem):
-            return try TaskPage.render(
-                site, session, id: idText, request: request, itemError: ServeWording.field("item", problem), itemText: typed)
+            return try TaskPage.render(site, session, id: idText, request: request, itemError: problem.message, itemText: typed)
         }
         let h = try site.store { () throws(StoreError) in try site.openForChange(member: session.member) }
         var edit = TaskEdit()
@@ -149,10 +149,6 @@ struct Changes {
 
     // MARK: Add
 
-    /// Forms already added by this process, by their `form` id.
-    /// Switch-over: with serve-store merged, `NewTask.id = form` makes this exact across restarts.
-    static let addedForms = Mutex<[String: String]>([:])
-
     private func add(_ session: Session, _ form: Form) throws -> Response {
         var typed = AddPage.Typed()
         typed.title = form["title"] ?? ""
@@ -163,33 +159,35 @@ struct Changes {
         guard typed.form.utf8.count == 32, typed.form.utf8.allSatisfy(isLowerHex) else {
             throw PageError(status: 422, title: "Form out of date", text: "This form is out of date. Open Add again.")
         }
-        if let existing = Self.addedForms.withLock({ $0[typed.form] }) {
-            return Redirect.see(site.prefix + "/t/" + existing, notice: .addedBefore)
-        }
         let h = try site.store { () throws(StoreError) in try site.openForChange(member: session.member) }
+        // The form's id is the task's: a resubmission finds it and changes nothing, even
+        // after a restart.
+        if let id = TaskID(typed.form), (try? h.snapshot().task(id)) != nil {
+            return Redirect.see(site.prefix + "/t/" + typed.form, notice: .addedBefore)
+        }
         var errors: [String: String] = [:]
         var new = NewTask(title: "")
-        switch FieldRules.title(typed.title) {
+        new.id = typed.form
+        // The sentences `todo add` gives for the same text (TodoWording).
+        switch FormInput.title(typed.title) {
         case .success(let t): new.title = t
-        case .failure(let p): errors["title"] = ServeWording.field("title", p)
+        case .failure(let p): errors["title"] = p.message
         }
         if !typed.due.trimmed().isEmpty {
-            do {
-                new.due = try Due.parse(typed.due, today: h.clock.today, minuteOfDay: h.clock.minuteOfDay)
-            } catch {
-                errors["due"] = ServeWording.date(Pages.safe(typed.due))
+            switch FormInput.due(typed.due, clock: h.clock) {
+            case .success(let due): new.due = due
+            case .failure(let p): errors["due"] = p.message
             }
         }
-        if !typed.assignee.trimmed().isEmpty {
-            switch FieldRules.name(typed.assignee) {
-            case .success(let n): new.assignee = (try? h.knownMember(n)) ?? n
-            case .failure(let p): errors["assignee"] = ServeWording.field("assignee", p)
-            }
+        switch FormInput.assignee(typed.assignee) {
+        case .success(let n?): new.assignee = (try? h.knownMember(n)) ?? n
+        case .success(nil): break
+        case .failure(let p): errors["assignee"] = p.message
         }
         for word in typed.tags.split(whereSeparator: { $0 == " " || $0 == "," }) {
-            switch FieldRules.tag(String(word)) {
+            switch FormInput.tag(String(word)) {
             case .success(let t): if !new.tags.contains(t) { new.tags.append(t) }
-            case .failure(let p): errors["tags"] = ServeWording.field("tags", p)
+            case .failure(let p): errors["tags"] = p.message
             }
         }
         if !errors.isEmpty {
@@ -198,8 +196,6 @@ struct Changes {
         }
         let outcome = try site.store { () throws(StoreError) in try h.add(new) }
         site.afterChange(commit: outcome.commit)
-        guard let task = outcome.tasks.first?.task else { return Redirect.see(site.prefix + "/", notice: .added) }
-        Self.addedForms.withLock { $0[typed.form] = task.id.hex }
-        return Redirect.see(site.prefix + "/t/" + task.id.hex, notice: .added)
+        return Redirect.see(site.prefix + "/t/" + typed.form, notice: outcome.commit == nil ? .addedBefore : .added)
     }
 }

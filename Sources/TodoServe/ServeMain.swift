@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import TodoCore
 import TodoStore
+import TodoWording
 
 /// `todo-serve`: the server, and the `invite`, `revoke` and `devices` subcommands
 /// (docs/SERVE.md, "Commands"). Arguments are parsed by hand: the server never links
@@ -170,7 +171,7 @@ public enum ServeMain {
             switch error {
             case .householdNotFound, .invalidHouseholdName:
                 throw Failure(exit: .noInput, message: "no household \"\(name)\" in \(environment.home). Create it with `todo init`, or choose one with -H.")
-            default: throw Failure(exit: .config, message: ServeWording.failure(error).text)
+            default: throw Failure(exit: .config, message: Worded(error).message)
             }
         }
     }

@@ -1,24 +1,13 @@
 import TodoCore
 import TodoStore
+import TodoWording
 
-/// The sentences the pages show for refused input and store failures.
-/// Switch-over: when `TodoWording` (branch serve-store) is merged, the store-failure and
-/// date sentences come from there, so a page and `todo` say the same thing.
+/// What a page says for a store failure. Refused input is worded by `TodoWording.FormInput`
+/// (the CLI's sentences); a store failure's page is worded here, because `Worded`'s messages
+/// name paths on the server and commands to type there, which a member's phone should not see
+/// (docs/THREAT-MODEL.md, "errors telling too much"): the page says what happened and that the
+/// owner should look, and the owner finds the CLI's words with `todo status` or `todo doctor`.
 enum ServeWording {
-    static func field(_ name: String, _ problem: FieldRules.Problem) -> String {
-        switch (name, problem) {
-        case ("title", .empty): return "The title is empty. Give the task a title."
-        case (_, .empty): return "This is empty."
-        case (_, .tooLong(let limit)): return "This is longer than \(limit) characters."
-        case ("tags", .invalid): return "A tag is 1 to \(FieldRules.maxTag) characters without spaces; separate tags with spaces."
-        case (_, .invalid): return "This has characters that cannot be shown."
-        }
-    }
-
-    static func date(_ input: String) -> String {
-        "\"\(input)\" is not a date I understand. Use YYYY-MM-DD, today, tomorrow, a weekday (friday, next mon), eod, eow, eom, 15th, +3d, +2w, +1m or +1y, optionally with a time (\"friday 18:00\"), or a time alone (18:00)."
-    }
-
     /// A store failure as a page: a status, a heading and what to do.
     static func failure(_ error: StoreError) -> (status: Int, title: String, text: String) {
         switch error {
@@ -48,9 +37,7 @@ enum ServeWording {
         }
     }
 
-    /// The first line a failed background sync leaves in `sync-state`.
-    /// Switch-over: `SyncOptions.describe` from TodoWording once merged.
-    static func sync(_ error: SyncError) -> String {
-        "The sync failed (\(error.code)). The owner of the server can run `todo sync` there to see why."
-    }
+    /// A failed sync in the words `todo sync` uses (`SyncOptions.describe`), so `sync-state`
+    /// reads the same whichever front end ran it.
+    static func sync(_ error: SyncError) -> String { SyncMessages.text(error) }
 }

@@ -57,11 +57,27 @@ final class Site: Sendable {
         try Household.open(home: home, name: household, clock: clock)
     }
 
-    /// Opens the household for a change by `member`: a stale merge driver is pointed at
-    /// `todo` (never at `todo-serve`), and a change a killed command left half done is finished.
-    /// Switch-over: with serve-store merged, this opens `acting:` the member (`actor(for:)`),
-    /// so commits and stamps are theirs.
+    /// Opens the household for a change by `member`, acting as them: commits' author and
+    /// committer and every stamp's member are theirs (the name as the household spells it, the
+    /// email from their details, else the placeholder), the replica the server's own. A stale
+    /// merge driver is pointed at `todo` (never at `todo-serve`), and a change a killed command
+    /// left half done is finished first, as the CLI's `HouseholdOptions.open` does.
     func openForChange(member: String) throws(StoreError) -> Household {
+        let plain = try Household.open(home: home, name: household, clock: clock)
+        let name = (try? plain.knownMember(member)) ?? member
+        let email = (try? plain.memberEmail(name)) ?? nil
+        let actor = Actor(
+            name: name, email: email ?? Actor.placeholderEmail(member: name, household: household), replica: replica)
+        let h = try Household.open(home: home, name: household, clock: clock, acting: actor)
+        _ = h.repairStaleMergeDriver(searchPath: environment.get("PATH")) {
+            MergeDriverConfig.command(for: environment.todoProgram, searchPath: environment.get("PATH"))
+        }
+        h.finishInterruptedChangeIfFree()
+        return h
+    }
+
+    /// Opens the household for the background sync: as the clone, no member acting.
+    func openForSync() throws(StoreError) -> Household {
         let h = try Household.open(home: home, name: household, clock: clock)
         _ = h.repairStaleMergeDriver(searchPath: environment.get("PATH")) {
             MergeDriverConfig.command(for: environment.todoProgram, searchPath: environment.get("PATH"))

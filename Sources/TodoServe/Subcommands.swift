@@ -1,5 +1,6 @@
 import TodoCore
 import TodoStore
+import TodoWording
 
 /// `todo-serve invite`, `revoke` and `devices`: the owner's commands for who may sign in.
 enum Subcommands {
@@ -120,7 +121,7 @@ enum Subcommands {
         do {
             spelled = try Household.open(home: environment.home, name: household, clock: environment.clock).knownMember(name)
         } catch {
-            throw Failure(exit: .config, message: ServeWording.failure(error).text)
+            throw Failure(exit: .config, message: Worded(error).message)
         }
         guard let spelled else {
             throw Failure(

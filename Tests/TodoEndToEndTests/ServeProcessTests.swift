@@ -59,6 +59,11 @@ struct ServeProcessTests {
         #expect(badListen.status == 64, "\(badListen)")
         let halfTLS = try serve(sb, ["--tls-cert", "/dev/null"])
         #expect(halfTLS.status == 64, "\(halfTLS)")
+        // Through `todo serve`, which runs the todo-serve beside it.
+        let viaTodo = try sb.todo("serve", "invite", "ann", "--base-url", "https://nas.example/todo")
+        #expect(viaTodo.status == 0, "\(viaTodo)")
+        #expect(viaTodo.lines.last?.hasPrefix("https://nas.example/todo/i/") == true)
+        #expect(viaTodo.stdout.contains("Sign-in link for Ann"))
         let stranger = try serve(sb, ["invite", "Zed"])
         #expect(stranger.status == 66, "\(stranger)")
         #expect(stranger.stderr.contains("no member \"Zed\""))

@@ -66,6 +66,26 @@ struct ServeChangeTests {
         #expect(task.tags == ["house"] && task.due?.date == h.clock.today.checkedAdding(days: 1))
     }
 
+    @Test func aChangeIsCommittedAsTheMember() async throws {
+        let f = try ServeFixture()
+        _ = try f.household().setMember("Ben", MemberChange(email: "ben@example.org"))
+        let annTask = try f.taskID(titled: "Ann's first chore")
+        let benTask = try f.taskID(titled: "Ben's first chore")
+        try await f.application().test(.router) { client in
+            let ann = try await client.signIn(f, as: "ann")
+            #expect(try await client.post("/t/\(annTask)/done", ann).status == .seeOther)
+            #expect(try f.git(["log", "-1", "--format=%an <%ae>|%cn <%ce>"]) == "Ann <ann@home.todo.invalid>|Ann <ann@home.todo.invalid>\n")
+            let ben = try await client.signIn(f, as: "Ben")
+            #expect(try await client.post("/t/\(benTask)/done", ben).status == .seeOther)
+            #expect(try f.git(["log", "-1", "--format=%an <%ae>"]) == "Ben <ben@example.org>\n")
+        }
+        // The stamps name the member and the server's replica, not the clone's.
+        let task = try #require(try f.household().snapshot().task(TaskID(annTask)!))
+        let stamp = try #require(task.stamps["status"])
+        #expect(stamp.member == "Ann")
+        #expect(stamp.stamp.replica == f.site.replica)
+    }
+
     @Test func mineShowsTheMembersChoresWithDoneAndSkip() async throws {
         let f = try ServeFixture()
         let h = try f.household()

@@ -158,7 +158,7 @@ struct ServeRouteTests {
             let long = try await client.post(
                 "/add", device, [("title", String(repeating: "x", count: 1_001)), ("form", String(repeating: "b", count: 32)), ("due", "frydai")])
             #expect(long.status.code == 422)
-            #expect(long.text.contains("<p class=\"error\" id=\"title-error\">This is longer than 1000 characters.</p>"))
+            #expect(long.text.contains("<p class=\"error\" id=\"title-error\">The title is longer than 1000 characters.</p>"))
             #expect(long.text.contains("aria-invalid=\"true\" aria-describedby=\"title-error\""))
             #expect(long.text.contains("<p class=\"error\" id=\"due-error\">&quot;frydai&quot; is not a date I understand."))
             #expect(long.text.contains("value=\"frydai\""), "what was typed is kept")
