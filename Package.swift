@@ -40,6 +40,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // libgit2's headers (in the compiler's default search path once libgit2-dev is installed);
@@ -77,6 +78,8 @@ let package = Package(
                 "TodoWording", "TodoStore", "TodoCore", systemPackage,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Crypto", package: "swift-crypto"),

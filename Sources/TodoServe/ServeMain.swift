@@ -1,6 +1,8 @@
 import Glibc
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
+import NIOSSL
 import Logging
 import NIOCore
 import TodoCore
@@ -99,10 +101,13 @@ public enum ServeMain {
 
     static func serve(_ arguments: [String], environment: ServeEnvironment) async throws -> Exit {
         let config = try parseServe(arguments, environment: environment)
-        if config.tlsCert != nil {
-            throw Failure(
-                exit: .config,
-                message: "this todo-serve does not serve HTTPS itself yet. Listen on 127.0.0.1 behind the machine's reverse proxy (--trust-proxy, --base-url https://…), see README, \"Family members without a shell\".")
+        var tls: TLSConfiguration?
+        if let cert = config.tlsCert, let key = config.tlsKey {
+            do {
+                tls = try TLSFiles.configuration(cert: cert, key: key)
+            } catch {
+                throw Failure(exit: .config, message: error.message)
+            }
         }
         try checkHousehold(config.household, environment: environment)
         let state = StateFolder.forHousehold(config.household, environment: environment)
@@ -119,7 +124,7 @@ public enum ServeMain {
                 "todo-serve: warning: listening on \(config.listenHost) without TLS: sign-in links and cookies travel in clear on this network.")
         }
         let site = try Site(config: config, environment: environment, state: state, replica: replica, port: config.listenPort)
-        let app = makeApplication(site: site)
+        let app = try makeApplication(site: site, tls: tls)
         do {
             try await app.runService()
         } catch {
@@ -142,13 +147,16 @@ public enum ServeMain {
 
     /// The application: the router with every route, the background sync as a service, at
     /// most 64 connections, and the listening line on stdout once the port is bound.
-    static func makeApplication(site: Site) -> some ApplicationProtocol {
+    static func makeApplication(site: Site, tls: TLSConfiguration? = nil) throws -> some ApplicationProtocol {
         let router = Router(context: ServeContext.self)
         Routes(site: site).register(on: router)
         var logger = Logger(label: "todo-serve")
         logger.logLevel = .error
+        // An idle connection (a client that stopped sending) is closed after 10 s.
+        let http = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(10)))
         return Application(
             router: router,
+            server: try tls.map { try HTTPServerBuilder.tls(http, tlsConfiguration: $0) } ?? http,
             configuration: .init(
                 address: .hostname(site.config.listenHost, port: site.config.listenPort), serverName: nil, reuseAddress: false,
                 availableConnectionsDelegate: MaximumAvailableConnections(64)),

@@ -73,4 +73,38 @@ struct ServeProcessTests {
         let open = try serve(sb, ["devices"])
         #expect(open.status == 78, "\(open)")
     }
+
+    @Test func itServesHTTPSWithAGoodCertificateAndRefusesABadOne() throws {
+        let sb = try Sandbox()
+        #expect(try sb.todo("init", "--name", "Ann").status == 0)
+        let dir = sb.root + "/tls"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        func openssl(_ args: [String]) throws {
+            let r = try runProcess("/usr/bin/openssl", args, environment: hermeticEnvironment(home: sb.home), timeout: .seconds(60))
+            #expect(r.status == 0, "\(r)")
+        }
+        for name in ["a", "b"] {
+            try openssl([
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(dir)/\(name).key", "-out", "\(dir)/\(name).pem",
+                "-days", "2", "-subj", "/CN=localhost",
+            ])
+            chmod("\(dir)/\(name).key", 0o600)
+        }
+        let (server, line) = try ServerProcess.start(
+            "todo-serve", serveBinary,
+            ["--listen", "127.0.0.1:0", "--sync-every", "0", "--tls-cert", "\(dir)/a.pem", "--tls-key", "\(dir)/a.key"],
+            environment: environment(sb), ready: "todo-serve: listening on")
+        #expect(line.hasPrefix("todo-serve: listening on https://127.0.0.1:"), "\(line)")
+        server.stop()
+
+        let mismatched = try serve(sb, ["--tls-cert", "\(dir)/a.pem", "--tls-key", "\(dir)/b.key"])
+        #expect(mismatched.status == 78, "\(mismatched)")
+        #expect(mismatched.stderr.contains("does not match the certificate"))
+        let notPEM = try serve(sb, ["--tls-cert", "\(dir)/a.key", "--tls-key", "\(dir)/a.key"])
+        #expect(notPEM.status == 78, "\(notPEM)")
+        chmod("\(dir)/a.key", 0o644)
+        let readable = try serve(sb, ["--tls-cert", "\(dir)/a.pem", "--tls-key", "\(dir)/a.key"])
+        #expect(readable.status == 78, "\(readable)")
+        #expect(readable.stderr.contains("must be yours and private"))
+    }
 }
