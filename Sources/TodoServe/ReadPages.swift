@@ -6,7 +6,7 @@ import TodoStore
 enum MinePage {
     static func render(_ site: Site, _ session: Session, _ request: Request) throws -> Response {
         let h = try site.store { () throws(StoreError) in try site.openForReading() }
-        let (tasks, _) = try site.store { () throws(StoreError) in try h.snapshot().loadAll() }
+        let tasks = try site.tasks(h)
         let today = h.clock.today
         let minute = h.clock.minuteOfDay
         let me = session.member.lowercased()
@@ -47,7 +47,7 @@ enum ListPages {
         query.assignee = assignee
         query.overdueOnly = q["overdue"] == "1"
         let h = try site.store { () throws(StoreError) in try site.openForReading() }
-        let (tasks, _) = try site.store { () throws(StoreError) in try h.snapshot().loadAll() }
+        let tasks = try site.tasks(h)
         let today = h.clock.today
         let minute = h.clock.minuteOfDay
         let ordered = TaskQuery.order(tasks, query.select(tasks, today: today, minuteOfDay: minute))
@@ -77,7 +77,7 @@ enum ListPages {
     /// `GET /lists`: open tasks with checklist items, those tagged `shopping` first.
     static func lists(_ site: Site, _ session: Session, _ request: Request) throws -> Response {
         let h = try site.store { () throws(StoreError) in try site.openForReading() }
-        let (tasks, _) = try site.store { () throws(StoreError) in try h.snapshot().loadAll() }
+        let tasks = try site.tasks(h)
         let withItems = tasks.indices.filter { tasks[$0].status == .open && !tasks[$0].deleted && !tasks[$0].visibleItems.isEmpty }
         let ordered = TaskQuery.order(tasks, withItems)
         let shopping = ordered.filter { tasks[$0].tagStates.contains { $0.value.present && $0.key.lowercased() == "shopping" } }

@@ -23,6 +23,7 @@ final class Site: Sendable {
     var port: Int { listeningPort.load(ordering: .relaxed) }
     /// Set once the background sync runs; a change asks it for a sync soon.
     let syncer: BackgroundSync
+    private let taskCache = Mutex<(commit: String, tasks: [Task])?>(nil)
 
     init(config: ServeConfig, environment: ServeEnvironment, state: StateFolder, replica: String, port: Int,
         limits: RateLimiter.Limits = RateLimiter.Limits()
@@ -101,6 +102,18 @@ final class Site: Sendable {
         else { return }
         startDetached(
             environment.todoProgram, ["maintenance", "--auto"] + (afterSync ? ["--after-sync"] : []) + ["-H", household])
+    }
+
+    /// Every task of `h`'s `main`, parsed: kept in memory keyed by the commit, so page views
+    /// between two commits parse nothing; another commit (this server's, the CLI's, a sync's)
+    /// rebuilds it from the list cache, as `todo list` does.
+    func tasks(_ h: Household) throws -> [Task] {
+        let snap = try store { () throws(StoreError) in try h.snapshot() }
+        let commit = snap.commit?.hex ?? ""
+        if let cached = taskCache.withLock({ $0?.commit == commit ? $0?.tasks : nil }) { return cached }
+        let (tasks, _) = try store { () throws(StoreError) in try snap.loadAll() }
+        taskCache.withLock { $0 = (commit, tasks) }
+        return tasks
     }
 
     // MARK: Pages
