@@ -38,7 +38,7 @@ final class Site: Sendable {
         var templates: [String: MustacheTemplate] = [:]
         for (name, text) in Templates.all { templates[name] = try MustacheTemplate(string: text) }
         self.templates = MustacheLibrary(templates: templates)
-        self.syncer = BackgroundSync(every: config.syncEvery)
+        self.syncer = BackgroundSync(every: config.syncEvery, debounce: config.syncDebounce)
         syncer.attach(self)
     }
 

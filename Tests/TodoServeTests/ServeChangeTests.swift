@@ -132,6 +132,26 @@ struct ServeChangeTests {
         #expect(try f.git(["fsck", "--no-progress"]).isEmpty)
     }
 
+    @Test func aChangeIsSyncedSoonAfterByTheBackgroundSync() async throws {
+        let f = try ServeFixture { $0.syncEvery = 3600; $0.syncDebounce = 0.2 }
+        let remote = f.tmp.path + "/remote.git"
+        _ = try runProcess("/usr/bin/git", ["init", "-q", "--bare", "-b", "main", remote])
+        try f.household().setRemote(remote)
+        let id = try f.taskID(titled: "Ann's first chore")
+        try await f.application(services: true).test(.router) { client in
+            let device = try await client.signIn(f, as: "Ann")
+            #expect(try await client.post("/t/\(id)/done", device).status == .seeOther)
+            // The sync runs on its own; wait (bounded) for its record.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while try f.household().syncState().lastSuccess == nil && ContinuousClock.now < deadline {
+                try await _Concurrency.Task.sleep(for: .milliseconds(100))
+            }
+            #expect(try f.household().syncState().lastSuccess != nil)
+        }
+        let pushed = try runProcess("/usr/bin/git", ["-C", remote, "log", "--format=%an %s", "main"])
+        #expect(pushed.stdout.contains("Ann done: Ann's first chore"), "\(pushed.stdout)")
+    }
+
     @Test func syncNowSyncsWithTheRemoteAndTheSyncPageSaysSo() async throws {
         let f = try ServeFixture()
         let remote = f.tmp.path + "/remote.git"

@@ -47,10 +47,11 @@ final class ServeFixture: @unchecked Sendable {
 
     func household() throws -> Household { try Household.open(home: home, name: "home") }
 
-    func application() -> some ApplicationProtocol {
+    /// The routes; with `services`, the background sync runs beside them.
+    func application(services: Bool = false) -> some ApplicationProtocol {
         let router = Router(context: ServeContext.self)
         Routes(site: site).register(on: router)
-        return Application(router: router)
+        return Application(router: router, services: services ? [site.syncer] : [])
     }
 
     /// An invite link's token for `member`.
