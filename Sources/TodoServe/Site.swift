@@ -129,29 +129,12 @@ final class WeakSite: @unchecked Sendable {
     init(_ site: Site) { self.site = site }
 }
 
-/// Runs `program` with `arguments` in a session of its own, input and output on /dev/null,
-/// and does not wait for it.
+/// Starts `program` detached (`Household.startDetached`) and reaps it on a thread of its own
+/// when it ends, so a long-running server leaves no zombie behind.
 func startDetached(_ program: String, _ arguments: [String]) {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    // POSIX_SPAWN_SETSID (glibc 2.26), which Swift's Glibc module does not import.
-    posix_spawnattr_setflags(&attributes, 0x80)
-    let argv = ([program] + arguments).map { strdup($0) } + [nil]
-    defer { for p in argv { free(p) } }
-    var pid: pid_t = 0
-    if posix_spawn(&pid, program, &actions, &attributes, argv, environ) == 0 {
-        // Reaped by a thread of its own, so no zombie is left behind.
-        let child = pid
-        DispatchQueue.global().async {
-            var status: Int32 = 0
-            waitpid(child, &status, 0)
-        }
+    guard let pid = Household.startDetached(program, arguments) else { return }
+    DispatchQueue.global().async {
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
     }
 }

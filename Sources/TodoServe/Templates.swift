@@ -3,7 +3,7 @@
 /// quoted; no template has a script or a `style` attribute (docs/THREAT-MODEL.md).
 enum Templates {
     static let all: [String: String] = [
-        "top": top, "bottom": bottom, "rows": rows, "message": message, "signin": signin, "mine": mine,
+        "top": top, "bottom": bottom, "rows": rows, "items": items, "message": message, "signin": signin, "mine": mine,
         "tasks": tasks, "task": task, "add": add, "lists": lists, "changes": changes, "sync": sync, "feed": feed,
     ]
 
@@ -55,7 +55,24 @@ enum Templates {
 
         """
 
-    /// A list of tasks with their buttons; each row's context is a `TaskRow`.
+    /// A checklist, each item with its Check or Uncheck button (`Pages.itemRows`).
+    static let items = """
+        <ul class="items">
+        {{#items}}
+        <li class="item{{#checked}} checked{{/checked}}">
+        <form method="post" action="{{base}}/t/{{id}}/items/{{key}}/{{action}}">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="back" value="{{back}}">
+        <button type="submit" class="check" aria-label="{{label}}: {{text}}">{{#checked}}✓{{/checked}}{{^checked}}○{{/checked}}</button>
+        <span class="itemtext">{{text}}</span>
+        </form>
+        </li>
+        {{/items}}
+        </ul>
+
+        """
+
+    /// A list of tasks with their buttons; each row's context is `Pages.row`'s.
     static let rows = """
         <ul class="tasks">
         {{#rows}}
@@ -156,18 +173,7 @@ enum Templates {
         {{#notes}}<h2>Notes</h2><p class="notes">{{notes}}</p>{{/notes}}
         {{> rows}}
         <h2>Checklist</h2>
-        <ul class="items">
-        {{#items}}
-        <li class="item{{#checked}} checked{{/checked}}">
-        <form method="post" action="{{base}}/t/{{id}}/items/{{key}}/{{action}}">
-        <input type="hidden" name="csrf" value="{{csrf}}">
-        <input type="hidden" name="back" value="{{back}}">
-        <button type="submit" class="check" aria-label="{{label}}: {{text}}">{{#checked}}✓{{/checked}}{{^checked}}○{{/checked}}</button>
-        <span class="itemtext">{{text}}</span>
-        </form>
-        </li>
-        {{/items}}
-        </ul>
+        {{> items}}
         <form method="post" action="{{base}}/t/{{id}}/items" class="additem">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <div class="field">
@@ -213,18 +219,7 @@ enum Templates {
         {{#lists}}
         <section>
         <h2><a class="title" href="{{base}}/t/{{id}}">{{title}}</a></h2>
-        <ul class="items">
-        {{#items}}
-        <li class="item{{#checked}} checked{{/checked}}">
-        <form method="post" action="{{base}}/t/{{id}}/items/{{key}}/{{action}}">
-        <input type="hidden" name="csrf" value="{{csrf}}">
-        <input type="hidden" name="back" value="{{back}}">
-        <button type="submit" class="check" aria-label="{{label}}: {{text}}">{{#checked}}✓{{/checked}}{{^checked}}○{{/checked}}</button>
-        <span class="itemtext">{{text}}</span>
-        </form>
-        </li>
-        {{/items}}
-        </ul>
+        {{> items}}
         </section>
         {{/lists}}
         {{^lists}}<p>No task has a checklist yet. Add items on a task's page.</p>{{/lists}}
