@@ -73,7 +73,10 @@ struct Guard: RouterMiddleware {
             if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Self.maxBody {
                 throw PageError(status: 413)
             }
-            if let origin = request.headers[.origin] {
+            // `Origin: null` is what a browser sends for a form on a page whose referrer policy
+            // is `no-referrer` (every page here), and what any sandboxed page can send: it names
+            // no site, so it counts as no Origin; the CSRF value decides.
+            if let origin = request.headers[.origin], origin != "null" {
                 guard let url = BaseURL.parse(origin), url.path.isEmpty, site.config.allowedHosts.contains(url.host) else {
                     throw PageError(status: 403)
                 }

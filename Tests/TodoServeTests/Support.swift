@@ -113,7 +113,7 @@ extension TestClientProtocol {
         let token = try fixture.invite(member)
         let r = try await post("/i", nil, [("token", token)])
         #expect(r.status == .seeOther)
-        let setCookie = try #require(r.headers[.setCookie])
+        let setCookie = try #require(r.headers[values: .setCookie].first { $0.hasPrefix("todo_session=") })
         let value = try #require(setCookie.split(separator: ";").first?.split(separator: "=", maxSplits: 1).last)
         let secret = try #require(value.split(separator: ".").last)
         return Device(cookie: String(value), csrf: TokenHash.csrf(sessionSecret: String(secret)))
@@ -122,4 +122,10 @@ extension TestClientProtocol {
 
 extension TestResponse {
     var text: String { String(buffer: body) }
+
+    /// The notice a POST left for the next page (its `todo_notice` cookie).
+    var notice: String? {
+        headers[values: .setCookie].first { $0.hasPrefix("todo_notice=") }
+            .flatMap { $0.split(separator: ";").first?.split(separator: "=", maxSplits: 1).last.map(String.init) }
+    }
 }
