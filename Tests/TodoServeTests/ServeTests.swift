@@ -243,4 +243,38 @@ struct ServeRouteTests {
         }
         #expect(Style.css.contains("min-height:44px") && Style.css.contains(":focus"))
     }
+
+    @Test func forwardedHeadersCountOnlyFromATrustedProxy() {
+        var config = ServeConfig(household: "home")
+        #expect(Guard.client(peer: "10.0.0.7", config: config, forwardedFor: ["1.2.3.4"], forwardedProto: "https") == ("10.0.0.7", false))
+        config.trustProxy = ["127.0.0.1"]
+        #expect(Guard.client(peer: "10.0.0.7", config: config, forwardedFor: ["1.2.3.4"], forwardedProto: "https") == ("10.0.0.7", false))
+        // The rightmost entry is the one the proxy added; what the client wrote before it is not believed.
+        #expect(
+            Guard.client(peer: "127.0.0.1", config: config, forwardedFor: ["6.6.6.6, 192.168.1.20"], forwardedProto: "https")
+                == ("192.168.1.20", true))
+        #expect(Guard.client(peer: "127.0.0.1", config: config, forwardedFor: [], forwardedProto: nil) == ("127.0.0.1", false))
+    }
+
+    @Test func aBaseURLPathPrefixesEveryRoute() async throws {
+        let f = try ServeFixture { $0.baseURL = BaseURL.parse("https://nas.example/todo/") }
+        #expect(f.site.config.allowedHosts.contains("nas.example") && f.site.config.allowedHosts.contains("localhost"))
+        try await f.application().test(.router) { client in
+            #expect(try await client.get("/todo/static/app.css").status == .ok)
+            #expect(try await client.get("/static/app.css").status == .notFound)
+            let token = try f.invite("Ann")
+            let page = try await client.get("/todo/i/\(token)")
+            #expect(page.text.contains("action=\"/todo/i\"") && page.text.contains("href=\"/todo/static/app.css\""))
+            let r = try await client.post("/todo/i", nil, [("token", token)])
+            #expect(r.headers[.location] == "/todo/")
+            let cookie = try #require(r.headers[values: .setCookie].first { $0.hasPrefix("todo_session=") })
+            #expect(cookie.contains("Path=/todo;"))
+            let secret = try #require(cookie.split(separator: ";").first?.split(separator: ".").last)
+            let device = Device(cookie: String(try #require(cookie.split(separator: ";").first?.dropFirst(13))), csrf: TokenHash.csrf(sessionSecret: String(secret)))
+            let mine = try await client.get("/todo/", device)
+            #expect(mine.status == .ok && mine.text.contains("href=\"/todo/tasks\">All tasks</a>"))
+            let feed = try await client.post("/todo/feed/new", device)
+            #expect(feed.text.contains("value=\"https://nas.example/todo/feed/"))
+        }
+    }
 }
