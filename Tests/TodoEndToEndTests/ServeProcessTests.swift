@@ -57,6 +57,8 @@ struct ServeProcessTests {
         #expect(noHousehold.status == 66, "\(noHousehold)")
         let badListen = try serve(sb, ["--listen", "nowhere"])
         #expect(badListen.status == 64, "\(badListen)")
+        let wildcard = try serve(sb, ["--listen", "0.0.0.0:0"])
+        #expect(wildcard.status == 64 && wildcard.stderr.contains("--base-url is needed"), "\(wildcard)")
         let halfTLS = try serve(sb, ["--tls-cert", "/dev/null"])
         #expect(halfTLS.status == 64, "\(halfTLS)")
         // Through `todo serve`, which runs the todo-serve beside it.
