@@ -18,6 +18,9 @@ struct ServeChangeTests {
         chore.recurrence = Recurrence(rule: try #require(RepeatRule("daily")), from: h.clock.today)
         chore.rotation = ["Ann", "Ben"]
         let choreID = try #require(try h.add(chore).tasks.first).task.id.hex
+        var recycling = NewTask(title: "Recycling")
+        recycling.recurrence = Recurrence(rule: try #require(RepeatRule("daily")), from: h.clock.today)
+        let recyclingID = try #require(try h.add(recycling).tasks.first).task.id.hex
         var list = NewTask(title: "Shopping")
         list.tags = ["shopping"]
         list.items = ["milk", "eggs"]
@@ -44,6 +47,9 @@ struct ServeChangeTests {
             try await twice("/t/\(plainID)/done", [("back", "/")], first: "done", second: "already-done")
             try await twice(
                 "/t/\(choreID)/done", [("occurrence", occurrence?.description ?? ""), ("back", "/")], first: "done", second: "already-done")
+            try await twice(
+                "/t/\(recyclingID)/skip", [("occurrence", occurrence?.description ?? ""), ("back", "/")], first: "skipped",
+                second: "already-skipped")
             try await twice("/t/\(listID)/items/\(milk)/check", [("back", "/lists")], first: "checked", second: "unchanged")
             try await twice("/t/\(listID)/items/\(milk)/uncheck", [("back", "/lists")], first: "unchecked", second: "unchanged")
             try await twice("/t/\(listID)/items", [("text", "bread")], first: "item-added", second: "item-known")
