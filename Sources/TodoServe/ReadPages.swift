@@ -137,7 +137,8 @@ enum TaskPage {
         if !task.notes.isEmpty { t["notes"] = Pages.safeLines(task.notes) }
         if let itemError { t["itemError"] = itemError }
         if history.count > shown { t["older"] = back + "?history=\(shown + 20)" }
-        var c = Pages.frame(site, session, title: "Task", notice: Pages.notice(request))
+        var c = Pages.frame(site, session, title: Pages.safe(task.title), notice: Pages.notice(request))
+        c["titleClass"] = true
         c["task"] = t
         return Pages.html(site.render("task", c), status: itemError == nil ? .ok : .unprocessableContent)
     }

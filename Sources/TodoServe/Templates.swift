@@ -3,7 +3,7 @@
 /// quoted; no template has a script or a `style` attribute (docs/THREAT-MODEL.md).
 enum Templates {
     static let all: [String: String] = [
-        "top": top, "bottom": bottom, "rows": rows, "items": items, "message": message, "signin": signin, "mine": mine,
+        "top": top, "bottom": bottom, "rows": rows, "actions": actions, "items": items, "message": message, "signin": signin, "mine": mine,
         "tasks": tasks, "task": task, "add": add, "lists": lists, "changes": changes, "sync": sync, "feed": feed,
     ]
 
@@ -34,7 +34,7 @@ enum Templates {
         </header>
         {{/signedIn}}
         <main id="content">
-        <h1>{{pageTitle}}</h1>
+        <h1{{#titleClass}} class="title"{{/titleClass}}>{{pageTitle}}</h1>
         {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
 
         """
@@ -72,13 +72,8 @@ enum Templates {
 
         """
 
-    /// A list of tasks with their buttons; each row's context is `Pages.row`'s.
-    static let rows = """
-        <ul class="tasks">
-        {{#rows}}
-        <li class="task{{#overdue}} overdue{{/overdue}}">
-        <a class="title" href="{{base}}/t/{{id}}">{{title}}</a>
-        <p class="facts">{{#due}}<span>{{due}}</span> {{/due}}{{#who}}<span>{{who}}</span> {{/who}}{{#items}}<span>{{items}}</span> {{/items}}{{#tags}}<span>{{tags}}</span>{{/tags}}</p>
+    /// A task's Done (and, for a chore, Skip) buttons; the context is `Pages.row`'s.
+    static let actions = """
         {{#open}}
         <div class="actions">
         <form method="post" action="{{base}}/t/{{id}}/done">
@@ -97,6 +92,16 @@ enum Templates {
         {{/chore}}
         </div>
         {{/open}}
+        """
+
+    /// A list of tasks with their buttons; each row's context is `Pages.row`'s.
+    static let rows = """
+        <ul class="tasks">
+        {{#rows}}
+        <li class="task{{#overdue}} overdue{{/overdue}}">
+        <a class="title" href="{{base}}/t/{{id}}">{{title}}</a>
+        <p class="facts">{{#due}}<span>{{due}}</span> {{/due}}{{#who}}<span>{{who}}</span> {{/who}}{{#items}}<span>{{items}}</span> {{/items}}{{#tags}}<span>{{tags}}</span>{{/tags}}</p>
+        {{> actions}}
         </li>
         {{/rows}}
         </ul>
@@ -165,13 +170,12 @@ enum Templates {
     static let task = """
         {{> top}}
         {{#task}}
-        <p class="title">{{title}}</p>
         <dl class="details">
         {{#facts}}<dt>{{name}}</dt><dd>{{value}}</dd>
         {{/facts}}
         </dl>
+        {{#rows}}{{> actions}}{{/rows}}
         {{#notes}}<h2>Notes</h2><p class="notes">{{notes}}</p>{{/notes}}
-        {{> rows}}
         <h2>Checklist</h2>
         {{> items}}
         <form method="post" action="{{base}}/t/{{id}}/items" class="additem">
