@@ -172,6 +172,10 @@ struct ServeRouteTests {
             let item = try await client.post("/t/\(id)/items", device, [("text", String(repeating: "y", count: 201))])
             #expect(item.status.code == 422 && item.text.contains("id=\"text-error\""))
             #expect(try f.commitCount() == before)
+            #expect(try await client.get("/tasks?tag=" + String(repeating: "x", count: 2_100), device).status.code == 414)
+            let fat = try await client.get("/", device, headers: [HTTPField.Name("X-Padding")!: String(repeating: "p", count: 9_000)])
+            #expect(fat.status.code == 431)
+            expectSecurityHeaders(fat)
         }
     }
 
