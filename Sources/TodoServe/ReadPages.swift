@@ -6,14 +6,16 @@ import TodoStore
 enum MinePage {
     static func render(_ site: Site, _ session: Session, _ request: Request) throws -> Response {
         let h = try site.store { () throws(StoreError) in try site.openForReading() }
-        let tasks = try site.tasks(h)
+        let (tasks, commit) = try site.tasksAndCommit(h)
         let today = h.clock.today
         let minute = h.clock.minuteOfDay
         let me = session.member.lowercased()
-        let email = (try? h.memberDetails().details.first { $0.key.lowercased() == me }?.value.email)??.lowercased()
-        let agenda = Agenda(tasks, today: today, minuteOfDay: minute, days: 7) { _, assignee in
-            guard let a = assignee?.lowercased() else { return false }
-            return a == me || (email != nil && a == email)
+        let agenda = site.agenda(key: "\(commit) \(today) \(minute) \(me)") {
+            let email = (try? h.memberEmail(session.member))??.lowercased()
+            return Agenda(tasks, today: today, minuteOfDay: minute, days: 7) { _, assignee in
+                guard let a = assignee?.lowercased() else { return false }
+                return a == me || (email != nil && a == email)
+            }
         }
         let back = site.prefix + "/"
         var groups: [[String: Any]] = []

@@ -24,6 +24,7 @@ final class Site: Sendable {
     /// Set once the background sync runs; a change asks it for a sync soon.
     let syncer: BackgroundSync
     private let taskCache = Mutex<(commit: String, tasks: [Task])?>(nil)
+    private let agendaCache = Mutex<[String: Agenda]>([:])
 
     init(config: ServeConfig, environment: ServeEnvironment, state: StateFolder, replica: String, port: Int,
         limits: RateLimiter.Limits = RateLimiter.Limits()
@@ -107,13 +108,27 @@ final class Site: Sendable {
     /// Every task of `h`'s `main`, parsed: kept in memory keyed by the commit, so page views
     /// between two commits parse nothing; another commit (this server's, the CLI's, a sync's)
     /// rebuilds it from the list cache, as `todo list` does.
-    func tasks(_ h: Household) throws -> [Task] {
+    func tasks(_ h: Household) throws -> [Task] { try tasksAndCommit(h).tasks }
+
+    func tasksAndCommit(_ h: Household) throws -> (tasks: [Task], commit: String) {
         let snap = try store { () throws(StoreError) in try h.snapshot() }
         let commit = snap.commit?.hex ?? ""
-        if let cached = taskCache.withLock({ $0?.commit == commit ? $0?.tasks : nil }) { return cached }
+        if let cached = taskCache.withLock({ $0?.commit == commit ? $0?.tasks : nil }) { return (cached, commit) }
         let (tasks, _) = try store { () throws(StoreError) in try snap.loadAll() }
         taskCache.withLock { $0 = (commit, tasks) }
-        return tasks
+        return (tasks, commit)
+    }
+
+    /// A member's agenda (Mine), kept for the same commit, day and minute: working out every
+    /// chore's current occurrence is most of what a view of Mine costs in a large household.
+    func agenda(key: String, _ make: () -> Agenda) -> Agenda {
+        if let cached = agendaCache.withLock({ $0[key] }) { return cached }
+        let agenda = make()
+        agendaCache.withLock { cache in
+            if cache.count >= 64 { cache.removeAll() }
+            cache[key] = agenda
+        }
+        return agenda
     }
 
     // MARK: Pages
