@@ -3,10 +3,10 @@
 #   make demo      install what is missing, build, and walk through a household
 #   make test      install what is missing, build and run the whole test suite
 #   make build     debug build (.build/debug/todo)
-#   make release   release build (.build-release/release/todo)
+#   make release   release build (.build-release/release/todo and todo-serve)
 #   make old-todo  debug build of an older release (OLD_COMMIT) into .build-compat/, for the
 #                  compatibility test; kept and reused
-#   make install   release build into $(DESTDIR)$(PREFIX)/bin, man page into .../share/man/man1,
+#   make install   release build of todo and todo-serve into $(DESTDIR)$(PREFIX)/bin, man page into .../share/man/man1,
 #                  bash, zsh and fish completions into .../share/{bash-completion,zsh,fish}
 #   make bench     release build, then the benchmark table (BENCH_RUNS, BENCH_OUT)
 #   make clean     remove the build directories (.build-compat too) and bench-results.md
@@ -27,6 +27,9 @@ INSTALL ?= install
 RELEASE_SCRATCH ?= .build-release
 RELEASE_FLAGS = -c release --product todo --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib
 RELEASE_BIN = $(RELEASE_SCRATCH)/release/todo
+# The web front end (docs/SERVE.md): a product of its own, so nothing of it is linked into todo.
+SERVE_FLAGS = -c release --product todo-serve --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib
+SERVE_BIN = $(RELEASE_SCRATCH)/release/todo-serve
 
 # The older release the compatibility test (OlderVersionTests) runs beside this one: the last
 # before `completions`, `schedule` and `rotate` (docs/FORMAT.md, "Older versions").
@@ -47,6 +50,7 @@ build: deps
 
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
+	$(SWIFT) build $(SERVE_FLAGS)
 
 old-todo: deps
 	SWIFT="$(SWIFT)" sh scripts/build-at.sh $(OLD_COMMIT) $(OLD_DIR)
@@ -74,6 +78,7 @@ bench: release
 install: release
 	$(INSTALL) -d "$(BINDIR)" "$(MAN1DIR)"
 	$(INSTALL) -m 755 "$(RELEASE_BIN)" "$(BINDIR)/todo"
+	$(INSTALL) -m 755 "$(SERVE_BIN)" "$(BINDIR)/todo-serve"
 	$(INSTALL) -m 644 man/todo.1 "$(MAN1DIR)/todo.1"
 	$(INSTALL) -d "$(BASHCOMPDIR)" "$(ZSHCOMPDIR)" "$(FISHCOMPDIR)"
 	"$(RELEASE_BIN)" --generate-completion-script bash > "$(BASHCOMPDIR)/todo"
@@ -81,7 +86,7 @@ install: release
 	"$(RELEASE_BIN)" --generate-completion-script fish > "$(FISHCOMPDIR)/todo.fish"
 
 uninstall:
-	rm -f "$(BINDIR)/todo" "$(MAN1DIR)/todo.1" "$(BASHCOMPDIR)/todo" "$(ZSHCOMPDIR)/_todo" "$(FISHCOMPDIR)/todo.fish"
+	rm -f "$(BINDIR)/todo" "$(BINDIR)/todo-serve" "$(MAN1DIR)/todo.1" "$(BASHCOMPDIR)/todo" "$(ZSHCOMPDIR)/_todo" "$(FISHCOMPDIR)/todo.fish"
 
 clean:
 	rm -rf .build $(RELEASE_SCRATCH) .build-compat bench-results.md

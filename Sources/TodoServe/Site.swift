@@ -1,0 +1,155 @@
+import Dispatch
+import Glibc
+import Mustache
+import Synchronization
+import TodoCore
+import TodoStore
+
+/// One running server for one household: what every request needs. Nothing of libgit2 is
+/// kept here: each request opens the household fresh (docs/SERVE.md, "Fresh on every request").
+final class Site: Sendable {
+    let config: ServeConfig
+    let environment: ServeEnvironment
+    let state: StateFolder
+    let tokens: TokenStore
+    let workers = Workers()
+    let limiter: RateLimiter
+    let templates: MustacheLibrary
+    /// The server's replica id: its stamps never collide with the CLI's on the same clone.
+    let replica: String
+    /// The port actually listened on (for links when `--base-url` is not given), known once
+    /// the server is listening (`--listen …:0` picks one).
+    let listeningPort: Atomic<Int>
+    var port: Int { listeningPort.load(ordering: .relaxed) }
+    /// Set once the background sync runs; a change asks it for a sync soon.
+    let syncer: BackgroundSync
+    private let taskCache = Mutex<(commit: String, tasks: [Task])?>(nil)
+    private let agendaCache = Mutex<[String: Agenda]>([:])
+
+    init(config: ServeConfig, environment: ServeEnvironment, state: StateFolder, replica: String, port: Int,
+        limits: RateLimiter.Limits = RateLimiter.Limits()
+    ) throws {
+        self.limiter = RateLimiter(limits: limits)
+        self.config = config
+        self.environment = environment
+        self.state = state
+        self.tokens = TokenStore(folder: state)
+        self.replica = replica
+        self.listeningPort = Atomic(port)
+        var templates: [String: MustacheTemplate] = [:]
+        for (name, text) in Templates.all { templates[name] = try MustacheTemplate(string: text) }
+        self.templates = MustacheLibrary(templates: templates)
+        self.syncer = BackgroundSync(every: config.syncEvery, debounce: config.syncDebounce)
+        syncer.attach(self)
+    }
+
+    var home: String { environment.home }
+    var household: String { config.household }
+    var clock: WallClock { environment.clock }
+    func now() -> Int64 { clock.nowMillis() }
+    /// Where links start: scheme, host, port and path prefix.
+    var base: String { config.base(port: port) }
+    /// The path prefix of every route ("" or "/todo").
+    var prefix: String { config.prefix }
+
+    // MARK: The household
+
+    /// Opens the household for reading, fresh.
+    func openForReading() throws(StoreError) -> Household {
+        try Household.open(home: home, name: household, clock: clock)
+    }
+
+    /// Opens the household for a change by `member`, acting as them: commits' author and
+    /// committer and every stamp's member are theirs (the name as the household spells it, the
+    /// email from their details, else the placeholder), the replica the server's own. A stale
+    /// merge driver is pointed at `todo` (never at `todo-serve`), and a change a killed command
+    /// left half done is finished first, as the CLI's `HouseholdOptions.open` does.
+    func openForChange(member: String) throws(StoreError) -> Household {
+        let plain = try Household.open(home: home, name: household, clock: clock)
+        let name = (try? plain.knownMember(member)) ?? member
+        let email = (try? plain.memberEmail(name)) ?? nil
+        let actor = Actor(
+            name: name, email: email ?? Actor.placeholderEmail(member: name, household: household), replica: replica)
+        let h = try Household.open(home: home, name: household, clock: clock, acting: actor)
+        _ = h.repairStaleMergeDriver(searchPath: environment.get("PATH")) {
+            MergeDriverConfig.command(for: environment.todoProgram, searchPath: environment.get("PATH"))
+        }
+        h.finishInterruptedChangeIfFree()
+        return h
+    }
+
+    /// Opens the household for the background sync: as the clone, no member acting.
+    func openForSync() throws(StoreError) -> Household {
+        let h = try Household.open(home: home, name: household, clock: clock)
+        _ = h.repairStaleMergeDriver(searchPath: environment.get("PATH")) {
+            MergeDriverConfig.command(for: environment.todoProgram, searchPath: environment.get("PATH"))
+        }
+        h.finishInterruptedChangeIfFree()
+        return h
+    }
+
+    /// After a change: asks for a sync soon, and starts `todo maintenance --auto` detached
+    /// when the household's object store is past the thresholds (as the CLI's `AutoMaintenance`).
+    func afterChange(commit: String?) {
+        guard commit != nil else { return }
+        syncer.changed()
+        maintainIfDue(afterSync: false)
+    }
+
+    func maintainIfDue(afterSync: Bool) {
+        let setting = environment.get("TODO_MAINTENANCE_THRESHOLD")
+        if setting == "off" { return }
+        guard Household.maintenanceDue(home: home, name: household, exact: setting.flatMap { Int($0) }, afterSync: afterSync)
+        else { return }
+        startDetached(
+            environment.todoProgram, ["maintenance", "--auto"] + (afterSync ? ["--after-sync"] : []) + ["-H", household])
+    }
+
+    /// Every task of `h`'s `main`, parsed: kept in memory keyed by the commit, so page views
+    /// between two commits parse nothing; another commit (this server's, the CLI's, a sync's)
+    /// rebuilds it from the list cache, as `todo list` does.
+    func tasks(_ h: Household) throws -> [Task] { try tasksAndCommit(h).tasks }
+
+    func tasksAndCommit(_ h: Household) throws -> (tasks: [Task], commit: String) {
+        let snap = try store { () throws(StoreError) in try h.snapshot() }
+        let commit = snap.commit?.hex ?? ""
+        if let cached = taskCache.withLock({ $0?.commit == commit ? $0?.tasks : nil }) { return (cached, commit) }
+        let (tasks, _) = try store { () throws(StoreError) in try snap.loadAll() }
+        taskCache.withLock { $0 = (commit, tasks) }
+        return (tasks, commit)
+    }
+
+    /// A member's agenda (Mine), kept for the same commit, day and minute: working out every
+    /// chore's current occurrence is most of what a view of Mine costs in a large household.
+    func agenda(key: String, _ make: () -> Agenda) -> Agenda {
+        if let cached = agendaCache.withLock({ $0[key] }) { return cached }
+        let agenda = make()
+        agendaCache.withLock { cache in
+            if cache.count >= 64 { cache.removeAll() }
+            cache[key] = agenda
+        }
+        return agenda
+    }
+
+    // MARK: Pages
+
+    func render(_ template: String, _ context: [String: Any]) -> String {
+        templates.render(context, withTemplate: template) ?? ""
+    }
+}
+
+/// A reference back to the site that does not keep it alive.
+final class WeakSite: @unchecked Sendable {
+    weak var site: Site?
+    init(_ site: Site) { self.site = site }
+}
+
+/// Starts `program` detached (`Household.startDetached`) and reaps it on a thread of its own
+/// when it ends, so a long-running server leaves no zombie behind.
+func startDetached(_ program: String, _ arguments: [String]) {
+    guard let pid = Household.startDetached(program, arguments) else { return }
+    DispatchQueue.global().async {
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+    }
+}
