@@ -4,6 +4,7 @@
 #   make test      install what is missing, build and run the whole test suite
 #   make build     debug build (.build/debug/todo)
 #   make release   release build (.build-release/release/todo and todo-serve)
+#   make release-todo  release build of todo alone (what make demo needs)
 #   make old-todo  debug build of an older release (OLD_COMMIT) into .build-compat/, for the
 #                  compatibility test; kept and reused
 #   make install   release build of todo and todo-serve into $(DESTDIR)$(PREFIX)/bin, man page into .../share/man/man1,
@@ -38,7 +39,7 @@ OLD_COMMIT ?= fb9737e
 OLD_DIR = .build-compat/$(OLD_COMMIT)
 OLD_BIN = $(OLD_DIR)/todo
 
-.PHONY: all deps build release old-todo test demo bench install uninstall clean
+.PHONY: all deps build release release-todo old-todo test demo bench install uninstall clean
 
 all: build
 
@@ -48,9 +49,12 @@ deps:
 build: deps
 	$(SWIFT) build
 
-release: deps
-	$(SWIFT) build $(RELEASE_FLAGS)
+release: release-todo
 	$(SWIFT) build $(SERVE_FLAGS)
+
+# todo alone: what the demo needs (the server's release build takes several minutes more).
+release-todo: deps
+	$(SWIFT) build $(RELEASE_FLAGS)
 
 old-todo: deps
 	SWIFT="$(SWIFT)" sh scripts/build-at.sh $(OLD_COMMIT) $(OLD_DIR)
@@ -67,7 +71,7 @@ test: deps
 	SWIFT="$(SWIFT)" sh scripts/build-at.sh $(OLD_COMMIT) $(OLD_DIR) >/dev/null
 	TODO_OLD_BINARY="$(CURDIR)/$(OLD_BIN)" $(SWIFT) test --no-parallel
 
-demo: release
+demo: release-todo
 	TODO_BIN="$(CURDIR)/$(RELEASE_BIN)" bash scripts/demo.sh
 
 bench: release
