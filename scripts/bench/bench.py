@@ -43,12 +43,20 @@ Sections (each one fails on its own without stopping the others):
           to do, on a fresh household and after the runs' history.
 
   history one member making --history-changes changes (default 3,000: a third each add, edit
-          and done of a random task) with a sync to a path remote every 500, twice: with the
-          automatic housekeeping as shipped, and with it held off (then one `todo maintenance`).
-          Figures: `du -sk` of the household's and the remote's objects against a copy of each
-          repacked with `git repack -a -d -f`, the most loose objects seen (counted every 100
-          changes), the time of `todo maintenance`, and `todo add` at the end (the trigger's
-          check included, not firing).
+          and done of a random task) with a sync to a path remote every 500, three times: with
+          the automatic housekeeping as shipped, the same with a second mix of changes (chores
+          made with --every, half with a rotation, done or skipped; checklists made with items
+          that are then checked off and added to; some plain tasks added and done), and the
+          first mix with housekeeping held off (then one `todo maintenance`). Figures, for both
+          mixes: `du -sk` of the household's and the remote's objects against a copy of each
+          repacked with `git repack -a -d -f` (target 1.5 times plus 1 MB), the most loose
+          objects seen (counted every 100 changes; target under 5,000). For the first: `todo
+          clone` of the remote against `git clone --no-local` of its repacked copy (5 runs each,
+          alternated; target 1.5 times), `todo add` at the end, and add, sync (of that one
+          change), done and list in that household against a household of the same tasks with
+          100 changes of history, each with a path remote of its own, alternated
+          (--history-flat-runs, default 20; target 1.10 times; the slowest single run shown).
+          Then the time of `todo maintenance` on the held-off run.
 
 Standard library only. Writes the markdown table to --out and prints it.
 """
