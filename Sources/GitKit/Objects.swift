@@ -194,6 +194,16 @@ extension Repository {
             message: git_commit_message(commit).map { String(cString: $0) } ?? "")
     }
 
+    /// A commit's tree and first parent, without making values of its signatures and message.
+    public func commitTreeAndFirstParent(_ id: ObjectID) throws -> (tree: ObjectID, parent: ObjectID?) {
+        var commit: OpaquePointer?
+        var oid = id.raw
+        try check(git_commit_lookup(&commit, handle, &oid), call: "git_commit_lookup")
+        defer { git_commit_free(commit) }
+        let parent = git_commit_parentcount(commit) > 0 ? git_commit_parent_id(commit, 0).map { ObjectID($0) } : nil
+        return (ObjectID(git_commit_tree_id(commit)), parent)
+    }
+
     /// Writes a commit object without moving any reference.
     public func createCommit(
         tree: ObjectID, parents: [ObjectID], author: Signature, committer: Signature, message: String

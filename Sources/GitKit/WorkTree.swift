@@ -158,12 +158,16 @@ extension Repository {
         }
     }
 
-    /// Makes the index and the whole work tree match `tree`, discarding local changes.
-    /// `progress` gets the files written and their number now and then.
+    /// Makes the index and the whole work tree match `tree`, discarding local changes: each file
+    /// holds its blob's bytes as they are, as every other file `todo` writes does (no
+    /// `.gitattributes` filter such as end-of-line conversion, whose look-ups cost two
+    /// `realpath` calls and an attribute search per file). `progress` gets the files written
+    /// and their number now and then.
     public func checkoutAll(tree: ObjectID, progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws {
         var opts = git_checkout_options()
         try check(git_checkout_options_init(&opts, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)), call: "git_checkout_options_init")
         opts.checkout_strategy = GIT_CHECKOUT_FORCE.rawValue
+        opts.disable_filters = 1
         final class Box {
             let report: (Int, Int) -> Void
             init(_ report: @escaping (Int, Int) -> Void) { self.report = report }

@@ -53,17 +53,18 @@ enum Incoming {
         _ repo: Repository, tip: ObjectID, have: [ObjectID], progress: ((Int, Int) -> Void)? = nil
     ) throws -> (CommitInfo, FormatViolation)? {
         var found: (CommitInfo, FormatViolation)?
-        let trees = TreeCache()
+        let trees = TreeChanges(repo)
         var total = 0
         if progress != nil { try repo.walk(from: tip, hiding: have, sorted: false) { _ in total += 1; return true } }
         var done = 0
         try repo.walk(from: tip, hiding: have, sorted: false) { oid in
             if let progress, done % 256 == 0 { progress(done, total) }
             done += 1
-            let info = try repo.commit(oid)
-            let parentTree = try info.parents.first.map { try repo.commit($0).tree }
-            if let problem = try disallowed(repo, tree: info.tree, old: parentTree, prefix: "", all: false, trees: trees).first?.problem {
-                found = (info, problem)
+            // The tree and first parent only: the signatures and message are read for the report.
+            let (tree, parent) = try repo.commitTreeAndFirstParent(oid)
+            let parentTree = try parent.map { try repo.commitTreeAndFirstParent($0).tree }
+            if let problem = try disallowed(repo, tree: tree, old: parentTree, prefix: "", all: false, trees: trees).first?.problem {
+                found = (try repo.commit(oid), problem)
                 return false
             }
             return true
@@ -87,20 +88,15 @@ enum Incoming {
     /// The disallowed entries of `tree` under `prefix` that differ from `old`'s: the first one
     /// only, or with `all` every one (a disallowed folder counts once, not its content).
     static func disallowed(
-        _ repo: Repository, tree: ObjectID, old: ObjectID?, prefix: String, all: Bool, trees: TreeCache? = nil
+        _ repo: Repository, tree: ObjectID, old: ObjectID?, prefix: String, all: Bool, trees: TreeChanges? = nil
     ) throws -> [Disallowed] {
-        func entries(_ id: ObjectID) throws -> [TreeEntry] { try trees?.entries(repo, id) ?? repo.treeEntries(id) }
-        // Both lists are in git's tree order: the old entry of a name is found by walking the
-        // old list along with the new one, without a dictionary of every name (a long history
-        // compares `tasks/`'s 256 folders once per commit). Names out of byte order (possible
-        // only in a tree git would not write) find no old entry and are checked in full.
-        let olds = try old.map { try entries($0) } ?? []
-        var next = 0
+        let trees = trees ?? TreeChanges(repo, limit: 64)
+        // Only the entries that differ from `old`'s entry of the same name are looked at (a long
+        // history compares `tasks/`'s 256 folders once per commit); TreeChanges passes over
+        // the others by name and id, without making values of them.
         var found: [Disallowed] = []
-        for e in try entries(tree) {
-            while next < olds.count, olds[next].name.utf8.lexicographicallyPrecedes(e.name.utf8) { next += 1 }
-            let previous = next < olds.count && olds[next].name == e.name ? olds[next] : nil
-            if let o = previous, o.id == e.id, o.mode == e.mode { continue }
+        for change in try trees.changed(tree, since: old) {
+            let e = change.entry
             let path = prefix + e.name
             func problem() throws -> FormatViolation.Kind? {
                 switch e.mode {
@@ -109,7 +105,7 @@ enum Incoming {
                 case 0o100755: return .executableFile
                 default: break
                 }
-                let oldTree = previous.flatMap { $0.kind == .tree ? $0.id : nil }
+                let oldTree = change.old.flatMap { $0.kind == .tree ? $0.id : nil }
                 switch prefix {
                 case "":
                     if e.name == "tasks" && e.kind == .tree {
@@ -141,19 +137,4 @@ enum Incoming {
     }
 
     static func isLowerHex(_ b: UInt8) -> Bool { (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) }
-}
-
-/// The entries of trees read lately: walking a history, each commit's trees are read once as
-/// the new side and once as the old side of the next commit's comparison. Forgets everything
-/// past a few thousand trees.
-final class TreeCache {
-    private var entries: [ObjectID: [TreeEntry]] = [:]
-
-    func entries(_ repo: Repository, _ id: ObjectID) throws -> [TreeEntry] {
-        if let known = entries[id] { return known }
-        if entries.count >= 4096 { entries.removeAll(keepingCapacity: true) }
-        let read = try repo.treeEntries(id)
-        entries[id] = read
-        return read
-    }
 }

@@ -43,12 +43,20 @@ Sections (each one fails on its own without stopping the others):
           to do, on a fresh household and after the runs' history.
 
   history one member making --history-changes changes (default 3,000: a third each add, edit
-          and done of a random task) with a sync to a path remote every 500, twice: with the
-          automatic housekeeping as shipped, and with it held off (then one `todo maintenance`).
-          Figures: `du -sk` of the household's and the remote's objects against a copy of each
-          repacked with `git repack -a -d -f`, the most loose objects seen (counted every 100
-          changes), the time of `todo maintenance`, and `todo add` at the end (the trigger's
-          check included, not firing).
+          and done of a random task) with a sync to a path remote every 500, three times: with
+          the automatic housekeeping as shipped, the same with a second mix of changes (chores
+          made with --every, half with a rotation, done or skipped; checklists made with items
+          that are then checked off and added to; some plain tasks added and done), and the
+          first mix with housekeeping held off (then one `todo maintenance`). Figures, for both
+          mixes: `du -sk` of the household's and the remote's objects against a copy of each
+          repacked with `git repack -a -d -f` (target 1.5 times plus 1 MB), the most loose
+          objects seen (counted every 100 changes; target under 5,000). For the first: `todo
+          clone` of the remote against `git clone --no-local` of its repacked copy (5 runs each,
+          alternated; target 1.5 times), `todo add` at the end, and add, sync (of that one
+          change), done and list in that household against a household of the same tasks with
+          100 changes of history, each with a path remote of its own, alternated
+          (--history-flat-runs, default 20; target 1.10 times; the slowest single run shown).
+          Then the time of `todo maintenance` on the held-off run.
 
 Standard library only. Writes the markdown table to --out and prints it.
 """
@@ -704,8 +712,11 @@ def repacked_copy_kib(bench, git_dir, name):
     return du_kib(os.path.join(copy, "objects"))
 
 
-def history_run(bench, changes, auto):
-    label = "auto" if auto else "off"
+def history_run(bench, changes, auto, mix="plain"):
+    """One member making `changes` changes (`mix`: "plain", a third each add, edit and done; or
+    "chores", see chores_change) with a sync to a path remote every 500: (environment,
+    household repository, remote, most loose objects counted every 100 changes)."""
+    label = ("auto" if auto else "off") + ("" if mix == "plain" else f"-{mix}")
     home = bench.path(f"history-{label}")
     extra = {} if auto else {"TODO_MAINTENANCE_THRESHOLD": "off"}
     env = bench.env(home, **extra)
@@ -715,31 +726,89 @@ def history_run(bench, changes, auto):
     run([bench.todo, "sync"], env=env)
     repo = os.path.join(home, "home")
     objects = os.path.join(repo, ".git", "objects")
-    rng = random.Random(f"history-{changes}")
+    rng = random.Random(f"history-{changes}" if mix == "plain" else f"history-{mix}-{changes}")
     ids, most_loose = [], 0
+    household = {"plain": [], "chores": [], "lists": {}}
     started = time.time()
     for i in range(1, changes + 1):
-        kind = i % 3
-        if kind == 1 or len(ids) < 20:
-            out = run([bench.todo, "add", f"{rng.choice(VERBS)} the {rng.choice(WORDS)} ({i})", "--tag",
-                       rng.choice(TAGS), "--json"], env=env, capture=True).out
-            ids.append(json.loads(out)["id"])
-        elif kind == 2:
-            run([bench.todo, "edit", rng.choice(ids), "--note", f"note {i}"], env=env)
+        if mix == "chores":
+            chores_change(bench, env, rng, i, household)
         else:
-            task = rng.choice(ids)
-            if run([bench.todo, "done", task], env=env, check=False).code != 0:
-                run([bench.todo, "edit", task, "--title", f"Again {i}"], env=env)
+            kind = i % 3
+            if kind == 1 or len(ids) < 20:
+                out = run([bench.todo, "add", f"{rng.choice(VERBS)} the {rng.choice(WORDS)} ({i})", "--tag",
+                           rng.choice(TAGS), "--json"], env=env, capture=True).out
+                ids.append(json.loads(out)["id"])
+            elif kind == 2:
+                run([bench.todo, "edit", rng.choice(ids), "--note", f"note {i}"], env=env)
+            else:
+                task = rng.choice(ids)
+                if run([bench.todo, "done", task], env=env, check=False).code != 0:
+                    run([bench.todo, "edit", task, "--title", f"Again {i}"], env=env)
         if i % 500 == 0:
             run([bench.todo, "sync"], env=env)
         if i % 100 == 0:
             most_loose = max(most_loose, loose_count(objects))
+        if i % 2000 == 0:
+            log(f"history ({label}): {i:,} changes, {time.time() - started:.0f} s")
     log(f"history ({label}): {changes:,} changes in {time.time() - started:.0f} s")
-    # A detached maintenance still running finishes first (at most a minute).
-    deadline = time.time() + 60
-    while maintenance_running(home) and time.time() < deadline:
-        time.sleep(0.1)
+    wait_for_maintenance(home)
     return env, repo, remote, most_loose
+
+
+CHORE_RULES = ["day", "2d", "3d", "week", "2w", "tue", "mon,thu", "weekday", "weekend", "month", "1st", "15th"]
+GROCERIES = ["milk", "eggs", "bread", "oat milk", "apples", "rice", "coffee", "soap", "butter", "cheese"]
+
+
+def chores_change(bench, env, rng, i, household):
+    """One change of the second history mix, a household run on chores and checklists: chores
+    made with `--every` (half with a rotation) done (most often) or skipped, checklists made
+    with items that are then checked off and added to, and some plain tasks added and done.
+    `household` keeps the ids: plain tasks, chores, and each checklist's items (text, checked)."""
+    plain, chores, lists = household["plain"], household["chores"], household["lists"]
+    roll = rng.random()
+    if roll < 0.06 or len(chores) < 10:
+        cmd = [bench.todo, "add", f"{rng.choice(VERBS)} the {rng.choice(WORDS)} ({i})", "--every",
+               rng.choice(CHORE_RULES), "--json"]
+        if rng.random() < 0.5:
+            cmd += ["--rotate", ",".join(rng.sample(MEMBERS, rng.randint(2, 4)))]
+        chores.append(json.loads(run(cmd, env=env, capture=True).out)["id"])
+    elif roll < 0.10 or len(lists) < 5:
+        items = [f"{g} {i}" for g in rng.sample(GROCERIES, rng.randint(2, 5))]
+        cmd = [bench.todo, "add", f"Shopping ({i})", "--json"]
+        for item in items:
+            cmd += ["--item", item]
+        lists[json.loads(run(cmd, env=env, capture=True).out)["id"]] = [[item, False] for item in items]
+    elif roll < 0.40:
+        run([bench.todo, "done", rng.choice(chores)], env=env)
+    elif roll < 0.48:
+        run([bench.todo, "skip", rng.choice(chores)], env=env)
+    elif roll < 0.80:
+        task = rng.choice(sorted(lists))
+        items = lists[task]
+        open_items = [item for item in items if not item[1]]
+        if open_items and rng.random() < 0.6:
+            item = rng.choice(open_items)
+            run([bench.todo, "edit", task, "--check", item[0]], env=env)
+            item[1] = True
+        else:
+            text = f"{rng.choice(GROCERIES)} {i}"
+            run([bench.todo, "edit", task, "--item", text], env=env)
+            items.append([text, False])
+    elif roll < 0.90 or len(plain) < 5:
+        out = run([bench.todo, "add", f"{rng.choice(VERBS)} the {rng.choice(WORDS)} ({i})", "--tag",
+                   rng.choice(TAGS), "--json"], env=env, capture=True).out
+        plain.append(json.loads(out)["id"])
+    else:
+        task = plain.pop(rng.randrange(len(plain)))
+        run([bench.todo, "done", task], env=env)
+
+
+def wait_for_maintenance(todo_home, seconds=120):
+    """A detached maintenance still running finishes first (at most `seconds`)."""
+    deadline = time.time() + seconds
+    while maintenance_running(todo_home) and time.time() < deadline:
+        time.sleep(0.1)
 
 
 def maintenance_running(todo_home):
@@ -781,28 +850,43 @@ def clone_rows(bench, n, remote, repacked, pairs=5):
     return todo, git
 
 
-def history_section(bench, changes):
+def disk_rows(bench, n, repo, remote, most, what, copy):
+    """The disk rows of one history run: the household's and the path remote's objects against
+    repacked copies, and the most loose objects seen."""
+    local_kib, remote_kib = du_kib(os.path.join(repo, ".git", "objects")), du_kib(os.path.join(remote, "objects"))
+    local_git = repacked_copy_kib(bench, os.path.join(repo, ".git"), f"{copy}-copy")
+    remote_git = repacked_copy_kib(bench, remote, f"{copy}-remote-copy")
+    bench.row(f"`du -sk .git/objects` after {n:,} changes ({what}; synced every 500), housekeeping automatic "
+              f"(git: a copy after `git repack -a -d -f`)", n, f"{local_kib:,} KiB", f"{local_git:,} KiB",
+              size_target(local_kib, local_git))
+    bench.row(f"`du -sk objects` of the path remote after the same ({what}; git: a copy after `git repack -a -d -f`)", n,
+              f"{remote_kib:,} KiB", f"{remote_git:,} KiB", size_target(remote_kib, remote_git))
+    bench.row(f"most loose objects in the household (counted every 100 changes; {what}), housekeeping automatic", n,
+              f"{most:,}", None, "< 5,000 — " + ("met" if most < 5000 else "MISSED"))
+
+
+def size_target(todo_kib, git_kib):
+    ok = todo_kib <= 1.5 * git_kib + 1024
+    return f"≤ 1.5× + 1 MB ({todo_kib / git_kib:.2f}×) — " + ("met" if ok else "MISSED")
+
+
+FIRST_MIX = "a third each add, edit, done"
+SECOND_MIX = "chores and checklists"
+
+
+def history_section(bench, changes, flat_pairs=20):
     n = changes
     env, repo, remote, most = history_run(bench, n, auto=True)
-    local_kib, remote_kib = du_kib(os.path.join(repo, ".git", "objects")), du_kib(os.path.join(remote, "objects"))
-    local_git = repacked_copy_kib(bench, os.path.join(repo, ".git"), "history-auto-copy")
-    remote_git = repacked_copy_kib(bench, remote, "history-auto-remote-copy")
-
-    def target(todo_kib, git_kib):
-        ok = todo_kib <= 1.5 * git_kib + 1024
-        return "≤ 1.5× + 1 MB — " + ("met" if ok else "MISSED")
-
-    bench.row(f"`du -sk .git/objects` after {n:,} changes (synced every 500), housekeeping automatic "
-              f"(git: a copy after `git repack -a -d -f`)", n, f"{local_kib:,} KiB", f"{local_git:,} KiB",
-              target(local_kib, local_git))
-    bench.row(f"`du -sk objects` of the path remote after the same (git: a copy after `git repack -a -d -f`)", n,
-              f"{remote_kib:,} KiB", f"{remote_git:,} KiB", target(remote_kib, remote_git))
-    bench.row(f"most loose objects in the household (counted every 100 changes), housekeeping automatic", n,
-              f"{most:,}", None, "≤ 5,000 — " + ("met" if most <= 5000 else "MISSED"))
+    disk_rows(bench, n, repo, remote, most, FIRST_MIX, "history-auto")
     clone_rows(bench, n, remote, bench.path("history-auto-remote-copy"))
     adds = [run([bench.todo, "add", f"Late task {i}"], env=env).ms for i in range(bench.runs)]
     bench.row(f"`todo add` after {n:,} changes of history (the housekeeping check included)", n,
               f"{median(adds):.1f}", None)
+    if flat_pairs:
+        history_flat_rows(bench, n, env, flat_pairs)
+
+    env, repo, remote, most = history_run(bench, n, auto=True, mix="chores")
+    disk_rows(bench, n, repo, remote, most, SECOND_MIX, "history-auto-chores")
 
     env, repo, remote, most = history_run(bench, n, auto=False)
     objects = os.path.join(repo, ".git", "objects")
@@ -815,10 +899,62 @@ def history_section(bench, changes):
               f"household and path remote), ms", n, f"{ms:.0f}", None)
     bench.row(f"`du -sk .git/objects` without housekeeping, then after `todo maintenance` "
               f"(git: a copy after `git repack -a -d -f`)", n, f"{before:,} → {after:,} KiB", f"{local_git:,} KiB",
-              target(after, local_git))
+              size_target(after, local_git))
     bench.row(f"`du -sk objects` of the path remote without housekeeping, then after `todo maintenance`", n,
               f"{remote_before:,} → {remote_after:,} KiB", None)
 
+
+def history_flat_rows(bench, n, long_env, pairs):
+    """`add`, `sync` (sending that one change), `done` and `list` in the household of `n` changes
+    of history against a household of the same tasks with 100 changes of history (imported from
+    `todo list --all --json` of the first, then edits up to 100 commits), each with a path
+    remote of its own, alternated, `pairs` runs each after one untimed run. Housekeeping is as
+    shipped: what it costs when it fires is part of the figures. Rows: the medians, their ratio
+    (target ≤ 1.10×) and the slowest single command on each side."""
+    exported = run([bench.todo, "list", "--all", "--json"], env=long_env, capture=True).out
+    tasks = json.loads(exported)
+    short_remote = bench.path("history-short-remote.git")
+    run(["git", "init", "-q", "--bare", "-b", "main", short_remote], env=bench.base_env)
+    short_home, short_repo = new_household(bench, "history-short", tasks, remote=short_remote)
+    short_env = bench.env(short_home)
+    run([bench.todo, "sync"], env=short_env)
+    commits = int(run(["git", "-C", short_repo, "rev-list", "--count", "HEAD"], capture=True).out)
+    open_ids = [t["id"] for t in tasks if t.get("status") == "open"]
+    rng = random.Random("history-short")
+    while commits < 100:
+        run([bench.todo, "edit", rng.choice(open_ids), "--note", f"short {commits}"], env=short_env)
+        commits += 1
+    run([bench.todo, "sync"], env=short_env)
+    wait_for_maintenance(short_home)
+    long_commits = int(run(["git", "-C", os.path.join(long_env["TODO_HOME"], "home"), "rev-list", "--count", "HEAD"],
+                           capture=True).out)
+    log(f"history: {len(tasks):,} tasks, {long_commits:,} commits against {commits}; {pairs} alternated runs")
+    sides = {"long": long_env, "short": short_env}
+    ops = ("add", "sync", "done", "list")
+    times = {(op, side): [] for op in ops for side in sides}
+    for i in range(pairs + 1):
+        for side in (("long", "short") if i % 2 == 0 else ("short", "long")):
+            env = sides[side]
+            add = run([bench.todo, "add", f"Flat task {i}", "--tag", "home", "--json"], env=env, capture=True)
+            new_id = json.loads(add.out)["id"]
+            sync = run([bench.todo, "sync"], env=env)
+            done = run([bench.todo, "done", new_id], env=env)
+            listed = run([bench.todo, "list"], env=env, capture=True)
+            run([bench.todo, "sync"], env=env)  # the done sent, untimed: each timed sync sends one change
+            if i:
+                for op, r in zip(ops, (add, sync, done, listed)):
+                    times[(op, side)].append(r.ms)
+    for side in sides:
+        wait_for_maintenance(sides[side]["TODO_HOME"])
+    for op in ops:
+        long_ms, short_ms = median(times[(op, "long")]), median(times[(op, "short")])
+        ratio = long_ms / short_ms
+        what = "`todo sync` of one change (path remote)" if op == "sync" else f"`todo {op}`"
+        bench.row(f"{what} after {long_commits:,} commits of history against {commits} ({len(tasks):,} tasks both), "
+                  f"alternated, {pairs} runs each, housekeeping as shipped; slowest single run "
+                  f"{max(times[(op, 'long')]):.0f} / {max(times[(op, 'short')]):.0f} ms", len(tasks),
+                  f"{long_ms:.1f} / {short_ms:.1f} = {ratio:.2f}×", None,
+                  "≤ 1.10× — " + ("met" if ratio <= 1.10 else "MISSED"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1533,6 +1669,9 @@ def main():
                         "(ssh: only the ssh sync scenarios; default all but that)")
     parser.add_argument("--history-changes", type=int, default=3000,
                         help="changes made in the history section (default 3,000)")
+    parser.add_argument("--history-flat-runs", type=int, default=20,
+                        help="alternated runs of add, sync, done and list at the history section's length of "
+                        "history against 100 changes (default 20; 0 leaves them out)")
     parser.add_argument("--no-ssh", action="store_true", help="skip the ssh figures")
     parser.add_argument("--baseline-todo", help="another todo binary (say, built from main) whose "
                         "ssh sync figures are measured too, as the \"before\" rows")
@@ -1558,7 +1697,7 @@ def main():
                               ("calendar", lambda: calendar_section(bench, max(sizes))),
                               ("slow", lambda: slow_section(bench)),
                               ("sync", lambda: sync_section(bench, sizes, ssh=not args.no_ssh)),
-                              ("history", lambda: history_section(bench, args.history_changes)),
+                              ("history", lambda: history_section(bench, args.history_changes, args.history_flat_runs)),
                               ("ssh", lambda: sync_section(bench, sizes, ssh=True, only_ssh=True))):
             if name not in sections:
                 continue
