@@ -25,6 +25,9 @@ final class BackgroundSync: Service, Sendable {
     /// When a change asked for a sync: due time, and when the first unsynced change came.
     private let pending = Mutex<(due: Double?, first: Double?)>((nil, nil))
     private let running = Mutex(false)
+    /// Stopped when the server shuts down: a sync under way ends at its network step, at once
+    /// (docs/SERVE.md, "TLS, proxy, exit codes, signals").
+    private let stopper = SyncStop()
     private let queue = DispatchQueue(label: "todo-serve.sync")
 
     init(every: Int64, debounce: Double = 10, debounceCap: Double = 60) {
@@ -50,8 +53,17 @@ final class BackgroundSync: Service, Sendable {
     func run() async throws {
         guard every > 0 else {
             try? await gracefulShutdown()
+            stopper.stop()
             return
         }
+        await withGracefulShutdownHandler {
+            await self.periodically()
+        } onGracefulShutdown: {
+            self.stopper.stop()
+        }
+    }
+
+    private func periodically() async {
         await cancelWhenGracefulShutdown {
             var nextPeriodic = self.monotonic() + Double(self.every)
             while !Task.isCancelled {
@@ -78,12 +90,12 @@ final class BackgroundSync: Service, Sendable {
         guard started else { return .skipped }
         defer { running.withLock { $0 = false } }
         guard let site = site.withLock({ $0?.site }) else { return .skipped }
-        return await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: Self.sync(site)) }
+        return await withCheckedContinuation { [stopper] continuation in
+            queue.async { continuation.resume(returning: Self.sync(site, stopper)) }
         }
     }
 
-    private static func sync(_ site: Site) -> SyncRun {
+    private static func sync(_ site: Site, _ stopper: SyncStop) -> SyncRun {
         let h: Household
         do { h = try site.openForSync() } catch { return .failed(ServeWording.failure(error).text) }
         var options = SyncOptions()
@@ -92,6 +104,7 @@ final class BackgroundSync: Service, Sendable {
         options.certificateFile = site.environment.get("GIT_SSL_CAINFO")
         options.logDirectory = site.environment.stateHome + "/todo"
         options.describe = { ServeWording.sync($0) }
+        options.stop = stopper
         do {
             let report = try h.sync(options)
             site.maintainIfDue(afterSync: true)

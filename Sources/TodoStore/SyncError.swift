@@ -20,7 +20,7 @@ public struct SyncError: Error, Sendable {
 
     public enum Code: String, Sendable {
         // transient
-        case timeout, unreachable, hostNotFound, remoteBusy, pushRaces, remoteMissing
+        case timeout, unreachable, hostNotFound, remoteBusy, pushRaces, remoteMissing, stopped
         // authentication
         case credentialsRefused
         // configuration
@@ -35,7 +35,7 @@ public struct SyncError: Error, Sendable {
         /// The class each code belongs to; nil for `unspecified`.
         var kind: Class? {
             switch self {
-            case .timeout, .unreachable, .hostNotFound, .remoteBusy, .pushRaces, .remoteMissing: return .transient
+            case .timeout, .unreachable, .hostNotFound, .remoteBusy, .pushRaces, .remoteMissing, .stopped: return .transient
             case .credentialsRefused: return .authentication
             case .noRemote, .unknownHostKey, .untrustedCertificate, .noRepository, .badURL, .pushRefused:
                 return .configuration

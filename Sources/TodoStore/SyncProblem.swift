@@ -30,6 +30,9 @@ public enum SyncProblem: Sendable {
 
     /// No answer within the sync's time limit, during `step` (`fetch`, `push`).
     case timedOut(seconds: Int, step: String)
+    /// The program running the sync asked it to stop (`SyncOptions.stop`: a server shutting
+    /// down), during or before `step`.
+    case stopped(step: String)
     /// The connection failed (refused, reset, no route).
     case unreachable(remote: String, said: String)
     /// The host name could not be resolved.

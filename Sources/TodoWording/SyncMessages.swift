@@ -54,6 +54,8 @@ public enum SyncMessages {
             return "The ssh connection to \(remote) failed (\(said))."
         case .timedOut(let seconds, let step):
             return "The household remote did not answer within \(seconds) seconds (\(step))."
+        case .stopped(let step):
+            return "The sync was stopped before it finished (\(step)), because the program running it is shutting down.\nNothing was lost: what waits to be sent goes with the next sync."
         case .unreachable(let remote, let said):
             return "Could not reach the household remote \(remote) (\(said))."
         case .hostNotFound(let remote, let said):

@@ -25,6 +25,7 @@ import TodoCore
         .noGitOnServer(remote: "ssh://host/h.git", said: "git-upload-pack: not found"),
         .sshFailed(remote: "ssh://host/h.git", said: "broken pipe"),
         .timedOut(seconds: 60, step: "fetch"),
+        .stopped(step: "fetch"),
         .unreachable(remote: "https://host/h.git", said: "connection refused"),
         .hostNotFound(remote: "https://host/h.git", said: "no such host"),
         .remoteBusy(said: "503"),
@@ -67,6 +68,7 @@ import TodoCore
         case .noGitOnServer: "noGitOnServer"
         case .sshFailed: "sshFailed"
         case .timedOut: "timedOut"
+        case .stopped: "stopped"
         case .unreachable: "unreachable"
         case .hostNotFound: "hostNotFound"
         case .remoteBusy: "remoteBusy"

@@ -150,4 +150,41 @@ struct ServeProcessTests {
         let log = try sb.git("log", "--format=%an %s")
         #expect(log.status == 0 && !log.stdout.contains("todo-pending"))
     }
+
+    /// SIGTERM while the background sync waits on a remote that never answers: the sync is
+    /// stopped at once (its sockets shut, not left to its 60 s deadline), the sync log says it was
+    /// stopped, nothing is lost, and the server exits 0.
+    @Test func SIGTERMStopsASyncThatWaitsOnASilentRemote() throws {
+        let sb = try Sandbox()
+        #expect(try sb.todo("init", "--name", "Ann").status == 0)
+        #expect(try sb.todo("add", "Not sent yet").status == 0)
+        let python = try requireProgram("python3")
+        let (remote, line) = try ServerProcess.start(
+            "faulty_server.py", python,
+            [packageRoot + "/scripts/servers/faulty_server.py", "--protocol", "git", "--fault", "stall", "--lifetime", "170"],
+            environment: serverEnvironment(home: sb.home), ready: "listening on 127.0.0.1 port ")
+        defer { remote.stop() }
+        let port = try #require(line.split(separator: " ").last.flatMap { UInt16($0) })
+        #expect(try sb.todo("remote", "set", "git://127.0.0.1:\(port)/household.git").status == 0)
+
+        let (server, _) = try ServerProcess.start(
+            "todo-serve", serveBinary, ["--listen", "127.0.0.1:0", "--sync-every", "1s"], environment: environment(sb),
+            ready: "todo-serve: listening on")
+        defer { server.stop() }
+        // The background sync got past the remote's advertisement and now waits for an answer.
+        #expect(remote.output.waitForLine(containing: "fault: stall") != nil)
+        kill(server.pid, SIGTERM)
+        var status: Int32 = 0
+        while waitpid(server.pid, &status, 0) < 0 && errno == EINTR {}
+        #expect(status & 0x7f == 0, "ended by a signal: \(status & 0x7f)")
+        #expect((status >> 8) & 0xff == 0, "exit \((status >> 8) & 0xff):\n\(server.output.text)")
+
+        let log = (try? String(contentsOfFile: sb.root + "/state/todo/sync.log", encoding: .utf8)) ?? ""
+        #expect(log.contains("outcome=error class=transient"), "\(log)")
+        #expect(log.contains("The sync was stopped before it finished"), "\(log)")
+        #expect(!log.contains("did not answer within"), "\(log)")
+        let list = try sb.todo("list")
+        #expect(list.stdout.contains("Not sent yet"), "\(list)")
+    }
+
 }

@@ -32,14 +32,18 @@ final class Network {
     func run(_ what: String, _ body: (RemoteCallbacks) throws -> Void) throws {
         var delay = 0.5
         var attempt = 0
+        let stop = options.stop
         while true {
             attempt += 1
+            if stop?.requested == true { throw stopped(what) }
             credentials.beginStep()
             let callbacks = RemoteCallbacks()
             callbacks.credentials = { [credentials] url, user, allowed in
                 credentials.next(url: url, userFromURL: user, allowed: allowed)
             }
-            callbacks.shouldCancel = { [timedOut, deadline] in timedOut.fired.load(ordering: .acquiring) || monotonicSeconds() > deadline }
+            callbacks.shouldCancel = { [timedOut, deadline] in
+                timedOut.fired.load(ordering: .acquiring) || monotonicSeconds() > deadline || stop?.requested == true
+            }
             callbacks.allowPrompts = options.interactive
             callbacks.sshCommand = sshCommand
             if let progress = options.progress {
@@ -56,6 +60,10 @@ final class Network {
             let watchdog = Watchdog(deadline: deadline, sockets: sockets, alsoSets: timedOut)
             sockets.begin()
             defer { sockets.end() }
+            if let stop {
+                guard stop.watch(sockets) else { throw stopped(what) }
+            }
+            defer { stop?.unwatch(sockets) }
             do {
                 try body(callbacks)
                 watchdog.cancel()
@@ -63,6 +71,7 @@ final class Network {
                 return
             } catch let e as GitError {
                 watchdog.cancel()
+                if stop?.requested == true { throw stopped(what) }
                 // Someone pushed first: the caller fetches and merges, which no retry can replace.
                 if e.isNonFastForward { throw e }
                 let shape = FailureShape.of(e, timedOut: watchdog.fired || monotonicSeconds() > deadline)
@@ -80,6 +89,10 @@ final class Network {
                 delay *= 2
             }
         }
+    }
+
+    func stopped(_ what: String) -> SyncError {
+        SyncError(.stopped, .stopped(step: what))
     }
 
     func classify(_ shape: FailureShape, _ e: GitError, what: String, refusedHost: String?) -> SyncError {

@@ -1,3 +1,5 @@
+import GitKit
+import Synchronization
 import TodoCore
 
 /// How a sync runs.
@@ -23,7 +25,42 @@ public struct SyncOptions: Sendable {
     /// and the household's sync state (`todo status`, "Last error"). Without it, the problem's
     /// name and facts are kept as Swift writes them.
     public var describe: (@Sendable (SyncError) -> String)?
+    /// Lets the program stop the sync from another thread (a server shutting down): the network
+    /// step under way ends at once and no other begins; a merge under way completes.
+    public var stop: SyncStop?
     public init() {}
+}
+
+/// A request to stop syncs, from any thread: `stop()` shuts the sockets of the transfer under
+/// way (only those), and every sync given this object then fails with `SyncProblem.stopped`
+/// at its next network step, a transient failure that loses nothing. Once stopped, it stays so.
+public final class SyncStop: Sendable {
+    private let state = Mutex<(requested: Bool, transfers: [TransferSockets])>((false, []))
+
+    public init() {}
+
+    public var requested: Bool { state.withLock { $0.requested } }
+
+    public func stop() {
+        let transfers = state.withLock { s -> [TransferSockets] in
+            s.requested = true
+            return s.transfers
+        }
+        for t in transfers { t.shutDown() }
+    }
+
+    /// A transfer begins (its sockets are shut if a stop comes); false when stopped already.
+    func watch(_ sockets: TransferSockets) -> Bool {
+        state.withLock { s in
+            if s.requested { return false }
+            s.transfers.append(sockets)
+            return true
+        }
+    }
+
+    func unwatch(_ sockets: TransferSockets) {
+        state.withLock { s in s.transfers.removeAll { $0 === sockets } }
+    }
 }
 
 /// How far a transfer got, in objects; for a clone, then how far the check of the commits
