@@ -4,6 +4,7 @@
 #   make test      install what is missing, build and run the whole test suite
 #   make build     debug build (.build/debug/todo)
 #   make release   release build (.build-release/release/todo)
+#   make release-serve  release build of the web page's server (.build-release/release/todo-serve)
 #   make old-todo  debug build of an older release (OLD_COMMIT) into .build-compat/, for the
 #                  compatibility test; kept and reused
 #   make install   release build into $(DESTDIR)$(PREFIX)/bin, man page into .../share/man/man1,
@@ -27,6 +28,14 @@ INSTALL ?= install
 RELEASE_SCRATCH ?= .build-release
 RELEASE_FLAGS = -c release --product todo --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib
 RELEASE_BIN = $(RELEASE_SCRATCH)/release/todo
+RELEASE_SERVE_FLAGS = -c release --product todo-serve --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib
+RELEASE_SERVE_BIN = $(RELEASE_SCRATCH)/release/todo-serve
+
+# The web page's tests beyond swift test: a real browser (scripts/browser-test.py, Chromium and
+# selenium from scripts/deps.sh --test) and the server, the CLI and cron changing one household
+# at once (scripts/serve-convergence.py), both against the debug build.
+DEBUG_DIR = .build/debug
+SCREENS ?= .build/screens
 
 # The older release the compatibility test (OlderVersionTests) runs beside this one: the last
 # before `completions`, `schedule` and `rotate` (docs/FORMAT.md, "Older versions").
@@ -35,7 +44,7 @@ OLD_COMMIT ?= fb9737e
 OLD_DIR = .build-compat/$(OLD_COMMIT)
 OLD_BIN = $(OLD_DIR)/todo
 
-.PHONY: all deps build release old-todo test demo bench install uninstall clean
+.PHONY: all deps build release release-serve old-todo test demo bench install uninstall clean
 
 all: build
 
@@ -47,6 +56,9 @@ build: deps
 
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
+
+release-serve: deps
+	$(SWIFT) build $(RELEASE_SERVE_FLAGS)
 
 old-todo: deps
 	SWIFT="$(SWIFT)" sh scripts/build-at.sh $(OLD_COMMIT) $(OLD_DIR)
@@ -62,14 +74,16 @@ test: deps
 	$(SWIFT) build --build-tests
 	SWIFT="$(SWIFT)" sh scripts/build-at.sh $(OLD_COMMIT) $(OLD_DIR) >/dev/null
 	TODO_OLD_BINARY="$(CURDIR)/$(OLD_BIN)" $(SWIFT) test --no-parallel
+	/usr/bin/python3 scripts/browser-test.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve --screens $(SCREENS)
+	/usr/bin/python3 scripts/serve-convergence.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve
 
 demo: release
 	TODO_BIN="$(CURDIR)/$(RELEASE_BIN)" bash scripts/demo.sh
 
-bench: release
+bench: release release-serve
 	sh scripts/deps.sh --bench
 	sh scripts/servers/install.sh
-	TODO_BIN="$(CURDIR)/$(RELEASE_BIN)" bash scripts/bench.sh
+	TODO_BIN="$(CURDIR)/$(RELEASE_BIN)" TODO_SERVE_BIN="$(CURDIR)/$(RELEASE_SERVE_BIN)" bash scripts/bench.sh
 
 install: release
 	$(INSTALL) -d "$(BINDIR)" "$(MAN1DIR)"
