@@ -90,6 +90,10 @@ class Browser:
             options.add_argument(arg)
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         self.driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+        # Chromium keeps a window at least 500 px wide whatever --window-size says: the phone's
+        # viewport is set the way its DevTools' device mode does it.
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
         self.driver.set_page_load_timeout(WAIT)
         self.driver.set_script_timeout(WAIT)
         self.screens = screens
@@ -144,10 +148,13 @@ class Browser:
                 return d.execute_script("return document.readyState") == "complete"
         self.wait(loaded, what)
 
-    def page_checks(self, name):
+    def page_checks(self, name, status=None):
         """What every page must show: lang, the skip link to <main id="content">, the nav, no
         script at all, no alert, nothing SEVERE in the console. Then a screenshot."""
         d = self.driver
+        width = d.execute_script("return [window.innerWidth, document.documentElement.scrollWidth]")
+        check(width[0] == 390, f"{name}: the viewport is {width[0]} px wide, not 390")
+        check(width[1] <= 390, f"{name}: the page is {width[1]} px wide at 390 px: it scrolls sideways")
         check(d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en",
               f"{name}: <html> has no lang=\"en\"")
         check(not d.find_elements(By.TAG_NAME, "script"),
@@ -173,12 +180,21 @@ class Browser:
                       f"{name}: the \"{text}\" link does not go to {href}")
             check("Ask for a new sign-in link" not in self.text(),
                   f"{name}: the page asks for a new sign-in link (the session cookie was refused)")
-        self.read_console(name)
+        self.read_console(name, status)
         self.shot(name)
 
-    def read_console(self, name):
+    def read_console(self, name, status=None):
         for entry in self.driver.get_log("browser"):
             self.console.append((name, entry))
+            message = entry.get("message") or ""
+            if re.match(r"^\S+/favicon\.ico - Failed to load resource", message):
+                # The browser asks for /favicon.ico by itself; the pages name no icon, and the
+                # server need not have one.
+                continue
+            if status and f"the server responded with a status of {status} " in message:
+                # The page itself came with the status the contract gives it (a refused form:
+                # 422); Chromium logs any 4xx document.
+                continue
             if entry.get("level") == "SEVERE":
                 raise Failed(f"{name}: the browser console has an error: {entry.get('message')}")
 
@@ -206,6 +222,11 @@ def show_json(todo, env, task_id):
     return json.loads(run([todo, "show", task_id, "--json"], env))
 
 
+def skip_link(el):
+    """The "Skip to content" link, which a page may show only while it has the focus."""
+    return el.tag_name == "a" and (el.get_attribute("href") or "").endswith("#content")
+
+
 def keyboard_walk(b, name):
     """Tab from the top of a freshly loaded page: every control (links, buttons, fields) is
     reached, the first reached in reading order, each with a visible focus indicator."""
@@ -214,7 +235,7 @@ def keyboard_walk(b, name):
     b.wait(lambda dr: dr.execute_script("return document.readyState") == "complete", f"{name} to load again")
     controls = [el for el in d.find_elements(
         By.CSS_SELECTOR, "a[href], button, input:not([type=hidden]), select, textarea, [tabindex]")
-        if el.is_displayed() and el.is_enabled() and el.get_attribute("tabindex") != "-1"]
+        if (el.is_displayed() or skip_link(el)) and el.is_enabled() and el.get_attribute("tabindex") != "-1"]
     check(controls, f"{name}: no control to reach with Tab")
     order = {el.id: i for i, el in enumerate(controls)}
     describe = {el.id: f"<{el.tag_name}> {(el.get_attribute('aria-label') or el.text or el.get_attribute('name') or '').strip()[:60]!r}"
@@ -245,7 +266,7 @@ def keyboard_walk(b, name):
     check(seen == sorted(seen), f"{name}: Tab goes out of reading order: "
           + ", ".join(describe[i] for i in reached[:12] if i in order))
     first = controls[0]
-    check(first.get_attribute("href", ).endswith("#content") and seen and seen[0] == 0,
+    check(skip_link(first) and seen and seen[0] == 0,
           f"{name}: the first Tab stop is not the \"Skip to content\" link")
     check(not no_ring, f"{name}: no visible focus (outline or box-shadow) on " + ", ".join(no_ring[:8]))
     small = []
@@ -351,7 +372,7 @@ def browse(b, base, link, ids, todo, env):
     first_sentence = re.split(r"(?<=[.:])\s", message)[0].rstrip(".:")
     check(first_sentence and first_sentence in cli_err,
           f"the page's message {message!r} is not the CLI's ({cli_err.strip()!r})")
-    b.page_checks("add-refused")
+    b.page_checks("add-refused", status=422)
     say(f"refused due date: {message!r}, kept the typed title")
 
     # Then a date the CLI accepts.
