@@ -128,7 +128,7 @@ def main():
         rng = random.Random("serve-convergence")
         ids = {p: premade(todo, alice, p, PREMADE, rng) for p in ("web", "cli", "bob")}
         run([todo, "sync"], alice)
-        run([todo, "clone", remote], bob)
+        run([todo, "clone", remote, "--name", "Bob", "--email", "bob@example.org"], bob)
         serve_env = dict(alice, TODO_SERVE_TODO=todo)
         server = Server(args.serve, serve_env)
         link = invite(args.serve, serve_env, "Kim", server.base)
@@ -182,6 +182,11 @@ def main():
             if i < PREMADE:
                 todo_retrying(todo, bob, ["done", ids["bob"][i]], deadline)
                 actor.done.append(ids["bob"][i])
+            if i % 4 == 0 and i // 4 < PREMADE // 2:
+                # A task the page completes too, from the other end of its list: the same file
+                # changed on both sides of a sync.
+                todo_retrying(todo, bob, ["done", ids["web"][-1 - i // 4]], deadline)
+                actor.done.append(ids["web"][-1 - i // 4])
             if i % 3 == 2:
                 todo_retrying(todo, bob, ["sync"], deadline)
 
