@@ -3,11 +3,10 @@
 #   make demo      install what is missing, build, and walk through a household
 #   make test      install what is missing, build and run the whole test suite
 #   make build     debug build (.build/debug/todo)
-#   make release   release build (.build-release/release/todo)
-#   make release-serve  release build of the web page's server (.build-release/release/todo-serve)
+#   make release   release build (.build-release/release/todo and todo-serve)
 #   make old-todo  debug build of an older release (OLD_COMMIT) into .build-compat/, for the
 #                  compatibility test; kept and reused
-#   make install   release build into $(DESTDIR)$(PREFIX)/bin, man page into .../share/man/man1,
+#   make install   release build of todo and todo-serve into $(DESTDIR)$(PREFIX)/bin, man page into .../share/man/man1,
 #                  bash, zsh and fish completions into .../share/{bash-completion,zsh,fish}
 #   make bench     release build, then the benchmark table (BENCH_RUNS, BENCH_OUT)
 #   make clean     remove the build directories (.build-compat too) and bench-results.md
@@ -28,8 +27,10 @@ INSTALL ?= install
 RELEASE_SCRATCH ?= .build-release
 RELEASE_FLAGS = -c release --product todo --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib
 RELEASE_BIN = $(RELEASE_SCRATCH)/release/todo
-RELEASE_SERVE_FLAGS = -c release --product todo-serve --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib
-RELEASE_SERVE_BIN = $(RELEASE_SCRATCH)/release/todo-serve
+# The web front end (docs/SERVE.md): a product of its own, so nothing of it is linked into todo.
+SERVE_FLAGS = -c release --product todo-serve --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib
+SERVE_BIN = $(RELEASE_SCRATCH)/release/todo-serve
+
 
 # The web page's tests beyond swift test: a real browser (scripts/browser-test.py, Chromium and
 # selenium from scripts/deps.sh --test) and the server, the CLI and cron changing one household
@@ -44,7 +45,7 @@ OLD_COMMIT ?= fb9737e
 OLD_DIR = .build-compat/$(OLD_COMMIT)
 OLD_BIN = $(OLD_DIR)/todo
 
-.PHONY: all deps build release release-serve old-todo test demo bench install uninstall clean
+.PHONY: all deps build release old-todo test demo bench install uninstall clean
 
 all: build
 
@@ -56,9 +57,7 @@ build: deps
 
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
-
-release-serve: deps
-	$(SWIFT) build $(RELEASE_SERVE_FLAGS)
+	$(SWIFT) build $(SERVE_FLAGS)
 
 old-todo: deps
 	SWIFT="$(SWIFT)" sh scripts/build-at.sh $(OLD_COMMIT) $(OLD_DIR)
@@ -80,14 +79,15 @@ test: deps
 demo: release
 	TODO_BIN="$(CURDIR)/$(RELEASE_BIN)" bash scripts/demo.sh
 
-bench: release release-serve
+bench: release
 	sh scripts/deps.sh --bench
 	sh scripts/servers/install.sh
-	TODO_BIN="$(CURDIR)/$(RELEASE_BIN)" TODO_SERVE_BIN="$(CURDIR)/$(RELEASE_SERVE_BIN)" bash scripts/bench.sh
+	TODO_BIN="$(CURDIR)/$(RELEASE_BIN)" TODO_SERVE_BIN="$(CURDIR)/$(SERVE_BIN)" bash scripts/bench.sh
 
 install: release
 	$(INSTALL) -d "$(BINDIR)" "$(MAN1DIR)"
 	$(INSTALL) -m 755 "$(RELEASE_BIN)" "$(BINDIR)/todo"
+	$(INSTALL) -m 755 "$(SERVE_BIN)" "$(BINDIR)/todo-serve"
 	$(INSTALL) -m 644 man/todo.1 "$(MAN1DIR)/todo.1"
 	$(INSTALL) -d "$(BASHCOMPDIR)" "$(ZSHCOMPDIR)" "$(FISHCOMPDIR)"
 	"$(RELEASE_BIN)" --generate-completion-script bash > "$(BASHCOMPDIR)/todo"
@@ -95,7 +95,7 @@ install: release
 	"$(RELEASE_BIN)" --generate-completion-script fish > "$(FISHCOMPDIR)/todo.fish"
 
 uninstall:
-	rm -f "$(BINDIR)/todo" "$(MAN1DIR)/todo.1" "$(BASHCOMPDIR)/todo" "$(ZSHCOMPDIR)/_todo" "$(FISHCOMPDIR)/todo.fish"
+	rm -f "$(BINDIR)/todo" "$(BINDIR)/todo-serve" "$(MAN1DIR)/todo.1" "$(BASHCOMPDIR)/todo" "$(ZSHCOMPDIR)/_todo" "$(FISHCOMPDIR)/todo.fish"
 
 clean:
 	rm -rf .build $(RELEASE_SCRATCH) .build-compat bench-results.md

@@ -22,13 +22,25 @@ let package = Package(
     // runs, and CI). The code calls Glibc, syncfs and /proc directly; SwiftPM has no way to
     // declare "Linux only", so README says it and other systems are not supported.
     products: [
-        .executable(name: "todo", targets: ["todo"])
+        .executable(name: "todo", targets: ["todo"]),
+        // The web page for members without a shell (docs/SERVE.md): its own executable, so
+        // nothing of it is linked into `todo`.
+        .executable(name: "todo-serve", targets: ["todo-serve"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         // Without its default trait, which would bring Foundation into every command's start-up.
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2", traits: []),
+        // `todo-serve` only.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // libgit2's headers (in the compiler's default search path once libgit2-dev is installed);
@@ -48,19 +60,50 @@ let package = Package(
             name: "TodoStore",
             dependencies: ["GitKit", "TodoCore", systemPackage, .product(name: "Subprocess", package: "swift-subprocess")]
         ),
+        // The sentences a person reads for refused input and store or sync failures, and the exit
+        // codes: shared by every front end (no ArgumentParser, no flag names).
+        .target(name: "TodoWording", dependencies: ["TodoStore", "TodoCore"]),
         // The commands: parsing, output, messages and exit codes.
         .target(
             name: "TodoCLI",
-            dependencies: ["TodoStore", "TodoCore", systemPackage, .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["TodoWording", "TodoStore", "TodoCore", systemPackage, .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The executable exports the interposers, so that libgit2's calls bind to them.
         .executableTarget(name: "todo", dependencies: ["TodoCLI"]),
+        // The web front end (docs/SERVE.md): routes, pages, tokens, middleware, background sync.
+        // A peer of TodoCLI over the store; never TodoCLI, GitKit or ArgumentParser.
+        .target(
+            name: "TodoServe",
+            dependencies: [
+                "TodoWording", "TodoStore", "TodoCore", systemPackage,
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(name: "todo-serve", dependencies: ["TodoServe"]),
         // Helpers shared by the test targets only.
         .target(name: "TestKit", path: "Tests/TestKit"),
         .testTarget(name: "TodoCoreTests", dependencies: ["TodoCore", "TestKit"]),
         .testTarget(name: "TodoStoreTests", dependencies: ["TodoStore", "TodoCore", "TestKit"]),
+        .testTarget(name: "TodoWordingTests", dependencies: ["TodoWording", "TodoStore", "TodoCore", "TestKit"]),
         .testTarget(name: "TodoEndToEndTests", dependencies: ["TodoCore", "TestKit"]),
         // The commands' rendering (internal to TodoCLI) on hostile data.
         .testTarget(name: "TodoCLITests", dependencies: ["TodoCLI", "TodoStore", "TodoCore", "TestKit"]),
+        // The server's routes through Hummingbird's in-process client.
+        .testTarget(
+            name: "TodoServeTests",
+            dependencies: [
+                "TodoServe", "TodoStore", "TodoCore", "TestKit", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
     ]
 )

@@ -12,6 +12,23 @@ enum CommandLineFront {
     /// `arguments` rearranged for the parser: `-H NAME`, `--household NAME` and `--verbose` before
     /// the command move behind it (before a `--`). Throws a usage error for an unknown command.
     static func prepare(_ arguments: [String]) throws(CLIError) -> [String] {
+        let (leading, i) = leadingOptions(arguments)
+        guard i < arguments.count else { return arguments }
+        let command = arguments[i]
+        if command.hasPrefix("-") { return arguments }
+        let names = Todo.configuration.subcommands.map { $0._commandName } + ["help"]
+        guard names.contains(command) else { throw unknown(command, what: "is not a todo command") }
+        var rest = Array(arguments[(i + 1)...])
+        if command == "help", let topic = rest.first, !topic.hasPrefix("-"), !names.contains(topic) {
+            throw unknown(topic, what: "is not a todo command, so there is no help for it")
+        }
+        if leading.isEmpty { return arguments }
+        rest.insert(contentsOf: leading, at: rest.firstIndex(of: "--") ?? rest.endIndex)
+        return [command] + rest
+    }
+
+    /// The household options and `--verbose` before the command, and where the command is.
+    static func leadingOptions(_ arguments: [String]) -> (options: [String], command: Int) {
         var leading: [String] = []
         var i = 0
         while i < arguments.count {
@@ -26,18 +43,16 @@ enum CommandLineFront {
                 break
             }
         }
-        guard i < arguments.count else { return arguments }
-        let command = arguments[i]
-        if command.hasPrefix("-") { return arguments }
-        let names = Todo.configuration.subcommands.map { $0._commandName } + ["help"]
-        guard names.contains(command) else { throw unknown(command, what: "is not a todo command") }
-        var rest = Array(arguments[(i + 1)...])
-        if command == "help", let topic = rest.first, !topic.hasPrefix("-"), !names.contains(topic) {
-            throw unknown(topic, what: "is not a todo command, so there is no help for it")
-        }
-        if leading.isEmpty { return arguments }
-        rest.insert(contentsOf: leading, at: rest.firstIndex(of: "--") ?? rest.endIndex)
-        return [command] + rest
+        return (leading, i)
+    }
+
+    /// For `todo [-H NAME] serve ARGS...`: the arguments `todo-serve` gets (the household
+    /// options, then everything after `serve`; `--verbose` is todo's own); nil for any other
+    /// command.
+    static func serveArguments(_ arguments: [String]) -> [String]? {
+        let (leading, i) = leadingOptions(arguments)
+        guard i < arguments.count, arguments[i] == ServeCommand.configuration.commandName else { return nil }
+        return leading.filter { $0 != "--verbose" } + arguments[(i + 1)...]
     }
 
     static func unknown(_ word: String, what: String) -> CLIError {

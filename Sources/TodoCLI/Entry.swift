@@ -9,6 +9,8 @@ public enum TodoCLI {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let verbose = arguments.contains("--verbose")
         do {
+            // The web front end is another executable: nothing of it is parsed or linked here.
+            if let serve = CommandLineFront.serveArguments(arguments) { try ServeCommand.exec(serve) }
             let arguments = try CommandLineFront.prepare(arguments)
             var command = try Todo.parseAsRoot(arguments)
             do {

@@ -9,34 +9,32 @@ enum Input {
     static let maxTag = FieldRules.maxTag
 
     static func title(_ words: [String]) throws -> String {
-        switch FieldRules.title(words.joined(separator: " ")) {
-        case .success(let title): return title
-        case .failure(.empty): throw CLIError("The title is empty. Give the task a title, e.g. todo add \"Buy milk\".", exit: .usage)
-        case .failure: throw CLIError("The title is longer than \(maxTitle) characters.", exit: .usage)
+        let text = words.joined(separator: " ")
+        let r = FormInput.title(text)
+        if case .failure(let p) = r, case .failure(.empty) = FieldRules.title(text) {
+            throw CLIError(p.message + " Give the task a title, e.g. todo add \"Buy milk\".", exit: .usage)
         }
+        return try usage(r)
     }
 
-    static func notes(_ text: String) throws -> String {
-        guard case .success(let notes) = FieldRules.notes(text) else {
-            throw CLIError("The note is longer than \(maxNotes) bytes.", exit: .usage)
-        }
-        return notes
-    }
+    static func notes(_ text: String) throws -> String { try usage(FormInput.notes(text)) }
 
     static func assignee(_ who: String) throws -> String {
-        switch FieldRules.name(who) {
-        case .success(let name): return name
-        case .failure(.empty): throw CLIError("The assignee is empty; use --unassign to clear it.", exit: .usage)
-        case .failure: throw CLIError("The assignee is longer than \(maxName) characters.", exit: .usage)
+        switch FormInput.assignee(who) {
+        case .success(let name?): return name
+        case .success(nil): throw CLIError("The assignee is empty; use --unassign to clear it.", exit: .usage)
+        case .failure(let p): throw CLIError(p.message, exit: .usage)
         }
     }
 
-    static func tag(_ t: String) throws -> String {
-        guard case .success(let tag) = FieldRules.tag(t) else {
-            throw CLIError(
-                "\"\(Terminal.safe(t))\" is not a valid tag: use 1 to \(maxTag) characters without spaces.", exit: .usage)
+    static func tag(_ t: String) throws -> String { try usage(FormInput.tag(t)) }
+
+    /// A value the shared rules accepted, or their sentence as a usage error.
+    static func usage<T>(_ r: Result<T, InputProblem>) throws -> T {
+        switch r {
+        case .success(let v): return v
+        case .failure(let p): throw CLIError(p.message, exit: .usage)
         }
-        return tag
     }
 
     static func priority(_ p: String) throws -> Priority {
@@ -61,13 +59,7 @@ enum Input {
     }
 
     private static func due(_ text: String, today: CivilDate, minuteOfDay: Int) throws -> Due {
-        do {
-            return try Due.parse(text, today: today, minuteOfDay: minuteOfDay)
-        } catch {
-            throw CLIError(
-                "\"\(Terminal.safe(text))\" is not a date I understand.\nUse YYYY-MM-DD, today, tomorrow, yesterday, now, a weekday (friday, next mon), eod, eow, sow, eom, som, eoy, 15th, +3d, +2w, +1m or +1y, optionally with a time (\"friday 18:00\"), or a time alone (18:00); see todo(1), DATES.",
-                exit: .usage)
-        }
+        try usage(FormInput.due(text, today: today, minuteOfDay: minuteOfDay))
     }
 }
 
@@ -93,13 +85,7 @@ extension Input {
         return try names.map(assignee)
     }
 
-    static func item(_ text: String) throws -> String {
-        switch FieldRules.item(text) {
-        case .success(let item): return item
-        case .failure(.empty): throw CLIError("A checklist item is empty.", exit: .usage)
-        case .failure: throw CLIError("A checklist item is longer than \(maxItem) characters.", exit: .usage)
-        }
-    }
+    static func item(_ text: String) throws -> String { try usage(FormInput.item(text)) }
 
     /// A date an option names (`--on`), in the words `--due` accepts; a time is ignored.
     static func date(_ text: String, option: String, today: CivilDate) throws -> CivilDate {

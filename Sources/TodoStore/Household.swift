@@ -15,12 +15,15 @@ public final class Household {
     public let clock: WallClock
     /// `identity()`'s answer: one command reads the config once.
     private var knownIdentity: Identity?
+    /// The member acting through another front end, if any (`open(…acting:)`).
+    public let actor: Actor?
 
-    init(name: String, path: String, repo: Repository, clock: WallClock) {
+    init(name: String, path: String, repo: Repository, clock: WallClock, actor: Actor? = nil) {
         self.name = name
         self.path = path
         self.repo = repo
         self.clock = clock
+        self.actor = actor
     }
 
     // MARK: Names and places
@@ -43,16 +46,23 @@ public final class Household {
 
     // MARK: Opening
 
-    /// Opens an existing household.
-    public static func open(home: String, name: String, clock: WallClock = .system) throws(StoreError) -> Household {
+    /// Opens an existing household; with `acting`, its changes are that member's (see `Actor`).
+    public static func open(home: String, name: String, clock: WallClock = .system, acting: Actor? = nil)
+        throws(StoreError) -> Household
+    {
         try validate(name: name)
         let path = "\(home)/\(name)"
         guard access("\(path)/.git", F_OK) == 0 else { throw .householdNotFound(name: name, home: home) }
+        // An actor's replica id goes into every stamp: a malformed one would make unreadable files.
+        if let acting, acting.replica.utf8.count != 16 || !Stamp.isReplicaID(Substring(acting.replica)) {
+            throw .internalError(path: path, cause: Cause(source: .other, path: nil, text: "the acting member's replica id \"\(acting.replica)\" is not 16 hex digits"))
+        }
         GitLibrary.start()
         do {
             let repo = try Repository.open(path: path)
             // Days follow the household's recorded zone, not this machine's (HouseholdZone.swift).
-            return Household(name: name, path: path, repo: repo, clock: HouseholdZone.clock(clock, repo: repo))
+            return Household(
+                name: name, path: path, repo: repo, clock: HouseholdZone.clock(clock, repo: repo), actor: acting)
         } catch {
             throw .notAHousehold(path: path, reason: "\(error)")
         }
@@ -117,8 +127,10 @@ public final class Household {
         try repo.setLocalConfig("merge.todo.driver", driverCommand)
     }
 
-    /// The member writing from this clone, read from git's config once per command.
+    /// The member writing from this clone, read from git's config once per command (the
+    /// actor, when one acts).
     public func identity() throws(StoreError) -> Identity {
+        if let actor { return Identity(name: actor.name, email: actor.email) }
         if let knownIdentity { return knownIdentity }
         do {
             let name = try repo.configString("user.name") ?? Identity.loginName()
@@ -130,8 +142,10 @@ public final class Household {
         }
     }
 
-    /// This clone's replica id (created on first use if a plain `git clone` made the clone).
+    /// This clone's replica id (created on first use if a plain `git clone` made the clone);
+    /// the actor's, when one acts.
     public func replicaID() throws(StoreError) -> String {
+        if let actor { return actor.replica }
         do {
             if let id = try repo.configString("todo.replica"), Stamp.isReplicaID(Substring(id)) { return id }
             var rng = SystemRandomNumberGenerator()

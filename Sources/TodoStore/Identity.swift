@@ -31,3 +31,30 @@ public struct Identity: Sendable, Equatable {
         return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 }
+
+/// A member acting through another front end (the web page): who they are, and the replica id
+/// their writes carry. Opened with one, a household writes every commit's author and committer
+/// and every stamp's member and replica from it, not from the clone's git config.
+public struct Actor: Sendable, Equatable {
+    public var name: String
+    public var email: String
+    /// 16 lowercase hex digits: the front end's own, so its stamps never collide with the CLI's.
+    public var replica: String
+
+    public init(name: String, email: String, replica: String) {
+        self.name = name
+        self.email = email
+        self.replica = replica
+    }
+
+    /// `<name>@<household>.todo.invalid` (lowercased; characters other than letters, digits, `.`,
+    /// `_` and `-` made `-`): an address for a member without one, which can never deliver mail.
+    public static func placeholderEmail(member: String, household: String) -> String {
+        func part(_ s: String) -> String {
+            String(s.lowercased().unicodeScalars.map { c in
+                (c >= "a" && c <= "z") || (c >= "0" && c <= "9") || c == "." || c == "_" || c == "-" ? Character(c) : "-"
+            })
+        }
+        return "\(part(member))@\(part(household)).todo.invalid"
+    }
+}

@@ -46,8 +46,18 @@ extension Household {
         let names = try memberNames()
         if let hit = names.first(where: { $0.lowercased() == name.lowercased() }) { return hit }
         if let me = try? identity().name, me.lowercased() == name.lowercased() { return me }
-        if !((try? history(limit: 1, author: name)) ?? []).isEmpty { return name }
+        // An author matched by name keeps the author's spelling; one matched by email, as typed.
+        if let author = ((try? history(limit: 1, author: name)) ?? []).first?.authorName {
+            return author.lowercased() == name.lowercased() ? author : name
+        }
         return nil
+    }
+
+    /// The email recorded in the member details of `name` (compared ignoring case), if any.
+    public func memberEmail(_ name: String) throws(StoreError) -> String? {
+        let details = try memberDetails().details
+        let spelled = details.keys.filter { $0.lowercased() == name.lowercased() }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return spelled.lazy.compactMap { details[$0]?.email }.first
     }
 
     /// Records `change` for `name` in the settings file, in one commit; nil when nothing changes.

@@ -17,6 +17,9 @@ public enum StoreError: Error, Sendable {
     case internalError(path: String, cause: Cause)
     case diskFull(path: String, cause: Cause)
     case taskNotFound(String)
+    /// A caller-chosen task id (`NewTask.id`) that is not 32 lowercase hex digits, or is the
+    /// settings file's.
+    case invalidTaskID(String)
     /// An id prefix that names only the household settings file, which is not a task.
     case settingsNotATask(String)
     case conflictNotFound(String)

@@ -1,13 +1,24 @@
 import TodoCore
 
 extension Household {
-    /// Adds one task, stamped with this clone's member and clock, in one commit.
+    /// Adds one task, stamped with this clone's member and clock, in one commit. With
+    /// `new.id` the household already has, nothing is committed and the task is returned as
+    /// it is (no fields written); an `id` that is not 32 lowercase hex digits is refused.
     public func add(_ new: NewTask) throws(StoreError) -> ChangeOutcome {
+        var chosen: TaskID?
+        if let hex = new.id {
+            guard let id = TaskID(hex), id != HouseholdSettings.id else { throw .invalidTaskID(hex) }
+            chosen = id
+        }
         let stamper = try stamper()
         var rng = SystemRandomNumberGenerator()
         let (added, commit) = try transact { snap in
-            var id = TaskID.random(using: &rng)
-            while try snap.task(id) != nil { id = TaskID.random(using: &rng) }
+            if let chosen, let existing = try snap.task(chosen) {
+                let short = try snap.shortIDs([chosen])[chosen] ?? String(chosen.hex.prefix(4))
+                return Update(tasks: [], message: "", value: ChangedTask(task: existing, short: short, fields: []))
+            }
+            var id = chosen ?? TaskID.random(using: &rng)
+            while chosen == nil, try snap.task(id) != nil { id = TaskID.random(using: &rng) }
             let stamp = stamper.stamp(after: nil)
             var task = Task(
                 id: id, title: new.title, createdAt: isoMillis(stamper.clock.nowMillis()), createdBy: stamper.member,

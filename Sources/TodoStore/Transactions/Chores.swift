@@ -171,11 +171,18 @@ extension Household {
         return true
     }
 
-    /// The item a person named: a 1-based index among the items shown, or the text.
+    /// How `TaskEdit`'s item lists name an item by its key: `key:` and 16 lowercase hex digits.
+    public static let itemKeyPrefix = "key:"
+
+    /// The item a person named: a 1-based index among the items shown, its key
+    /// (`key:<16 hex>`), or the text.
     static func findItem(_ name: String, in task: Task) throws(StoreError) -> ChecklistItem {
         let visible = task.visibleItems
         if let n = Int(name), n >= 1, n <= visible.count { return visible[n - 1] }
-        let key = Checklist.key(name)
+        // `key:<16 hex>` names the item by its key, which no other item's change shifts.
+        let named = name.hasPrefix(Self.itemKeyPrefix) ? name.dropFirst(Self.itemKeyPrefix.count) : ""
+        let byKey = named.utf8.count == 16 && named.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+        let key = byKey ? String(named) : Checklist.key(name)
         guard let item = task.checklist.first(where: { $0.key == key && $0.state != .removed }) else {
             throw StoreError.itemNotFound(task: String(task.id.hex.prefix(8)), item: name)
         }

@@ -59,6 +59,10 @@ public struct NewTask: Sendable {
     public var rotate = RotateMode.order
     /// Checklist items, in order.
     public var items: [String] = []
+    /// The id the caller chose (32 lowercase hex digits), so that adding again is harmless:
+    /// when the household already has it, `add` commits nothing and returns that task. Nil: a
+    /// new random id.
+    public var id: String?
     /// The task's own alarm for `todo calendar` (nil: the feed's).
     public var alarm: TaskAlarm?
 
@@ -89,7 +93,10 @@ public struct TaskEdit: Sendable {
     public var rotate: RotateMode?
     /// The task's own alarm (`.clear`: none, the feed's applies).
     public var alarm: Setting<TaskAlarm>?
-    /// Checklist changes; items are named by text or by their 1-based index in `show`.
+    /// Checklist changes; items are named by text, by their 1-based index in `show`, or by
+    /// their key as `key:<16 hex>` (`Household.itemKeyPrefix`; an index shifts when items are
+    /// added or removed, a key never does). An item already in the state asked for is left as
+    /// it is: an edit that changes nothing commits nothing.
     public var addItems: [String] = []
     public var checkItems: [String] = []
     public var uncheckItems: [String] = []

@@ -1,12 +1,12 @@
 import TodoStore
 
 /// The sentences for every sync problem: what happened and what to do. The store reports the
-/// facts (`SyncProblem`); this is the one place the command line words them. The first line is
+/// facts (`SyncProblem`); this is the one place the front ends word them. The first line is
 /// also what the sync log and `todo status` keep (the store records it through
 /// `SyncOptions.describe`).
-enum SyncMessages {
+public enum SyncMessages {
     /// The whole message: the problem, then the note about changes waiting to be sent.
-    static func text(_ e: SyncError) -> String {
+    public static func text(_ e: SyncError) -> String {
         var text = text(e.problem)
         if let unsent = e.unsent {
             let n = unsent.count
@@ -18,7 +18,7 @@ enum SyncMessages {
     }
 
     /// One or two lines (more for a list of failures): what happened, then what to do.
-    static func text(_ problem: SyncProblem) -> String {
+    public static func text(_ problem: SyncProblem) -> String {
         switch problem {
         case .sshNotRunnable(let command, let reason):
             return "Could not run ssh for the household remote (\(command): \(reason)).\nInstall OpenSSH's client, or check GIT_SSH_COMMAND, git's core.sshCommand or GIT_SSH."
@@ -113,12 +113,12 @@ enum SyncMessages {
         case .repository(let said):
             return "The household repository could not be updated (\(said)). Nothing was lost."
         case .store(let error):
-            return CLIError(error).message
+            return Worded(error).message
         }
     }
 
     /// A progress line: "Receiving objects: 45% (450/1000)".
-    static func progress(_ p: TransferProgress) -> String {
+    public static func progress(_ p: TransferProgress) -> String {
         switch p {
         case .receiving(let done, let total): return "Receiving objects: \(done * 100 / total)% (\(done)/\(total))"
         case .sending(let done, let total): return "Sending objects: \(done * 100 / total)% (\(done)/\(total))"
@@ -129,7 +129,7 @@ enum SyncMessages {
 
     /// What to do when the remote holds another household's history: the two ways out (also
     /// the doctor's advice).
-    static func anotherHouseholdAdvice(remote: String, household: String) -> String {
+    public static func anotherHouseholdAdvice(remote: String, household: String) -> String {
         """
         If the remote's URL is wrong, set the right one with `todo remote set URL`.
         If this household was made on its own and you mean to join the one on the remote, clone that one under a new name and move your tasks over: `todo clone \(remote) --household NEW`, then `todo -H \(household) list --all --json | todo -H NEW import -`.
@@ -137,18 +137,18 @@ enum SyncMessages {
     }
 
     /// What the format does not allow, and where: "a symbolic link at "PATH"".
-    static func violation(_ v: FormatViolation) -> String { v.historyText }
+    public static func violation(_ v: FormatViolation) -> String { v.historyText }
 
     /// Why something may not be sent, following its path or "this household has".
-    static func refusal(_ r: SendRefusal) -> String {
+    public static func refusal(_ r: SendRefusal) -> String {
         switch r {
         case .unreadableTask(let reason): return "cannot be read as a task (\(reason))"
         case .disallowed(let v): return violation(v)
         }
     }
 
-    static func author(_ c: CommitFacts) -> String { "\(c.authorName) <\(c.authorEmail)>" }
+    public static func author(_ c: CommitFacts) -> String { "\(c.authorName) <\(c.authorEmail)>" }
 
     /// " (commit ID by NAME <EMAIL>)", or nothing when the commit is not known.
-    static func by(_ c: CommitFacts?) -> String { c.map { " (commit \($0.id) by \(author($0)))" } ?? "" }
+    public static func by(_ c: CommitFacts?) -> String { c.map { " (commit \($0.id) by \(author($0)))" } ?? "" }
 }

@@ -1,0 +1,104 @@
+import Dispatch
+import Glibc
+import ServiceLifecycle
+import Synchronization
+import TodoStore
+
+/// What a sync the server ran came to, for the notice after "Sync now".
+enum SyncRun: Sendable, Equatable {
+    case done
+    /// Another sync (this server's or cron's) was running.
+    case skipped
+    case failed(String)
+}
+
+/// `--sync-every` (docs/SERVE.md, "Background sync"): a sync every period, and one 10 s after
+/// the last change (at most 60 s after the first); never two at once. The store writes
+/// `sync-state` and the sync log as for cron's `todo sync --quiet`.
+final class BackgroundSync: Service, Sendable {
+    static let debounce = 10.0
+    static let debounceCap = 60.0
+
+    let every: Int64
+    private let site = Mutex<WeakSite?>(nil)
+    /// When a change asked for a sync: due time, and when the first unsynced change came.
+    private let pending = Mutex<(due: Double?, first: Double?)>((nil, nil))
+    private let running = Mutex(false)
+    private let queue = DispatchQueue(label: "todo-serve.sync")
+
+    init(every: Int64) { self.every = every }
+
+    func attach(_ site: Site) { self.site.withLock { $0 = WeakSite(site) } }
+
+    /// A change was committed: a sync in 10 s, pushed back by later changes up to 60 s.
+    func changed() {
+        guard every > 0 else { return }
+        let now = monotonic()
+        pending.withLock { p in
+            let first = p.first ?? now
+            p = (min(now + Self.debounce, first + Self.debounceCap), first)
+        }
+    }
+
+    /// The service: waits for the next period or a change's due time (looking again every
+    /// second, so a change moves the deadline), syncs, and again, until shutdown.
+    func run() async throws {
+        guard every > 0 else {
+            try? await gracefulShutdown()
+            return
+        }
+        await cancelWhenGracefulShutdown {
+            var nextPeriodic = self.monotonic() + Double(self.every)
+            while !Task.isCancelled {
+                let due = self.pending.withLock { $0.due }
+                let wait = min(nextPeriodic, due ?? .infinity) - self.monotonic()
+                if wait > 0 {
+                    try? await Task.sleep(nanoseconds: UInt64(min(wait, 1) * 1e9))
+                    continue
+                }
+                self.pending.withLock { $0 = (nil, nil) }
+                nextPeriodic = self.monotonic() + Double(self.every)
+                _ = await self.syncNow()
+            }
+        }
+    }
+
+    /// Runs one sync unless one is running already.
+    func syncNow() async -> SyncRun {
+        let started = running.withLock { r -> Bool in
+            if r { return false }
+            r = true
+            return true
+        }
+        guard started else { return .skipped }
+        defer { running.withLock { $0 = false } }
+        guard let site = site.withLock({ $0?.site }) else { return .skipped }
+        return await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: Self.sync(site)) }
+        }
+    }
+
+    private static func sync(_ site: Site) -> SyncRun {
+        let h: Household
+        do { h = try site.openForSync() } catch { return .failed(ServeWording.failure(error).text) }
+        var options = SyncOptions()
+        options.timeout = 60
+        options.home = site.environment.userHome
+        options.certificateFile = site.environment.get("GIT_SSL_CAINFO")
+        options.logDirectory = site.environment.stateHome + "/todo"
+        options.describe = { ServeWording.sync($0) }
+        do {
+            let report = try h.sync(options)
+            site.maintainIfDue(afterSync: true)
+            return report.skipped ? .skipped : .done
+        } catch {
+            return .failed(ServeWording.sync(error))
+        }
+    }
+
+    private func monotonic() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

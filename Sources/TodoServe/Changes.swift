@@ -1,0 +1,201 @@
+import Hummingbird
+import TodoCore
+import TodoStore
+import TodoWording
+
+/// The POST routes (docs/SERVE.md, "Changes, each idempotent"): each checks the session and
+/// its `csrf` field, makes one store transaction on the writer queue (or none when the change
+/// is already so), and answers 303 back to the page it came from with a notice.
+struct Changes {
+    let site: Site
+
+    func register(on g: RouterGroup<ServeContext>) {
+        g.post("/t/:id/done") { request, context in try await change(request, context) { s, form in try complete(s, form, context, .done) } }
+        g.post("/t/:id/skip") { request, context in try await change(request, context) { s, form in try complete(s, form, context, .skip) } }
+        g.post("/t/:id/items/:key/check") { request, context in
+            try await change(request, context) { s, form in try item(s, form, context, check: true) }
+        }
+        g.post("/t/:id/items/:key/uncheck") { request, context in
+            try await change(request, context) { s, form in try item(s, form, context, check: false) }
+        }
+        g.post("/t/:id/items") { request, context in
+            try await change(request, context) { s, form in try addItem(s, form, context, request) }
+        }
+        g.post("/add") { request, context in try await change(request, context) { s, form in try add(s, form) } }
+        g.post("/sync") { request, context in
+            let form = try await Form.read(request)
+            let cookie = Cookie.token(request)
+            let client = context.client
+            let site = self.site
+            try await site.workers.read {
+                let session = try site.session(cookie, client: client)
+                try site.checkCSRF(form, session)
+            }
+            let notice: Notice =
+                switch await site.syncer.syncNow() {
+                case .done: .synced
+                case .skipped: .syncSkipped
+                case .failed: .syncFailed
+                }
+            return Redirect.see(site.prefix + "/sync", notice: notice)
+        }
+        g.post("/feed/new") { request, context in
+            try await change(request, context) { s, _ in
+                let token = try site.tokens.newFeed(member: s.member, now: site.now())
+                return try OtherPages.feed(site, s, nil, url: site.base + "/feed/\(token.text).ics")
+            }
+        }
+        g.post("/signout") { request, context in
+            let secure = context.secure
+            return try await change(request, context) { s, _ in
+                try site.tokens.signOut(session: s.id)
+                var c = Pages.frame(site, nil, title: "Signed out")
+                c["paragraphs"] = ["This device is signed out. To sign in again, ask for a new sign-in link."]
+                return Pages.html(site.render("message", c), headers: [.setCookie: Cookie.clear(secure: secure, path: site.prefix)])
+            }
+        }
+    }
+
+    /// Reads the form, then on the writer queue: the session, its CSRF value, and `body`.
+    private func change(
+        _ request: Request, _ context: ServeContext, _ body: @escaping @Sendable (Session, Form) throws -> Response
+    ) async throws -> Response {
+        let form = try await Form.read(request)
+        let cookie = Cookie.token(request)
+        let client = context.client
+        let site = self.site
+        return try await site.workers.write {
+            let session = try site.session(cookie, client: client)
+            try site.checkCSRF(form, session)
+            return try body(session, form)
+        }
+    }
+
+    // MARK: Done and skip
+
+    private func complete(_ session: Session, _ form: Form, _ context: ServeContext, _ action: OccurrenceAction) throws -> Response {
+        let id = try site.taskID(try context.parameters.require("id"))
+        let back = Redirect.back(form, site: site, fallback: site.prefix + "/t/" + id.hex)
+        let h = try site.store { () throws(StoreError) in try site.openForChange(member: session.member) }
+        guard let before = try site.store({ () throws(StoreError) in try h.snapshot().task(id) }), !before.deleted else {
+            throw PageError(status: 404, title: "No such task", text: "This task is not in the household (it may have been removed).")
+        }
+        var date: CivilDate?
+        if before.recurrence != nil, let occurrence = form["occurrence"], !occurrence.isEmpty {
+            guard let d = CivilDate(iso: Substring(occurrence)) else { throw PageError(status: 422) }
+            date = d
+        }
+        if before.recurrence == nil && action == .skip {
+            throw PageError(status: 409, title: "Not a chore", text: "Only chores can be skipped.")
+        }
+        let outcome = try site.store { () throws(StoreError) in try h.complete([id.hex], action, on: date) }
+        site.afterChange(commit: outcome.commit)
+        let notice: Notice
+        if action == .skip {
+            notice = outcome.commit == nil ? .alreadySkipped : .skipped
+        } else if outcome.commit == nil {
+            notice = .alreadyDone
+        } else if let date, let r = before.recurrence,
+            ChoreSchedule(before, recurrence: r, today: h.clock.today).credits(on: date).contains(where: {
+                $0.member.lowercased() != session.member.lowercased()
+            })
+        {
+            notice = .alsoDone
+        } else {
+            notice = .done
+        }
+        return Redirect.see(back, notice: notice)
+    }
+
+    // MARK: Checklists
+
+    private func item(_ session: Session, _ form: Form, _ context: ServeContext, check: Bool) throws -> Response {
+        let id = try site.taskID(try context.parameters.require("id"))
+        let key = try context.parameters.require("key")
+        guard key.utf8.count == 16, key.utf8.allSatisfy(isLowerHex) else { throw PageError(status: 404) }
+        let back = Redirect.back(form, site: site, fallback: site.prefix + "/t/" + id.hex)
+        let h = try site.store { () throws(StoreError) in try site.openForChange(member: session.member) }
+        guard let task = try site.store({ () throws(StoreError) in try h.snapshot().task(id) }),
+            let item = task.visibleItems.first(where: { $0.key == key })
+        else {
+            throw PageError(status: 404, title: "No such item", text: "This checklist item is not on the task any more. Reload the page.")
+        }
+        // By its key: an index would shift, and the text may be ambiguous once normalised.
+        var edit = TaskEdit()
+        let name = Household.itemKeyPrefix + item.key
+        if check { edit.checkItems = [name] } else { edit.uncheckItems = [name] }
+        let outcome = try site.store { () throws(StoreError) in try h.edit(id.hex, edit) }
+        site.afterChange(commit: outcome.commit)
+        return Redirect.see(back, notice: outcome.commit == nil ? .unchanged : check ? .checked : .unchecked)
+    }
+
+    private func addItem(_ session: Session, _ form: Form, _ context: ServeContext, _ request: Request) throws -> Response {
+        let idText = try context.parameters.require("id")
+        let id = try site.taskID(idText)
+        let typed = form["text"] ?? ""
+        let text: String
+        switch FormInput.item(typed) {
+        case .success(let t): text = t
+        case .failure(let problem):
+            return try TaskPage.render(site, session, id: idText, request: request, itemError: problem.message, itemText: typed)
+        }
+        let h = try site.store { () throws(StoreError) in try site.openForChange(member: session.member) }
+        var edit = TaskEdit()
+        edit.addItems = [text]
+        let outcome = try site.store { () throws(StoreError) in try h.edit(id.hex, edit) }
+        site.afterChange(commit: outcome.commit)
+        return Redirect.see(site.prefix + "/t/" + id.hex, notice: outcome.commit == nil ? .itemKnown : .itemAdded)
+    }
+
+    // MARK: Add
+
+    private func add(_ session: Session, _ form: Form) throws -> Response {
+        var typed = AddPage.Typed()
+        typed.title = form["title"] ?? ""
+        typed.due = form["due"] ?? ""
+        typed.assignee = form["assignee"] ?? ""
+        typed.tags = form["tags"] ?? ""
+        typed.form = form["form"] ?? ""
+        guard typed.form.utf8.count == 32, typed.form.utf8.allSatisfy(isLowerHex) else {
+            throw PageError(status: 422, title: "Form out of date", text: "This form is out of date. Open Add again.")
+        }
+        let h = try site.store { () throws(StoreError) in try site.openForChange(member: session.member) }
+        // The form's id is the task's: a resubmission finds it and changes nothing, even
+        // after a restart.
+        if let id = TaskID(typed.form), (try? h.snapshot().task(id)) != nil {
+            return Redirect.see(site.prefix + "/t/" + typed.form, notice: .addedBefore)
+        }
+        var errors: [String: String] = [:]
+        var new = NewTask(title: "")
+        new.id = typed.form
+        // The sentences `todo add` gives for the same text (TodoWording).
+        switch FormInput.title(typed.title) {
+        case .success(let t): new.title = t
+        case .failure(let p): errors["title"] = p.message
+        }
+        if !typed.due.trimmed().isEmpty {
+            switch FormInput.due(typed.due, clock: h.clock) {
+            case .success(let due): new.due = due
+            case .failure(let p): errors["due"] = p.message
+            }
+        }
+        switch FormInput.assignee(typed.assignee) {
+        case .success(let n?): new.assignee = (try? h.knownMember(n)) ?? n
+        case .success(nil): break
+        case .failure(let p): errors["assignee"] = p.message
+        }
+        for word in typed.tags.split(whereSeparator: { $0 == " " || $0 == "," }) {
+            switch FormInput.tag(String(word)) {
+            case .success(let t): if !new.tags.contains(t) { new.tags.append(t) }
+            case .failure(let p): errors["tags"] = p.message
+            }
+        }
+        if !errors.isEmpty {
+            let members = ((try? h.memberNames()) ?? []).map(Pages.safe)
+            return AddPage.render(site, session, typed: typed, errors: errors, members: members)
+        }
+        let outcome = try site.store { () throws(StoreError) in try h.add(new) }
+        site.afterChange(commit: outcome.commit)
+        return Redirect.see(site.prefix + "/t/" + typed.form, notice: outcome.commit == nil ? .addedBefore : .added)
+    }
+}

@@ -1,0 +1,118 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import NIOCore
+
+/// A request's context: the peer's address, and the client the limits count it under.
+struct ServeContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    /// The peer's IP address (nil in the in-process test client).
+    let peer: String?
+    /// Set by `Guard`: the peer, or the client a trusted proxy names.
+    var client = "unknown"
+    /// Set by `Guard`: whether the page was asked for over HTTPS (directly or via the proxy).
+    var secure = false
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        peer = source.channel.remoteAddress?.ipAddress
+    }
+}
+
+/// What every request passes first (docs/THREAT-MODEL.md, "Controls"): size limits, the
+/// client's rate limits, the `Host` check (DNS rebinding), the `Origin` check on a POST, and the
+/// security headers on every answer, errors included. Failures are plain pages, never a trace.
+struct Guard: RouterMiddleware {
+    typealias Context = ServeContext
+    static let maxBody = 16 * 1024
+    static let maxURL = 2 * 1024
+    static let maxHeaders = 8 * 1024
+
+    let site: Site
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        let trusted = context.peer.map { site.config.trustProxy.contains($0) } ?? false
+        context.client = context.peer ?? "unknown"
+        context.secure = site.config.usesTLS
+        if trusted {
+            if let forwarded = request.headers[values: HTTPField.Name("X-Forwarded-For")!].last?
+                .split(separator: ",").last?.trimmed(), !forwarded.isEmpty
+            {
+                context.client = forwarded
+            }
+            if request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https" { context.secure = true }
+        }
+        var response: Response
+        do {
+            response = try await screened(request, context: context, next: next)
+        } catch let error as PageError {
+            response = Pages.error(site, error)
+        } catch let error as HTTPError {
+            response = Pages.error(site, PageError(status: Int(error.status.code)))
+        } catch {
+            response = Pages.error(site, PageError(status: 500))
+        }
+        Self.addSecurityHeaders(&response.headers)
+        return response
+    }
+
+    private func screened(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        if request.uri.string.utf8.count > Self.maxURL { throw PageError(status: 414) }
+        var headerBytes = 0
+        for field in request.headers { headerBytes += field.name.rawName.utf8.count + field.value.utf8.count + 4 }
+        if headerBytes > Self.maxHeaders { throw PageError(status: 431) }
+        let isPost = request.method == .post
+        if let wait = site.limiter.admit(context.client, isPost: isPost) { throw PageError(status: 429, retryAfter: wait) }
+        guard let authority = request.head.authority, let (host, _) = splitHostPort(authority),
+            site.config.allowedHosts.contains(host.lowercased())
+        else { throw PageError(status: 421) }
+        if isPost {
+            if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Self.maxBody {
+                throw PageError(status: 413)
+            }
+            if let origin = request.headers[.origin] {
+                guard let url = BaseURL.parse(origin), url.path.isEmpty, site.config.allowedHosts.contains(url.host) else {
+                    throw PageError(status: 403)
+                }
+            }
+        }
+        return try await next(request, context)
+    }
+
+    static func addSecurityHeaders(_ headers: inout HTTPFields) {
+        headers[HTTPField.Name("Content-Security-Policy")!] =
+            "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+        if headers[.cacheControl] == nil { headers[.cacheControl] = "no-store" }
+    }
+}
+
+/// A request refused or failed: the status, and the page's words (defaults by status).
+struct PageError: Error {
+    var status: Int
+    var title: String?
+    var text: String?
+    var retryAfter: Int?
+
+    init(status: Int, title: String? = nil, text: String? = nil, retryAfter: Int? = nil) {
+        self.status = status
+        self.title = title
+        self.text = text
+        self.retryAfter = retryAfter
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs.
+    func trimmed() -> String {
+        var s = Substring(self)
+        while let c = s.first, c == " " || c == "\t" { s = s.dropFirst() }
+        while let c = s.last, c == " " || c == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,151 @@
+import Hummingbird
+import TodoCore
+import TodoStore
+
+/// `GET /`: the member's chores and tasks overdue, today and this week (`todo agenda --mine`).
+enum MinePage {
+    static func render(_ site: Site, _ session: Session, _ request: Request) throws -> Response {
+        let h = try site.store { () throws(StoreError) in try site.openForReading() }
+        let tasks = try site.tasks(h)
+        let today = h.clock.today
+        let minute = h.clock.minuteOfDay
+        let me = session.member.lowercased()
+        let email = (try? h.memberDetails().details.first { $0.key.lowercased() == me }?.value.email)??.lowercased()
+        let agenda = Agenda(tasks, today: today, minuteOfDay: minute, days: 7) { _, assignee in
+            guard let a = assignee?.lowercased() else { return false }
+            return a == me || (email != nil && a == email)
+        }
+        let back = site.prefix + "/"
+        var groups: [[String: Any]] = []
+        for (heading, indices) in [("Overdue", agenda.overdue), ("Today", agenda.today), ("This week", agenda.upcoming)]
+        where !indices.isEmpty {
+            let rows = indices.map { Pages.row(tasks[$0], site: site, session: session, today: today, minute: minute, back: back) }
+            groups.append(["heading": heading, "rows": rows])
+        }
+        var c = Pages.frame(site, session, title: "Mine", nav: "navMine", notice: Pages.notice(request))
+        c["groups"] = groups
+        return Pages.html(site.render("mine", c))
+    }
+}
+
+enum ListPages {
+    static let pageSize = 50
+
+    /// `GET /tasks`: the household's list with `list`'s filters, 50 rows a page after `after`.
+    static func tasks(_ site: Site, _ session: Session, _ request: Request) throws -> Response {
+        let q = request.uri.queryParameters
+        var query = TaskQuery()
+        let which = q["which"].map(String.init) ?? "open"
+        switch which {
+        case "done": query.which = .done
+        case "all": query.which = .openAndDone
+        default: query.which = .open
+        }
+        let tag = q["tag"].map(String.init).flatMap { $0.isEmpty ? nil : String($0.prefix(FieldRules.maxTag + 1)) }
+        let assignee = q["assignee"].map(String.init).flatMap { $0.isEmpty ? nil : String($0.prefix(FieldRules.maxName)) }
+        query.tag = tag
+        query.assignee = assignee
+        query.overdueOnly = q["overdue"] == "1"
+        let h = try site.store { () throws(StoreError) in try site.openForReading() }
+        let tasks = try site.tasks(h)
+        let today = h.clock.today
+        let minute = h.clock.minuteOfDay
+        let ordered = TaskQuery.order(tasks, query.select(tasks, today: today, minuteOfDay: minute))
+        var start = 0
+        if let after = q["after"].map(String.init), let i = ordered.firstIndex(where: { tasks[$0].id.hex == after }) { start = i + 1 }
+        let page = ordered[min(start, ordered.count)..<min(start + pageSize, ordered.count)]
+        let filters =
+            "which=\(percentEncoded(which))" + (tag.map { "&tag=\(percentEncoded($0))" } ?? "")
+            + (assignee.map { "&assignee=\(percentEncoded($0))" } ?? "") + (query.overdueOnly ? "&overdue=1" : "")
+        let back = site.prefix + "/tasks?" + filters + (start > 0 ? "&after=\(tasks[ordered[start - 1]].id.hex)" : "")
+        var c = Pages.frame(site, session, title: "All tasks", nav: "navTasks", notice: Pages.notice(request))
+        c["rows"] = page.map { Pages.row(tasks[$0], site: site, session: session, today: today, minute: minute, back: back) }
+        c["whichOptions"] = [("open", "Open tasks"), ("done", "Done tasks"), ("all", "Open and done")].map {
+            ["value": $0.0, "text": $0.1, "selected": $0.0 == which] as [String: Any]
+        }
+        c["tag"] = tag ?? ""
+        c["assignee"] = assignee ?? ""
+        c["overdue"] = query.overdueOnly
+        c["countText"] =
+            ordered.isEmpty ? "No tasks." : "Tasks \(min(start + 1, ordered.count))–\(start + page.count) of \(ordered.count)."
+        if let last = page.last, start + page.count < ordered.count {
+            c["next"] = site.prefix + "/tasks?" + filters + "&after=\(tasks[last].id.hex)"
+        }
+        return Pages.html(site.render("tasks", c))
+    }
+
+    /// `GET /lists`: open tasks with checklist items, those tagged `shopping` first.
+    static func lists(_ site: Site, _ session: Session, _ request: Request) throws -> Response {
+        let h = try site.store { () throws(StoreError) in try site.openForReading() }
+        let tasks = try site.tasks(h)
+        let withItems = tasks.indices.filter { tasks[$0].status == .open && !tasks[$0].deleted && !tasks[$0].visibleItems.isEmpty }
+        let ordered = TaskQuery.order(tasks, withItems)
+        let shopping = ordered.filter { tasks[$0].tagStates.contains { $0.value.present && $0.key.lowercased() == "shopping" } }
+        let rest = ordered.filter { !shopping.contains($0) }
+        let back = site.prefix + "/lists"
+        var c = Pages.frame(site, session, title: "Lists", nav: "navLists", notice: Pages.notice(request))
+        c["lists"] = (shopping + rest).prefix(50).map { i -> [String: Any] in
+            [
+                "id": tasks[i].id.hex, "title": Pages.safe(tasks[i].title),
+                "items": Pages.itemRows(tasks[i], site: site, session: session, back: back),
+            ]
+        }
+        return Pages.html(site.render("lists", c))
+    }
+}
+
+/// `GET /t/<id>`: details, checklist, history and buttons.
+enum TaskPage {
+    static func render(
+        _ site: Site, _ session: Session, id: String, request: Request, itemError: String? = nil, itemText: String = ""
+    ) throws -> Response {
+        let taskID = try site.taskID(id)
+        let h = try site.store { () throws(StoreError) in try site.openForReading() }
+        guard let task = try site.store({ () throws(StoreError) in try h.snapshot().task(taskID) }), !task.deleted else {
+            throw PageError(status: 404, title: "No such task", text: "This task is not in the household (it may have been removed).")
+        }
+        let today = h.clock.today
+        let minute = h.clock.minuteOfDay
+        let back = site.prefix + "/t/" + task.id.hex
+        let shown = min(max(Int(request.uri.queryParameters["history"].map(String.init) ?? "") ?? 20, 20), 500)
+        let history = try site.store { () throws(StoreError) in try h.history(of: taskID, limit: shown + 1) }
+        var facts: [[String: String]] = []
+        let (due, who) = Agenda.due(of: task, today: today)
+        facts.append(["name": "State", "value": task.status == .done ? "done" : "open"])
+        if let due { facts.append(["name": task.recurrence != nil ? "Next" : "Due", "value": due.display(today: today)]) }
+        if let who { facts.append(["name": task.recurrence != nil ? "Turn" : "Assigned to", "value": Pages.safe(who)]) }
+        if task.priority != .normal { facts.append(["name": "Priority", "value": task.priority.rawValue]) }
+        if !task.tags.isEmpty {
+            let tags = task.tags.map { "+" + Pages.safe($0) }.joined(separator: " ")
+            facts.append(["name": "Tags", "value": tags])
+        }
+        facts.append(["name": "Added by", "value": Pages.safe(task.createdBy)])
+        var t: [String: Any] = [
+            "id": task.id.hex, "title": Pages.safe(task.title), "facts": facts,
+            "rows": [Pages.row(task, site: site, session: session, today: today, minute: minute, back: back)],
+            "items": Pages.itemRows(task, site: site, session: session, back: back), "csrf": session.csrf, "base": site.prefix,
+            "itemText": itemText,
+            "history": history.prefix(shown).map { e -> [String: String] in
+                [
+                    "when": localTime(e.time, offsetMinutes: e.offsetMinutes), "who": Pages.safe(e.authorName),
+                    "what": Pages.safe(String(e.message.split(separator: "\n").first ?? "")),
+                ]
+            },
+        ]
+        if !task.notes.isEmpty { t["notes"] = Pages.safeLines(task.notes) }
+        if let itemError { t["itemError"] = itemError }
+        if history.count > shown { t["older"] = back + "?history=\(shown + 20)" }
+        var c = Pages.frame(site, session, title: "Task", notice: Pages.notice(request))
+        c["task"] = t
+        return Pages.html(site.render("task", c), status: itemError == nil ? .ok : .unprocessableContent)
+    }
+
+    /// `YYYY-MM-DD HH:MM` in the commit's own offset.
+    static func localTime(_ seconds: Int64, offsetMinutes: Int32) -> String {
+        let local = seconds + Int64(offsetMinutes) * 60
+        let days = Int(local >= 0 ? local / 86_400 : (local - 86_399) / 86_400)
+        let minute = Int((local - Int64(days) * 86_400) / 60)
+        let date = CivilDate(daysSinceEpoch: days)
+        return "\(date) \(minute / 60 < 10 ? "0" : "")\(minute / 60):\(minute % 60 < 10 ? "0" : "")\(minute % 60)"
+    }
+}

@@ -1,0 +1,160 @@
+import Hummingbird
+import NIOCore
+import TodoCore
+import TodoStore
+
+/// The routes of docs/SERVE.md, "Pages and routes". Every handler does its blocking work on
+/// the workers (reads on a reader queue, changes on the writer queue).
+struct Routes {
+    let site: Site
+
+    func register(on router: Router<ServeContext>) {
+        router.add(middleware: Guard(site: site))
+        let g = site.prefix.isEmpty ? router.group() : router.group(RouterPath(site.prefix))
+        g.get("/static/app.css") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=3600"],
+                body: .init(byteBuffer: ByteBuffer(string: Style.css)))
+        }
+        g.get("/i/:token") { request, context in try await signInPage(request, context) }
+        g.post("/i") { request, context in try await signIn(request, context) }
+        g.get("/feed/:file") { request, context in try await feedFile(request, context) }
+        g.get("/") { request, context in try await page(request, context) { s in try MinePage.render(site, s, request) } }
+        g.get("/tasks") { request, context in try await page(request, context) { s in try ListPages.tasks(site, s, request) } }
+        g.get("/t/:id") { request, context in
+            let id = try context.parameters.require("id")
+            return try await page(request, context) { s in try TaskPage.render(site, s, id: id, request: request) }
+        }
+        g.get("/add") { request, context in try await page(request, context) { s in AddPage.render(site, s, request) } }
+        g.get("/lists") { request, context in try await page(request, context) { s in try ListPages.lists(site, s, request) } }
+        g.get("/changes") { request, context in
+            try await page(request, context, write: true) { s in try OtherPages.changes(site, s, request) }
+        }
+        g.get("/sync") { request, context in try await page(request, context) { s in try OtherPages.sync(site, s, request) } }
+        g.get("/feed") { request, context in try await page(request, context) { s in try OtherPages.feed(site, s, request, url: nil) } }
+        Changes(site: site).register(on: g)
+    }
+
+    /// A page for a signed-in member: 401 without a live session.
+    func page(
+        _ request: Request, _ context: ServeContext, write: Bool = false,
+        _ body: @escaping @Sendable (Session) throws -> Response
+    ) async throws -> Response {
+        let cookie = Cookie.token(request)
+        let client = context.client
+        let secure = context.secure
+        let site = self.site
+        let work: @Sendable () throws -> Response = {
+            let session = try site.session(cookie, client: client)
+            var response = try body(session)
+            if session.renew, let cookie {
+                response.headers[.setCookie] = Cookie.set(cookie, secure: secure, path: site.prefix)
+            }
+            return response
+        }
+        return write ? try await site.workers.write(work) : try await site.workers.read(work)
+    }
+
+    // MARK: Sign-in
+
+    /// `GET /i/<token>`: changes nothing; shows who the link signs in, and the button.
+    func signInPage(_ request: Request, _ context: ServeContext) async throws -> Response {
+        let token = try context.parameters.require("token")
+        let client = context.client
+        let site = self.site
+        return try await site.workers.read {
+            guard let invite = try site.tokens.liveInvite(token, now: site.now()) else {
+                site.limiter.failed(client)
+                throw PageError(status: 401)
+            }
+            var c = Pages.frame(site, nil, title: "Sign in")
+            c["invitee"] = Pages.safe(invite.member)
+            c["token"] = token
+            return Pages.html(site.render("signin", c))
+        }
+    }
+
+    /// `POST /i`: consumes the invite, sets the session cookie, 303 to `/`.
+    func signIn(_ request: Request, _ context: ServeContext) async throws -> Response {
+        let form = try await Form.read(request)
+        let client = context.client
+        let secure = context.secure
+        let site = self.site
+        return try await site.workers.write {
+            switch try site.tokens.signIn(invite: form["token"] ?? "", now: site.now()) {
+            case .failure:
+                site.limiter.failed(client)
+                throw PageError(status: 401)
+            case .success(let (token, _)):
+                var response = Redirect.see(site.prefix + "/", notice: .signedIn)
+                response.headers[.setCookie] = Cookie.set(token.text, secure: secure, path: site.prefix)
+                return response
+            }
+        }
+    }
+
+    /// `GET /feed/<token>.ics`: the member's feed, 8 weeks; nothing else for this token.
+    func feedFile(_ request: Request, _ context: ServeContext) async throws -> Response {
+        let file = try context.parameters.require("file")
+        let client = context.client
+        let site = self.site
+        return try await site.workers.read {
+            guard file.hasSuffix(".ics"), let member = try site.tokens.feedMember(String(file.dropLast(4)), now: site.now()) else {
+                site.limiter.failed(client)
+                throw PageError(status: 404)
+            }
+            let h = try site.store { () throws(StoreError) in try site.openForReading() }
+            var options = CalendarFeedOptions()
+            options.member = member
+            options.weeks = 8
+            options.name = "todo: \(member)"
+            let bytes: [UInt8]
+            switch try site.store({ () throws(StoreError) in try h.calendar(options) }) {
+            case .success(let b): bytes = b
+            // A member no task names yet: an empty calendar, not an error.
+            case .failure: bytes = Array("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//todo//serve//EN\r\nEND:VCALENDAR\r\n".utf8)
+            }
+            return Response(
+                status: .ok, headers: [.contentType: "text/calendar; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
+    }
+}
+
+extension Site {
+    /// The live session a cookie names, else 401 (a cookie that names none counts as a failed
+    /// token check for the client).
+    func session(_ cookie: String?, client: String) throws -> Session {
+        guard let cookie else { throw PageError(status: 401) }
+        guard let session = try tokens.session(cookie: cookie, now: now()) else {
+            limiter.failed(client)
+            throw PageError(status: 401)
+        }
+        return session
+    }
+
+    /// A POST's `csrf` field, compared in constant time with the session's: 403 otherwise.
+    func checkCSRF(_ form: Form, _ session: Session) throws {
+        guard let value = form["csrf"], TokenHash.constantTimeEqual(value, session.csrf) else { throw PageError(status: 403) }
+    }
+
+    /// Runs a store call; a store failure becomes its page.
+    func store<T>(_ body: () throws(StoreError) -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            let (status, title, text) = ServeWording.failure(error)
+            throw PageError(status: status, title: title, text: text)
+        }
+    }
+
+    /// A task id from a URL: exactly 32 hex digits (no prefix), else 404.
+    func taskID(_ s: String) throws -> TaskID {
+        guard s.utf8.count == 32, s.utf8.allSatisfy(isLowerHex), let id = TaskID(s) else { throw PageError(status: 404) }
+        return id
+    }
+}
+
+extension StateError {
+    var page: PageError { PageError(status: 500) }
+}

@@ -1,0 +1,143 @@
+import TodoCore
+import TodoStore
+import TodoWording
+
+/// `todo-serve invite`, `revoke` and `devices`: the owner's commands for who may sign in.
+enum Subcommands {
+    typealias Exit = ServeMain.Exit
+    typealias Failure = ServeMain.Failure
+
+    /// `invite NAME [--base-url URL] [--label TEXT]`: the sign-in link, as the last line.
+    static func invite(_ arguments: [String], environment: ServeEnvironment) throws -> Exit {
+        var household = environment.get("TODO_HOUSEHOLD") ?? "home"
+        var name: String?
+        var base: BaseURL?
+        var listen = "127.0.0.1:8080"
+        var label: String?
+        var args = Arguments(arguments)
+        while let arg = args.next() {
+            switch arg {
+            case "-H", "--household": household = try args.value(for: arg)
+            case "--base-url":
+                guard let url = BaseURL.parse(try args.value(for: arg)) else {
+                    throw UsageError("--base-url takes an http:// or https:// address with an optional path.")
+                }
+                base = url
+            case "--listen": listen = try args.value(for: arg)
+            case "--label": label = try args.value(for: arg)
+            default:
+                if arg.hasPrefix("-") || name != nil { throw UsageError("unknown argument \"\(arg)\".") }
+                name = arg
+            }
+        }
+        guard let name else { throw UsageError("invite needs the member's name, like: todo serve invite Kim") }
+        let member = try knownMember(name, household: household, environment: environment)
+        if let label, label.count > 200 { throw UsageError("--label is longer than 200 characters.") }
+        let state = try prepared(household, environment: environment)
+        let token: IssuedToken
+        do {
+            token = try TokenStore(folder: state).invite(
+                member: member, label: label ?? "\(member)'s device", now: environment.clock.nowMillis())
+        } catch {
+            throw ServeMain.stateFailure(error)
+        }
+        let start: String
+        if let base {
+            start = base.text
+        } else {
+            guard let (host, port) = splitHostPort(listen), let port else { throw UsageError("--listen takes ADDRESS:PORT.") }
+            start = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        }
+        print("Sign-in link for \(DisplayText.escaped(member)): it works once, on one device, for 7 days.")
+        print("\(start)/i/\(token.text)")
+        return .ok
+    }
+
+    /// `revoke NAME [--device ID | --feed]`.
+    static func revoke(_ arguments: [String], environment: ServeEnvironment) throws -> Exit {
+        var household = environment.get("TODO_HOUSEHOLD") ?? "home"
+        var name: String?
+        var device: String?
+        var feed = false
+        var args = Arguments(arguments)
+        while let arg = args.next() {
+            switch arg {
+            case "-H", "--household": household = try args.value(for: arg)
+            case "--device": device = try args.value(for: arg)
+            case "--feed": feed = true
+            default:
+                if arg.hasPrefix("-") || name != nil { throw UsageError("unknown argument \"\(arg)\".") }
+                name = arg
+            }
+        }
+        guard let name else { throw UsageError("revoke needs the member's name, like: todo serve revoke Kim") }
+        if feed && device != nil { throw UsageError("--device and --feed do not go together.") }
+        let member = try knownMember(name, household: household, environment: environment)
+        let state = try prepared(household, environment: environment)
+        let n: Int
+        do {
+            n = try TokenStore(folder: state).revoke(member: member, device: device, feedOnly: feed)
+        } catch {
+            throw ServeMain.stateFailure(error)
+        }
+        let what = feed ? "feed address" : device != nil ? "device" : "sign-in links, devices and feed addresses"
+        print(n == 0 ? "Nothing to revoke for \(DisplayText.escaped(member))." : "Revoked \(DisplayText.escaped(member))'s \(what) (\(n)).")
+        return .ok
+    }
+
+    /// `devices [NAME]`: id, kind, member, label, last use.
+    static func devices(_ arguments: [String], environment: ServeEnvironment) throws -> Exit {
+        var household = environment.get("TODO_HOUSEHOLD") ?? "home"
+        var name: String?
+        var args = Arguments(arguments)
+        while let arg = args.next() {
+            switch arg {
+            case "-H", "--household": household = try args.value(for: arg)
+            default:
+                if arg.hasPrefix("-") || name != nil { throw UsageError("unknown argument \"\(arg)\".") }
+                name = arg
+            }
+        }
+        try ServeMain.checkHousehold(household, environment: environment)
+        let state = try prepared(household, environment: environment)
+        let records: [TokenRecord]
+        do {
+            records = try TokenStore(folder: state).records()
+        } catch {
+            throw ServeMain.stateFailure(error)
+        }
+        let now = environment.clock.nowMillis()
+        for r in records where name == nil || r.member.lowercased() == name!.lowercased() {
+            if let e = r.expires, e <= now { continue }
+            let used = r.lastUsed.map { TaskPage.localTime($0 / 1000, offsetMinutes: 0) + " UTC" } ?? "never"
+            print("\(r.id)  \(r.kind.rawValue)  \(DisplayText.escaped(r.member))  \(DisplayText.escaped(r.label))  last used \(used)")
+        }
+        return .ok
+    }
+
+    private static func knownMember(_ name: String, household: String, environment: ServeEnvironment) throws -> String {
+        try ServeMain.checkHousehold(household, environment: environment)
+        let spelled: String?
+        do {
+            spelled = try Household.open(home: environment.home, name: household, clock: environment.clock).knownMember(name)
+        } catch {
+            throw Failure(exit: .config, message: Worded(error).message)
+        }
+        guard let spelled else {
+            throw Failure(
+                exit: .noInput,
+                message: "the household \"\(household)\" has no member \"\(DisplayText.escaped(name))\" (no task, rotation, change or member detail names them). Check the spelling, or record them with `todo member set \(DisplayText.escaped(name)) --email …`.")
+        }
+        return spelled
+    }
+
+    private static func prepared(_ household: String, environment: ServeEnvironment) throws -> StateFolder {
+        let state = StateFolder.forHousehold(household, environment: environment)
+        do {
+            try state.prepare()
+        } catch {
+            throw ServeMain.stateFailure(error)
+        }
+        return state
+    }
+}

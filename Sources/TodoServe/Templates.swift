@@ -1,0 +1,273 @@
+/// The pages' Mustache templates, compiled into the binary. Everything is written with
+/// `{{…}}` (HTML-escaped): a test fails on a triple brace or `{{&`. Attributes are always
+/// quoted; no template has a script or a `style` attribute (docs/THREAT-MODEL.md).
+enum Templates {
+    static let all: [String: String] = [
+        "top": top, "bottom": bottom, "rows": rows, "message": message, "signin": signin, "mine": mine,
+        "tasks": tasks, "task": task, "add": add, "lists": lists, "changes": changes, "sync": sync, "feed": feed,
+    ]
+
+    static let top = """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>{{pageTitle}} · {{household}}</title>
+        <link rel="stylesheet" href="{{base}}/static/app.css">
+        </head>
+        <body>
+        <a class="skip" href="#content">Skip to content</a>
+        {{#signedIn}}
+        <header>
+        <nav aria-label="Main">
+        <ul>
+        <li><a href="{{base}}/"{{#navMine}} aria-current="page"{{/navMine}}>Mine</a></li>
+        <li><a href="{{base}}/tasks"{{#navTasks}} aria-current="page"{{/navTasks}}>All tasks</a></li>
+        <li><a href="{{base}}/lists"{{#navLists}} aria-current="page"{{/navLists}}>Lists</a></li>
+        <li><a href="{{base}}/add"{{#navAdd}} aria-current="page"{{/navAdd}}>Add</a></li>
+        <li><a href="{{base}}/changes"{{#navChanges}} aria-current="page"{{/navChanges}}>Changes</a></li>
+        <li><a href="{{base}}/sync"{{#navSync}} aria-current="page"{{/navSync}}>Sync</a></li>
+        <li><a href="{{base}}/feed"{{#navFeed}} aria-current="page"{{/navFeed}}>Calendar</a></li>
+        </ul>
+        </nav>
+        </header>
+        {{/signedIn}}
+        <main id="content">
+        <h1>{{pageTitle}}</h1>
+        {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+
+        """
+
+    static let bottom = """
+        </main>
+        {{#signedIn}}
+        <footer>
+        <p>Signed in as {{member}} · household {{household}}</p>
+        <form method="post" action="{{base}}/signout">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit" class="secondary">Sign out</button>
+        </form>
+        </footer>
+        {{/signedIn}}
+        </body>
+        </html>
+
+        """
+
+    /// A list of tasks with their buttons; each row's context is a `TaskRow`.
+    static let rows = """
+        <ul class="tasks">
+        {{#rows}}
+        <li class="task{{#overdue}} overdue{{/overdue}}">
+        <a class="title" href="{{base}}/t/{{id}}">{{title}}</a>
+        <p class="facts">{{#due}}<span>{{due}}</span> {{/due}}{{#who}}<span>{{who}}</span> {{/who}}{{#items}}<span>{{items}}</span> {{/items}}{{#tags}}<span>{{tags}}</span>{{/tags}}</p>
+        {{#open}}
+        <div class="actions">
+        <form method="post" action="{{base}}/t/{{id}}/done">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="back" value="{{back}}">
+        {{#occurrence}}<input type="hidden" name="occurrence" value="{{occurrence}}">{{/occurrence}}
+        <button type="submit" aria-label="Done: {{title}}">Done</button>
+        </form>
+        {{#chore}}
+        <form method="post" action="{{base}}/t/{{id}}/skip">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="back" value="{{back}}">
+        <input type="hidden" name="occurrence" value="{{occurrence}}">
+        <button type="submit" class="secondary" aria-label="Skip: {{title}}">Skip</button>
+        </form>
+        {{/chore}}
+        </div>
+        {{/open}}
+        </li>
+        {{/rows}}
+        </ul>
+
+        """
+
+    static let message = """
+        {{> top}}
+        {{#paragraphs}}<p>{{.}}</p>
+        {{/paragraphs}}
+        {{#link}}<p><a href="{{href}}">{{text}}</a></p>{{/link}}
+        {{> bottom}}
+        """
+
+    static let signin = """
+        {{> top}}
+        <p>Sign in as <strong>{{invitee}}</strong> on this device. The link works once: after this, this device stays signed in.</p>
+        <form method="post" action="{{base}}/i">
+        <input type="hidden" name="token" value="{{token}}">
+        <button type="submit">Sign in</button>
+        </form>
+        {{> bottom}}
+        """
+
+    static let mine = """
+        {{> top}}
+        {{#groups}}
+        <section>
+        <h2>{{heading}}</h2>
+        {{> rows}}
+        </section>
+        {{/groups}}
+        {{^groups}}<p>Nothing of yours is due this week.</p>{{/groups}}
+        {{> bottom}}
+        """
+
+    static let tasks = """
+        {{> top}}
+        <form method="get" action="{{base}}/tasks" class="filters">
+        <div class="field">
+        <label for="which">Show</label>
+        <select id="which" name="which">
+        {{#whichOptions}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{text}}</option>{{/whichOptions}}
+        </select>
+        </div>
+        <div class="field">
+        <label for="tag">Tag</label>
+        <input id="tag" name="tag" value="{{tag}}" maxlength="64">
+        </div>
+        <div class="field">
+        <label for="assignee">Assigned to</label>
+        <input id="assignee" name="assignee" value="{{assignee}}" maxlength="200">
+        </div>
+        <div class="field check">
+        <input type="checkbox" id="overdue" name="overdue" value="1"{{#overdue}} checked{{/overdue}}>
+        <label for="overdue">Overdue only</label>
+        </div>
+        <button type="submit">Show tasks</button>
+        </form>
+        <p>{{countText}}</p>
+        {{> rows}}
+        {{#next}}<p><a href="{{next}}">Next page</a></p>{{/next}}
+        {{> bottom}}
+        """
+
+    static let task = """
+        {{> top}}
+        {{#task}}
+        <p class="title">{{title}}</p>
+        <dl class="details">
+        {{#facts}}<dt>{{name}}</dt><dd>{{value}}</dd>
+        {{/facts}}
+        </dl>
+        {{#notes}}<h2>Notes</h2><p class="notes">{{notes}}</p>{{/notes}}
+        {{> rows}}
+        <h2>Checklist</h2>
+        <ul class="items">
+        {{#items}}
+        <li class="item{{#checked}} checked{{/checked}}">
+        <form method="post" action="{{base}}/t/{{id}}/items/{{key}}/{{action}}">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="back" value="{{back}}">
+        <button type="submit" class="check" aria-label="{{label}}: {{text}}">{{#checked}}✓{{/checked}}{{^checked}}○{{/checked}}</button>
+        <span class="itemtext">{{text}}</span>
+        </form>
+        </li>
+        {{/items}}
+        </ul>
+        <form method="post" action="{{base}}/t/{{id}}/items" class="additem">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <div class="field">
+        <label for="text">New item</label>
+        <input id="text" name="text" maxlength="200"{{#itemError}} aria-invalid="true" aria-describedby="text-error"{{/itemError}} value="{{itemText}}">
+        {{#itemError}}<p class="error" id="text-error">{{itemError}}</p>{{/itemError}}
+        </div>
+        <button type="submit">Add item</button>
+        </form>
+        <h2>History</h2>
+        <ol class="history">
+        {{#history}}<li><span class="when">{{when}}</span> <span class="who">{{who}}</span>: {{what}}</li>
+        {{/history}}
+        </ol>
+        {{#older}}<p><a href="{{older}}">Older history</a></p>{{/older}}
+        {{/task}}
+        {{> bottom}}
+        """
+
+    static let add = """
+        {{> top}}
+        <form method="post" action="{{base}}/add" class="addform">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="form" value="{{form}}">
+        {{#fields}}
+        <div class="field">
+        <label for="{{name}}">{{label}}</label>
+        <input id="{{name}}" name="{{name}}" value="{{value}}" maxlength="{{max}}"{{#list}} list="{{list}}"{{/list}}{{#required}} required{{/required}}{{#error}} aria-invalid="true" aria-describedby="{{name}}-error"{{/error}}{{#hint}}{{^error}} aria-describedby="{{name}}-hint"{{/error}}{{/hint}}>
+        {{#hint}}{{^error}}<p class="hint" id="{{name}}-hint">{{hint}}</p>{{/error}}{{/hint}}
+        {{#error}}<p class="error" id="{{name}}-error">{{error}}</p>{{/error}}
+        </div>
+        {{/fields}}
+        <datalist id="members">
+        {{#members}}<option value="{{.}}">{{/members}}
+        </datalist>
+        <button type="submit">Add task</button>
+        </form>
+        {{> bottom}}
+        """
+
+    static let lists = """
+        {{> top}}
+        {{#lists}}
+        <section>
+        <h2><a class="title" href="{{base}}/t/{{id}}">{{title}}</a></h2>
+        <ul class="items">
+        {{#items}}
+        <li class="item{{#checked}} checked{{/checked}}">
+        <form method="post" action="{{base}}/t/{{id}}/items/{{key}}/{{action}}">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="back" value="{{back}}">
+        <button type="submit" class="check" aria-label="{{label}}: {{text}}">{{#checked}}✓{{/checked}}{{^checked}}○{{/checked}}</button>
+        <span class="itemtext">{{text}}</span>
+        </form>
+        </li>
+        {{/items}}
+        </ul>
+        </section>
+        {{/lists}}
+        {{^lists}}<p>No task has a checklist yet. Add items on a task's page.</p>{{/lists}}
+        {{> bottom}}
+        """
+
+    static let changes = """
+        {{> top}}
+        <p>{{since}}</p>
+        <ul class="changes">
+        {{#changes}}<li><a class="title" href="{{base}}/t/{{id}}">{{title}}</a>: {{what}}</li>
+        {{/changes}}
+        </ul>
+        {{^changes}}<p>Nothing new from the others.</p>{{/changes}}
+        {{> bottom}}
+        """
+
+    static let sync = """
+        {{> top}}
+        <dl class="details">
+        {{#facts}}<dt>{{name}}</dt><dd>{{value}}</dd>
+        {{/facts}}
+        </dl>
+        {{#lastError}}<h2>Last problem</h2><p class="error">{{lastError}}</p>{{/lastError}}
+        <form method="post" action="{{base}}/sync">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit">Sync now</button>
+        </form>
+        {{> bottom}}
+        """
+
+    static let feed = """
+        {{> top}}
+        <p>A calendar app can show your chores and tasks of the next eight weeks from a private feed address. Anyone with the address can read your feed, and nothing else.</p>
+        {{#feedURL}}
+        <p>Your new feed address (copy it now: it is shown only this once):</p>
+        <p><input id="feedurl" readonly value="{{feedURL}}" aria-label="Feed address"></p>
+        {{/feedURL}}
+        {{^feedURL}}<p>{{feedState}}</p>{{/feedURL}}
+        <form method="post" action="{{base}}/feed/new">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit">New feed address</button>
+        </form>
+        {{> bottom}}
+        """
+}

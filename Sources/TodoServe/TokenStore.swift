@@ -1,0 +1,170 @@
+import Synchronization
+import TodoCore
+
+/// A signed-in device, as a request learns it from its cookie.
+struct Session: Sendable, Equatable {
+    let id: String
+    let member: String
+    /// The value every POST form of this session carries (`TokenHash.csrf`).
+    let csrf: String
+    /// Set when the cookie should be sent again (its 400 days renewed).
+    let renew: Bool
+}
+
+/// Why a sign-in link did not sign in.
+enum SignInRefusal: Error, Equatable {
+    /// Unknown, used, revoked or expired: all the same to the person holding it.
+    case invalid
+}
+
+/// `tokens.json`: invites, sessions and feed tokens, by their SHA-256 only. Read again when
+/// the file changed (a `todo serve revoke` from a shell holds from the next request); every
+/// change is a read-modify-write under `tokens.lock`.
+final class TokenStore: Sendable {
+    static let inviteLife: Int64 = 7 * 86_400_000
+    static let sessionLife: Int64 = 400 * 86_400_000
+    /// `lastUsed` is written at most this often per token, so a page view writes nothing.
+    static let touchEvery: Int64 = 3_600_000
+
+    let folder: StateFolder
+    private let cache = Mutex<(signature: [Int], records: [TokenRecord])>(([], []))
+
+    init(folder: StateFolder) { self.folder = folder }
+
+    /// The records, read again when the file changed since the last read.
+    func records() throws(StateError) -> [TokenRecord] {
+        let sig = folder.signature("tokens.json")
+        if let cached = cache.withLock({ $0.signature == sig && !sig.isEmpty ? $0.records : nil }) { return cached }
+        let records = try readFile()
+        cache.withLock { $0 = (sig, records) }
+        return records
+    }
+
+    private func readFile() throws(StateError) -> [TokenRecord] {
+        guard let bytes = try folder.read("tokens.json"), case .object(let top)? = try? JSONParser.parse(bytes),
+            case .array(let list)? = top.first(where: { $0.0 == "tokens" })?.1
+        else { return [] }
+        return list.compactMap(TokenRecord.init)
+    }
+
+    /// Changes the records under the lock, from the file as it is now, and writes them back.
+    private func change<T>(_ body: (inout [TokenRecord]) throws(StateError) -> T) throws(StateError) -> T {
+        try folder.withLock { () throws(StateError) -> T in
+            var records = try readFile()
+            let before = records
+            let value = try body(&records)
+            if records != before {
+                let doc = JSONValue.object([("tokens", .array(records.map(\.json)))])
+                try folder.replace("tokens.json", with: JSONWriter.document(doc))
+            }
+            cache.withLock { $0 = (folder.signature("tokens.json"), records) }
+            return value
+        }
+    }
+
+    // MARK: Invites and sign-in
+
+    /// A new invite for `member`; the token is returned once and stored only as its hash.
+    func invite(member: String, label: String, now: Int64) throws(StateError) -> IssuedToken {
+        let token = IssuedToken.make()
+        try change { (records: inout [TokenRecord]) throws(StateError) in
+            records.removeAll { $0.expires.map { $0 <= now } ?? false }
+            records.append(
+                TokenRecord(
+                    id: token.id, kind: .invite, member: member, label: label, sha256: TokenHash.sha256(token.secret),
+                    created: now, lastUsed: nil, expires: now + Self.inviteLife))
+        }
+        return token
+    }
+
+    /// The invite `token` names, if it is live (for the sign-in page, which changes nothing).
+    func liveInvite(_ token: String, now: Int64) throws(StateError) -> TokenRecord? {
+        try find(token, kind: .invite, now: now)
+    }
+
+    /// Consumes the invite and makes a session for the same member and label.
+    func signIn(invite token: String, now: Int64) throws(StateError) -> Result<(IssuedToken, TokenRecord), SignInRefusal> {
+        guard let (id, secret) = IssuedToken.parse(token) else { return .failure(.invalid) }
+        return try change { (records: inout [TokenRecord]) throws(StateError) -> Result<(IssuedToken, TokenRecord), SignInRefusal> in
+            guard let i = records.firstIndex(where: { $0.id == id && $0.kind == .invite }),
+                TokenHash.constantTimeEqual(records[i].sha256, TokenHash.sha256(secret)),
+                (records[i].expires ?? .max) > now
+            else { return .failure(.invalid) }
+            let invite = records.remove(at: i)
+            let session = IssuedToken.make()
+            let record = TokenRecord(
+                id: session.id, kind: .session, member: invite.member, label: invite.label,
+                sha256: TokenHash.sha256(session.secret), created: now, lastUsed: now, expires: now + Self.sessionLife)
+            records.append(record)
+            return .success((session, record))
+        }
+    }
+
+    /// The session a cookie names, if live; its `lastUsed` and expiry are renewed at most hourly.
+    func session(cookie: String, now: Int64) throws(StateError) -> Session? {
+        guard let record = try find(cookie, kind: .session, now: now), let (_, secret) = IssuedToken.parse(cookie) else { return nil }
+        var renew = false
+        if now - (record.lastUsed ?? record.created) >= Self.touchEvery {
+            renew = true
+            try change { (records: inout [TokenRecord]) throws(StateError) in
+                if let i = records.firstIndex(where: { $0.id == record.id && $0.kind == .session }) {
+                    records[i].lastUsed = now
+                    records[i].expires = now + Self.sessionLife
+                }
+            }
+        }
+        return Session(id: record.id, member: record.member, csrf: TokenHash.csrf(sessionSecret: secret), renew: renew)
+    }
+
+    func signOut(session id: String) throws(StateError) {
+        try change { (records: inout [TokenRecord]) throws(StateError) in records.removeAll { $0.id == id && $0.kind == .session } }
+    }
+
+    // MARK: Feeds
+
+    /// A new feed token for `member`, replacing the old one.
+    func newFeed(member: String, now: Int64) throws(StateError) -> IssuedToken {
+        let token = IssuedToken.make()
+        try change { (records: inout [TokenRecord]) throws(StateError) in
+            records.removeAll { $0.kind == .feed && $0.member.lowercased() == member.lowercased() }
+            records.append(
+                TokenRecord(
+                    id: token.id, kind: .feed, member: member, label: "calendar feed",
+                    sha256: TokenHash.sha256(token.secret), created: now, lastUsed: nil, expires: nil))
+        }
+        return token
+    }
+
+    func feedMember(_ token: String, now: Int64) throws(StateError) -> String? {
+        try find(token, kind: .feed, now: now)?.member
+    }
+
+    func hasFeed(member: String) throws(StateError) -> Bool {
+        try records().contains { $0.kind == .feed && $0.member.lowercased() == member.lowercased() }
+    }
+
+    // MARK: Devices
+
+    /// Removes all of `member`'s tokens, one device's, or the feed; returns how many went.
+    func revoke(member: String, device: String?, feedOnly: Bool) throws(StateError) -> Int {
+        try change { (records: inout [TokenRecord]) throws(StateError) -> Int in
+            let before = records.count
+            records.removeAll { r in
+                guard r.member.lowercased() == member.lowercased() else { return false }
+                if feedOnly { return r.kind == .feed }
+                if let device { return r.id == device }
+                return true
+            }
+            return before - records.count
+        }
+    }
+
+    /// The live record a token names: right kind, hash equal (constant time), not expired.
+    private func find(_ token: String, kind: TokenKind, now: Int64) throws(StateError) -> TokenRecord? {
+        guard let (id, secret) = IssuedToken.parse(token) else { return nil }
+        guard let record = try records().first(where: { $0.id == id && $0.kind == kind }) else { return nil }
+        guard TokenHash.constantTimeEqual(record.sha256, TokenHash.sha256(secret)) else { return nil }
+        if let expires = record.expires, expires <= now { return nil }
+        return record
+    }
+}

@@ -1,0 +1,135 @@
+import Crypto
+import Glibc
+import TodoCore
+
+/// What a token opens (docs/THREAT-MODEL.md, "Controls").
+enum TokenKind: String, Sendable {
+    /// A sign-in link: one device, 7 days, consumed by the sign-in POST.
+    case invite
+    /// A signed-in device's cookie: 400 days, renewed on use.
+    case session
+    /// A member's calendar feed address: that feed and nothing else.
+    case feed
+}
+
+/// One invite, session or feed token as stored: never the secret, only its SHA-256.
+struct TokenRecord: Sendable, Equatable {
+    var id: String
+    var kind: TokenKind
+    var member: String
+    var label: String
+    var sha256: String
+    var created: Int64
+    var lastUsed: Int64?
+    var expires: Int64?
+
+    var json: JSONValue {
+        .object([
+            ("id", .string(id)), ("kind", .string(kind.rawValue)), ("member", .string(member)),
+            ("label", .string(label)), ("sha256", .string(sha256)), ("created", .number("\(created)")),
+            ("lastUsed", lastUsed.map { .number("\($0)") } ?? .null),
+            ("expires", expires.map { .number("\($0)") } ?? .null),
+        ])
+    }
+
+    init(id: String, kind: TokenKind, member: String, label: String, sha256: String, created: Int64, lastUsed: Int64?, expires: Int64?) {
+        self.id = id
+        self.kind = kind
+        self.member = member
+        self.label = label
+        self.sha256 = sha256
+        self.created = created
+        self.lastUsed = lastUsed
+        self.expires = expires
+    }
+
+    init?(_ v: JSONValue) {
+        func number(_ key: String) -> Int64? {
+            if case .number(let n)? = v[key] { return Int64(n) }
+            return nil
+        }
+        guard let id = v["id"]?.stringValue, let kind = v["kind"]?.stringValue.flatMap(TokenKind.init),
+            let member = v["member"]?.stringValue, let sha = v["sha256"]?.stringValue, let created = number("created")
+        else { return nil }
+        self.init(
+            id: id, kind: kind, member: member, label: v["label"]?.stringValue ?? "", sha256: sha, created: created,
+            lastUsed: number("lastUsed"), expires: number("expires"))
+    }
+}
+
+/// A token as handed out: `<id>.<secret>`, `id` 8 hex digits naming the record, `secret` 256
+/// random bits in base64url.
+struct IssuedToken: Sendable {
+    let id: String
+    let secret: String
+    var text: String { "\(id).\(secret)" }
+
+    static func make() -> IssuedToken {
+        var rng = SystemRandomNumberGenerator()
+        let id = String(hex16(rng.next()).prefix(8))
+        var bytes: [UInt8] = []
+        for _ in 0..<4 { withUnsafeBytes(of: rng.next() as UInt64) { bytes += $0 } }
+        return IssuedToken(id: id, secret: base64url(bytes))
+    }
+
+    /// Splits `<id>.<secret>`; nil for anything else (no lookup is made for it).
+    static func parse(_ text: String) -> (id: String, secret: String)? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].utf8.count == 8, parts[0].utf8.allSatisfy(isLowerHex),
+            parts[1].utf8.count == 43, parts[1].utf8.allSatisfy(isBase64url)
+        else { return nil }
+        return (String(parts[0]), String(parts[1]))
+    }
+}
+
+enum TokenHash {
+    /// SHA-256 of the secret, in hex.
+    static func sha256(_ secret: String) -> String { hex(Array(SHA256.hash(data: Array(secret.utf8)))) }
+
+    /// The session's CSRF value: derived from its secret (HMAC-SHA256), so it is stored
+    /// nowhere and a copy of the token file gives none.
+    static func csrf(sessionSecret: String) -> String {
+        let key = SymmetricKey(data: Array(sessionSecret.utf8))
+        return base64url(Array(HMAC<SHA256>.authenticationCode(for: Array("todo-serve csrf".utf8), using: key)))
+    }
+
+    /// Equal strings, in a time that depends only on their lengths.
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        var diff: UInt8 = 0
+        for i in 0..<x.count { diff |= x[i] ^ y[i] }
+        return diff == 0
+    }
+}
+
+func hex(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count * 2)
+    for b in bytes {
+        out.append(digits[Int(b >> 4)])
+        out.append(digits[Int(b & 15)])
+    }
+    return String(decoding: out, as: UTF8.self)
+}
+
+private let base64urlAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+func isBase64url(_ b: UInt8) -> Bool { base64urlAlphabet.contains(b) }
+
+/// Base64url without padding.
+func base64url(_ bytes: [UInt8]) -> String {
+    var out: [UInt8] = []
+    var i = 0
+    while i < bytes.count {
+        let n = min(3, bytes.count - i)
+        var v = UInt32(bytes[i]) << 16
+        if n > 1 { v |= UInt32(bytes[i + 1]) << 8 }
+        if n > 2 { v |= UInt32(bytes[i + 2]) }
+        for k in 0..<(n + 1) { out.append(base64urlAlphabet[Int((v >> UInt32(18 - 6 * k)) & 63)]) }
+        i += 3
+    }
+    return String(decoding: out, as: UTF8.self)
+}

@@ -1,0 +1,3 @@
+import TodoServe
+
+await ServeMain.run()

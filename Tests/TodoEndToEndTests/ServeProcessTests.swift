@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+/// `todo-serve` as a process: it says where it listens, refuses a second server and a taken
+/// port (exit 75), and stops cleanly on SIGTERM (docs/SERVE.md, "TLS, proxy, exit codes, signals").
+@Suite(.kit, .timeLimit(.minutes(3)), .serialized)
+struct ServeProcessTests {
+    let serveBinary = directoryName(todoBinary) + "/todo-serve"
+
+    func environment(_ sb: Sandbox) -> [String: String] {
+        sb.todoEnvironment(["XDG_STATE_HOME": sb.root + "/state", "TODO_SERVE_TODO": todoBinary])
+    }
+
+    func startServer(_ sb: Sandbox, _ args: [String] = []) throws -> (ServerProcess, Int) {
+        let (server, line) = try ServerProcess.start(
+            "todo-serve", serveBinary, ["--listen", "127.0.0.1:0", "--sync-every", "0"] + args, environment: environment(sb),
+            ready: "todo-serve: listening on")
+        #expect(line.hasPrefix("todo-serve: listening on http://127.0.0.1:") && line.hasSuffix("/"), "\(line)")
+        let port = Int(line.split(separator: ":").last?.dropLast() ?? "") ?? 0
+        #expect(port > 0)
+        return (server, port)
+    }
+
+    func serve(_ sb: Sandbox, _ args: [String]) throws -> Run {
+        try runProcess(serveBinary, args, environment: hermeticEnvironment(home: sb.home, environment(sb)), timeout: .seconds(60))
+    }
+
+    @Test func aSecondServerOrATakenPortExits75AndSIGTERMExits0() throws {
+        let sb = try Sandbox()
+        #expect(try sb.todo("init", "--name", "Ann").status == 0)
+        #expect(try sb.todo("init", "-H", "other", "--name", "Ann").status == 0)
+        let (server, port) = try startServer(sb)
+
+        let second = try serve(sb, ["--listen", "127.0.0.1:0"])
+        #expect(second.status == 75, "\(second)")
+        #expect(second.stderr.contains("another todo-serve runs for this household"))
+
+        let taken = try serve(sb, ["-H", "other", "--listen", "127.0.0.1:\(port)"])
+        #expect(taken.status == 75, "\(taken)")
+        #expect(taken.stderr.contains("is in use"))
+
+        let invite = try serve(sb, ["invite", "Ann", "--base-url", "http://127.0.0.1:\(port)"])
+        #expect(invite.status == 0, "\(invite)")
+        #expect(invite.lines.last?.hasPrefix("http://127.0.0.1:\(port)/i/") == true)
+
+        kill(server.pid, SIGTERM)
+        var status: Int32 = 0
+        while waitpid(server.pid, &status, 0) < 0 && errno == EINTR {}
+        #expect(status & 0x7f == 0, "ended by a signal: \(status & 0x7f)")
+        #expect((status >> 8) & 0xff == 0, "exit \((status >> 8) & 0xff):\n\(server.output.text)")
+    }
+
+    @Test func refusalsHaveTheirExitCodes() throws {
+        let sb = try Sandbox()
+        #expect(try sb.todo("init", "--name", "Ann").status == 0)
+        let noHousehold = try serve(sb, ["-H", "nothere", "--listen", "127.0.0.1:0"])
+        #expect(noHousehold.status == 66, "\(noHousehold)")
+        let badListen = try serve(sb, ["--listen", "nowhere"])
+        #expect(badListen.status == 64, "\(badListen)")
+        let halfTLS = try serve(sb, ["--tls-cert", "/dev/null"])
+        #expect(halfTLS.status == 64, "\(halfTLS)")
+        // Through `todo serve`, which runs the todo-serve beside it.
+        let viaTodo = try sb.todo("serve", "invite", "ann", "--base-url", "https://nas.example/todo")
+        #expect(viaTodo.status == 0, "\(viaTodo)")
+        #expect(viaTodo.lines.last?.hasPrefix("https://nas.example/todo/i/") == true)
+        #expect(viaTodo.stdout.contains("Sign-in link for Ann"))
+        let stranger = try serve(sb, ["invite", "Zed"])
+        #expect(stranger.status == 66, "\(stranger)")
+        #expect(stranger.stderr.contains("no member \"Zed\""))
+        // State files others can read: refused.
+        #expect(try serve(sb, ["devices"]).status == 0)
+        chmod(sb.root + "/state/todo/serve/home", 0o755)
+        let open = try serve(sb, ["devices"])
+        #expect(open.status == 78, "\(open)")
+    }
+
+    @Test func itServesHTTPSWithAGoodCertificateAndRefusesABadOne() throws {
+        let sb = try Sandbox()
+        #expect(try sb.todo("init", "--name", "Ann").status == 0)
+        let dir = sb.root + "/tls"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        func openssl(_ args: [String]) throws {
+            let r = try runProcess("/usr/bin/openssl", args, environment: hermeticEnvironment(home: sb.home), timeout: .seconds(60))
+            #expect(r.status == 0, "\(r)")
+        }
+        for name in ["a", "b"] {
+            try openssl([
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(dir)/\(name).key", "-out", "\(dir)/\(name).pem",
+                "-days", "2", "-subj", "/CN=localhost",
+            ])
+            chmod("\(dir)/\(name).key", 0o600)
+        }
+        let (server, line) = try ServerProcess.start(
+            "todo-serve", serveBinary,
+            ["--listen", "127.0.0.1:0", "--sync-every", "0", "--tls-cert", "\(dir)/a.pem", "--tls-key", "\(dir)/a.key"],
+            environment: environment(sb), ready: "todo-serve: listening on")
+        #expect(line.hasPrefix("todo-serve: listening on https://127.0.0.1:"), "\(line)")
+        server.stop()
+
+        let mismatched = try serve(sb, ["--tls-cert", "\(dir)/a.pem", "--tls-key", "\(dir)/b.key"])
+        #expect(mismatched.status == 78, "\(mismatched)")
+        #expect(mismatched.stderr.contains("does not match the certificate"))
+        let notPEM = try serve(sb, ["--tls-cert", "\(dir)/a.key", "--tls-key", "\(dir)/a.key"])
+        #expect(notPEM.status == 78, "\(notPEM)")
+        chmod("\(dir)/a.key", 0o644)
+        let readable = try serve(sb, ["--tls-cert", "\(dir)/a.pem", "--tls-key", "\(dir)/a.key"])
+        #expect(readable.status == 78, "\(readable)")
+        #expect(readable.stderr.contains("must be yours and private"))
+    }
+}
