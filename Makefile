@@ -31,7 +31,6 @@ RELEASE_BIN = $(RELEASE_SCRATCH)/release/todo
 SERVE_FLAGS = -c release --product todo-serve --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib
 SERVE_BIN = $(RELEASE_SCRATCH)/release/todo-serve
 
-
 # The web page's tests beyond swift test: a real browser (scripts/browser-test.py, Chromium and
 # selenium from scripts/deps.sh --test) and the server, the CLI and cron changing one household
 # at once (scripts/serve-convergence.py), both against the debug build.

@@ -114,7 +114,8 @@ class Browser:
                          f"and says: {self.text()[:400]!r}")
 
     def path(self):
-        return "/" + self.driver.current_url.split("/", 3)[-1]
+        """The address bar's path, without the query (a notice may ride on it: `/?n=done`)."""
+        return "/" + self.driver.current_url.split("/", 3)[-1].split("?", 1)[0].split("#", 1)[0]
 
     def text(self):
         try:
@@ -289,7 +290,8 @@ def browse(b, base, link, ids, todo, env):
     b.wait(lambda dr: b.by_text("button", "Sign in"), "the Sign in button")
     b.page_checks("sign-in")
     b.click_and_wait_new_page(b.by_text("button", "Sign in"), "the page after Sign in")
-    check(b.path() == "/", f"after Sign in the browser is at {b.path()}, not / (Mine)")
+    check(b.path() == "/", f"after Sign in the browser is at {b.path()}, not / (Mine); the page says: "
+          f"{' '.join(b.text().split())[:300]!r}")
     check("/i/" not in d.current_url, "the invite token is still in the address bar")
     cookie = d.get_cookie("todo_session")
     check(cookie is not None, "no todo_session cookie after signing in")

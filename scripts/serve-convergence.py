@@ -5,9 +5,9 @@ syncs through the shared remote: nothing is lost, and both end with the same tas
     python3 scripts/serve-convergence.py [--todo .build/debug/todo]
         [--serve .build/debug/todo-serve] [--seconds 20] [--keep]
 
-Alice's machine holds the household and runs `todo-serve` (Kim signed in from an invite). For
---seconds, at once, on Alice's machine: Kim's device adds tasks (POST /add) and ticks tasks done
-(POST /t/<id>/done) through HTTP; Alice's CLI runs `todo add` and `todo done`; a cron-like loop
+Alice's machine holds the household and runs `todo-serve --sync-every 3s` (Kim signed in from an
+invite). For --seconds, at once, on Alice's machine: Kim's device adds tasks (POST /add), ticks
+tasks done (POST /t/<id>/done) and presses "Sync now" (POST /sync) through HTTP; Alice's CLI runs `todo add` and `todo done`; a cron-like loop
 runs `todo sync --quiet`. On Bob's machine, a clone of the same path remote, Bob adds, completes
 and syncs. Then both sync until neither has anything to send or receive, and the script checks:
 `todo list --all --json` is the same on both; every task added (by the page, the CLI or Bob) is
@@ -130,13 +130,15 @@ def main():
         run([todo, "sync"], alice)
         run([todo, "clone", remote, "--name", "Bob", "--email", "bob@example.org"], bob)
         serve_env = dict(alice, TODO_SERVE_TODO=todo)
-        server = Server(args.serve, serve_env)
+        # Its background sync every 3 s as well as 10 s after a change (docs/SERVE.md).
+        server = Server(args.serve, serve_env, ["--sync-every", "3s"])
         link = invite(args.serve, serve_env, "Kim", server.base)
         kim = Session(server.port)
         kim.sign_in(link)
         say(f"todo-serve on port {server.port}, Kim signed in; writers run for {args.seconds:g} s")
 
         stop = threading.Event()
+        syncs = {}  # the page's "Sync now": outcome (the notice it redirects with) -> count
         deadline = time.monotonic() + args.seconds + 120
 
         def web(actor, i):
@@ -152,6 +154,13 @@ def main():
             if r.status != 303:
                 raise Failed(f"POST /add answered {r.status}")
             actor.added.append(title)
+            if i % 4 == 3:
+                # "Sync now" on the page: the server's own sync, amid the others'.
+                r = kim.post("/sync", {})
+                if r.status != 303:
+                    raise Failed(f"POST /sync answered {r.status}")
+                outcome = (r.header("location") or "").partition("n=")[2] or "no notice"
+                syncs[outcome] = syncs.get(outcome, 0) + 1
             if i < PREMADE:
                 task = ids["web"][i]
                 r = kim.post(f"/t/{task}/done", {})
@@ -205,6 +214,9 @@ def main():
             raise Failed("writers failed: " + "; ".join(errors[:6]))
         for a in actors:
             say(f"{a.name}: {a.steps} steps, {len(a.added)} added, {len(a.done)} done")
+        say("the page's Sync now: " + ", ".join(f"{n} {k}" for k, n in sorted(syncs.items())))
+        if not syncs.get("synced"):
+            raise Failed(f"the server's own sync never succeeded during the run: {syncs}")
         check_each = [a for a in actors if a.name != "cron"]
         if any(not a.added for a in check_each):
             raise Failed("a writer made no change in the time given: " +
