@@ -75,7 +75,7 @@ let package = Package(
         .target(
             name: "TodoServe",
             dependencies: [
-                "TodoWording", "TodoStore", "TodoCore", systemPackage,
+                "TodoWording", "TodoStore", "TodoCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

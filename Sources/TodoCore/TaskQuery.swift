@@ -55,29 +55,47 @@ public struct TaskQuery: Sendable {
     /// The positions of `indices` in `tasks` in list order: soonest due first (undated last),
     /// then higher priority, then oldest. Positions rather than tasks, which are costly to move.
     public static func order(_ tasks: [Task], _ indices: [Int]) -> [Int] {
-        struct Key {
-            let due: Int
-            let priority: Int
-            let createdAt: String
-            let id: String
-            let index: Int
-        }
         // Fields read in place: a copy of each Task would retain and release all of its fields.
-        let keys = tasks.withUnsafeBufferPointer { tasks in
-            indices.map { i in
-                Key(
-                    due: tasks[i].due.map { $0.date.daysSinceEpoch * 1441 + ($0.minutes ?? 1440) } ?? Int.max,
-                    priority: tasks[i].priority == .high ? 0 : tasks[i].priority == .normal ? 1 : 2,
-                    createdAt: tasks[i].createdAt, id: tasks[i].id.hex, index: i)
-            }
+        let keys = tasks.withUnsafeBufferPointer { tasks in indices.map { i in (Position(tasks[i]), i) } }
+        return keys.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
+    /// Where a task stands in list order: a page of a long list starts after the last row's
+    /// position, so a row that left the list since does not move the page.
+    public struct Position: Comparable, Sendable {
+        let due: Int
+        let priority: Int
+        let createdAt: String
+        let id: String
+
+        public init(_ task: Task) {
+            due = task.due.map { $0.date.daysSinceEpoch * 1441 + ($0.minutes ?? 1440) } ?? Int.max
+            priority = task.priority == .high ? 0 : task.priority == .normal ? 1 : 2
+            createdAt = task.createdAt
+            id = task.id.hex
         }
-        return keys.sorted { a, b in
+
+        public static func < (a: Position, b: Position) -> Bool {
             if a.due != b.due { return a.due < b.due }
             if a.priority != b.priority { return a.priority < b.priority }
             // By bytes: for these ASCII values (a timestamp, hex) the same order, and quicker.
             if a.createdAt != b.createdAt { return a.createdAt.utf8.lexicographicallyPrecedes(b.createdAt.utf8) }
             return a.id.utf8.lexicographicallyPrecedes(b.id.utf8)
-        }.map(\.index)
+        }
+
+        /// As text for an address: `due~priority~createdAt~id`.
+        public var text: String { "\(due)~\(priority)~\(createdAt)~\(id)" }
+
+        public init?(text: String) {
+            let parts = text.split(separator: "~", omittingEmptySubsequences: false)
+            guard parts.count == 4, let due = Int(parts[0]), let priority = Int(parts[1]), parts[2].utf8.count <= 64,
+                parts[3].utf8.count == 32
+            else { return nil }
+            self.due = due
+            self.priority = priority
+            createdAt = String(parts[2])
+            id = String(parts[3])
+        }
     }
 }
 

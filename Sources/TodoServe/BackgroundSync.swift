@@ -16,17 +16,22 @@ enum SyncRun: Sendable, Equatable {
 /// the last change (at most 60 s after the first); never two at once. The store writes
 /// `sync-state` and the sync log as for cron's `todo sync --quiet`.
 final class BackgroundSync: Service, Sendable {
-    static let debounce = 10.0
-    static let debounceCap = 60.0
-
     let every: Int64
+    /// A change's sync waits this long for the next change (10 s), at most `debounceCap` (60 s)
+    /// after the first.
+    let debounce: Double
+    let debounceCap: Double
     private let site = Mutex<WeakSite?>(nil)
     /// When a change asked for a sync: due time, and when the first unsynced change came.
     private let pending = Mutex<(due: Double?, first: Double?)>((nil, nil))
     private let running = Mutex(false)
     private let queue = DispatchQueue(label: "todo-serve.sync")
 
-    init(every: Int64) { self.every = every }
+    init(every: Int64, debounce: Double = 10, debounceCap: Double = 60) {
+        self.every = every
+        self.debounce = debounce
+        self.debounceCap = debounceCap
+    }
 
     func attach(_ site: Site) { self.site.withLock { $0 = WeakSite(site) } }
 
@@ -36,7 +41,7 @@ final class BackgroundSync: Service, Sendable {
         let now = monotonic()
         pending.withLock { p in
             let first = p.first ?? now
-            p = (min(now + Self.debounce, first + Self.debounceCap), first)
+            p = (min(now + debounce, first + debounceCap), first)
         }
     }
 

@@ -37,7 +37,7 @@ struct Changes {
                 case .skipped: .syncSkipped
                 case .failed: .syncFailed
                 }
-            return Redirect.see(site.prefix + "/sync", notice: notice)
+            return Redirect.see(site.prefix + "/sync", notice: notice, site: site)
         }
         g.post("/feed/new") { request, context in
             try await change(request, context) { s, _ in
@@ -104,7 +104,7 @@ struct Changes {
         } else {
             notice = .done
         }
-        return Redirect.see(back, notice: notice)
+        return Redirect.see(back, notice: notice, site: site)
     }
 
     // MARK: Checklists
@@ -126,7 +126,7 @@ struct Changes {
         if check { edit.checkItems = [name] } else { edit.uncheckItems = [name] }
         let outcome = try site.store { () throws(StoreError) in try h.edit(id.hex, edit) }
         site.afterChange(commit: outcome.commit)
-        return Redirect.see(back, notice: outcome.commit == nil ? .unchanged : check ? .checked : .unchecked)
+        return Redirect.see(back, notice: outcome.commit == nil ? .unchanged : check ? .checked : .unchecked, site: site)
     }
 
     private func addItem(_ session: Session, _ form: Form, _ context: ServeContext, _ request: Request) throws -> Response {
@@ -144,7 +144,7 @@ struct Changes {
         edit.addItems = [text]
         let outcome = try site.store { () throws(StoreError) in try h.edit(id.hex, edit) }
         site.afterChange(commit: outcome.commit)
-        return Redirect.see(site.prefix + "/t/" + id.hex, notice: outcome.commit == nil ? .itemKnown : .itemAdded)
+        return Redirect.see(site.prefix + "/t/" + id.hex, notice: outcome.commit == nil ? .itemKnown : .itemAdded, site: site)
     }
 
     // MARK: Add
@@ -163,7 +163,7 @@ struct Changes {
         // The form's id is the task's: a resubmission finds it and changes nothing, even
         // after a restart.
         if let id = TaskID(typed.form), (try? h.snapshot().task(id)) != nil {
-            return Redirect.see(site.prefix + "/t/" + typed.form, notice: .addedBefore)
+            return Redirect.see(site.prefix + "/t/" + typed.form, notice: .addedBefore, site: site)
         }
         var errors: [String: String] = [:]
         var new = NewTask(title: "")
@@ -196,6 +196,6 @@ struct Changes {
         }
         let outcome = try site.store { () throws(StoreError) in try h.add(new) }
         site.afterChange(commit: outcome.commit)
-        return Redirect.see(site.prefix + "/t/" + typed.form, notice: outcome.commit == nil ? .addedBefore : .added)
+        return Redirect.see(site.prefix + "/t/" + typed.form, notice: outcome.commit == nil ? .addedBefore : .added, site: site)
     }
 }

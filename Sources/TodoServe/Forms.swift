@@ -63,7 +63,7 @@ func percentEncoded(_ s: String) -> String {
     return out
 }
 
-/// Notices shown after a POST: a code in the address (`?n=`), never text from the request.
+/// Notices shown after a POST: a code in the `todo_notice` cookie, never text from the request.
 enum Notice: String, CaseIterable {
     case done, alreadyDone = "already-done", alsoDone = "also-done", skipped, alreadySkipped = "already-skipped"
     case checked, unchecked, unchanged, itemAdded = "item-added", itemKnown = "item-known", added, addedBefore = "added-before"
@@ -103,15 +103,12 @@ enum Redirect {
         return back
     }
 
-    /// 303 to `path` with `notice`, replacing any notice already in it.
-    static func see(_ path: String, notice: Notice?) -> Response {
-        var target = path
-        if let q = target.firstIndex(of: "?") {
-            let kept = target[target.index(after: q)...].split(separator: "&").filter { !$0.hasPrefix("n=") }
-            target = String(target[..<q]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
-        }
-        if let notice { target += (target.contains("?") ? "&" : "?") + "n=" + notice.rawValue }
-        return Response(status: .seeOther, headers: [.location: target])
+    /// 303 to `path`, the notice for the next page in a short-lived cookie (so the address
+    /// stays the page's own, and a reload does not show it again).
+    static func see(_ path: String, notice: Notice?, site: Site) -> Response {
+        var headers: HTTPFields = [.location: path]
+        if let notice { headers[.setCookie] = Cookie.notice(notice, path: site.prefix) }
+        return Response(status: .seeOther, headers: headers)
     }
 }
 
@@ -123,16 +120,29 @@ enum Cookie {
         "\(name)=\(token); Path=\(path.isEmpty ? "/" : path); Max-Age=\(400 * 86_400); HttpOnly; SameSite=Lax\(secure ? "; Secure" : "")"
     }
 
+    static let noticeName = "todo_notice"
+
+    /// The notice for the next page: a minute's life, read once (`Pages.notice`).
+    static func notice(_ notice: Notice, path: String) -> String {
+        "\(noticeName)=\(notice.rawValue); Path=\(path.isEmpty ? "/" : path); Max-Age=60; HttpOnly; SameSite=Lax"
+    }
+
+    static func clearNotice(path: String) -> String {
+        "\(noticeName)=; Path=\(path.isEmpty ? "/" : path); Max-Age=0; HttpOnly; SameSite=Lax"
+    }
+
     static func clear(secure: Bool, path: String) -> String {
         "\(name)=; Path=\(path.isEmpty ? "/" : path); Max-Age=0; HttpOnly; SameSite=Lax\(secure ? "; Secure" : "")"
     }
 
     /// The session token in the request's cookies, if any.
-    static func token(_ request: Request) -> String? {
+    static func token(_ request: Request) -> String? { value(name, in: request) }
+
+    static func value(_ cookie: String, in request: Request) -> String? {
         for header in request.headers[values: .cookie] {
             for part in header.split(separator: ";") {
                 let kv = part.trimmed()
-                if kv.hasPrefix(name + "=") { return String(kv.dropFirst(name.count + 1)) }
+                if kv.hasPrefix(cookie + "=") { return String(kv.dropFirst(cookie.count + 1)) }
             }
         }
         return nil

@@ -32,17 +32,10 @@ struct Guard: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        let trusted = context.peer.map { site.config.trustProxy.contains($0) } ?? false
-        context.client = context.peer ?? "unknown"
-        context.secure = site.config.usesTLS
-        if trusted {
-            if let forwarded = request.headers[values: HTTPField.Name("X-Forwarded-For")!].last?
-                .split(separator: ",").last?.trimmed(), !forwarded.isEmpty
-            {
-                context.client = forwarded
-            }
-            if request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https" { context.secure = true }
-        }
+        (context.client, context.secure) = Self.client(
+            peer: context.peer, config: site.config,
+            forwardedFor: request.headers[values: HTTPField.Name("X-Forwarded-For")!],
+            forwardedProto: request.headers[HTTPField.Name("X-Forwarded-Proto")!])
         var response: Response
         do {
             response = try await screened(request, context: context, next: next)
@@ -55,6 +48,15 @@ struct Guard: RouterMiddleware {
         }
         Self.addSecurityHeaders(&response.headers)
         return response
+    }
+
+    /// Who the client is, for the limits, and whether it asked over HTTPS: the peer and the
+    /// server's own TLS, unless the peer is a `--trust-proxy` address; then the rightmost
+    /// `X-Forwarded-For` entry (the one that proxy added) and its `X-Forwarded-Proto`.
+    static func client(peer: String?, config: ServeConfig, forwardedFor: [String], forwardedProto: String?) -> (String, Bool) {
+        guard let peer, config.trustProxy.contains(peer) else { return (peer ?? "unknown", config.usesTLS) }
+        let forwarded = forwardedFor.last?.split(separator: ",").last?.trimmed() ?? ""
+        return (forwarded.isEmpty ? peer : forwarded, config.usesTLS || forwardedProto?.lowercased() == "https")
     }
 
     private func screened(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
@@ -73,7 +75,10 @@ struct Guard: RouterMiddleware {
             if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Self.maxBody {
                 throw PageError(status: 413)
             }
-            if let origin = request.headers[.origin] {
+            // `Origin: null` is what a browser sends for a form on a page whose referrer policy
+            // is `no-referrer` (every page here), and what any sandboxed page can send: it names
+            // no site, so it counts as no Origin; the CSRF value decides.
+            if let origin = request.headers[.origin], origin != "null" {
                 guard let url = BaseURL.parse(origin), url.path.isEmpty, site.config.allowedHosts.contains(url.host) else {
                     throw PageError(status: 403)
                 }

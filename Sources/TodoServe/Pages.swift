@@ -34,8 +34,9 @@ enum Pages {
         return c
     }
 
+    /// The notice a POST left for this page (`Redirect.see`); `Routes.page` clears it.
     static func notice(_ request: Request) -> Notice? {
-        request.uri.queryParameters["n"].flatMap { Notice(rawValue: String($0)) }
+        Cookie.value(Cookie.noticeName, in: request).flatMap { Notice(rawValue: $0) }
     }
 
     // MARK: Error pages

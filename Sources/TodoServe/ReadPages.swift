@@ -6,14 +6,16 @@ import TodoStore
 enum MinePage {
     static func render(_ site: Site, _ session: Session, _ request: Request) throws -> Response {
         let h = try site.store { () throws(StoreError) in try site.openForReading() }
-        let tasks = try site.tasks(h)
+        let (tasks, commit) = try site.tasksAndCommit(h)
         let today = h.clock.today
         let minute = h.clock.minuteOfDay
         let me = session.member.lowercased()
-        let email = (try? h.memberDetails().details.first { $0.key.lowercased() == me }?.value.email)??.lowercased()
-        let agenda = Agenda(tasks, today: today, minuteOfDay: minute, days: 7) { _, assignee in
-            guard let a = assignee?.lowercased() else { return false }
-            return a == me || (email != nil && a == email)
+        let agenda = site.agenda(key: "\(commit) \(today) \(minute) \(me)") {
+            let email = (try? h.memberEmail(session.member))??.lowercased()
+            return Agenda(tasks, today: today, minuteOfDay: minute, days: 7) { _, assignee in
+                guard let a = assignee?.lowercased() else { return false }
+                return a == me || (email != nil && a == email)
+            }
         }
         let back = site.prefix + "/"
         var groups: [[String: Any]] = []
@@ -52,12 +54,14 @@ enum ListPages {
         let minute = h.clock.minuteOfDay
         let ordered = TaskQuery.order(tasks, query.select(tasks, today: today, minuteOfDay: minute))
         var start = 0
-        if let after = q["after"].map(String.init), let i = ordered.firstIndex(where: { tasks[$0].id.hex == after }) { start = i + 1 }
+        if let after = q["after"].map(String.init).flatMap(TaskQuery.Position.init(text:)) {
+            start = ordered.firstIndex { TaskQuery.Position(tasks[$0]) > after } ?? ordered.count
+        }
         let page = ordered[min(start, ordered.count)..<min(start + pageSize, ordered.count)]
         let filters =
             "which=\(percentEncoded(which))" + (tag.map { "&tag=\(percentEncoded($0))" } ?? "")
             + (assignee.map { "&assignee=\(percentEncoded($0))" } ?? "") + (query.overdueOnly ? "&overdue=1" : "")
-        let back = site.prefix + "/tasks?" + filters + (start > 0 ? "&after=\(tasks[ordered[start - 1]].id.hex)" : "")
+        let back = site.prefix + "/tasks?" + filters + (start > 0 ? "&after=\(percentEncoded(TaskQuery.Position(tasks[ordered[start - 1]]).text))" : "")
         var c = Pages.frame(site, session, title: "All tasks", nav: "navTasks", notice: Pages.notice(request))
         c["rows"] = page.map { Pages.row(tasks[$0], site: site, session: session, today: today, minute: minute, back: back) }
         c["whichOptions"] = [("open", "Open tasks"), ("done", "Done tasks"), ("all", "Open and done")].map {
@@ -69,7 +73,7 @@ enum ListPages {
         c["countText"] =
             ordered.isEmpty ? "No tasks." : "Tasks \(min(start + 1, ordered.count))–\(start + page.count) of \(ordered.count)."
         if let last = page.last, start + page.count < ordered.count {
-            c["next"] = site.prefix + "/tasks?" + filters + "&after=\(tasks[last].id.hex)"
+            c["next"] = site.prefix + "/tasks?" + filters + "&after=\(percentEncoded(TaskQuery.Position(tasks[last]).text))"
         }
         return Pages.html(site.render("tasks", c))
     }
@@ -135,7 +139,8 @@ enum TaskPage {
         if !task.notes.isEmpty { t["notes"] = Pages.safeLines(task.notes) }
         if let itemError { t["itemError"] = itemError }
         if history.count > shown { t["older"] = back + "?history=\(shown + 20)" }
-        var c = Pages.frame(site, session, title: "Task", notice: Pages.notice(request))
+        var c = Pages.frame(site, session, title: Pages.safe(task.title), notice: Pages.notice(request))
+        c["titleClass"] = true
         c["task"] = t
         return Pages.html(site.render("task", c), status: itemError == nil ? .ok : .unprocessableContent)
     }

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import TodoCore
@@ -43,13 +44,15 @@ struct Routes {
         let cookie = Cookie.token(request)
         let client = context.client
         let secure = context.secure
+        let hadNotice = Pages.notice(request) != nil
         let site = self.site
         let work: @Sendable () throws -> Response = {
             let session = try site.session(cookie, client: client)
             var response = try body(session)
             if session.renew, let cookie {
-                response.headers[.setCookie] = Cookie.set(cookie, secure: secure, path: site.prefix)
+                response.headers.append(HTTPField(name: .setCookie, value: Cookie.set(cookie, secure: secure, path: site.prefix)))
             }
+            if hadNotice { response.headers.append(HTTPField(name: .setCookie, value: Cookie.clearNotice(path: site.prefix))) }
             return response
         }
         return write ? try await site.workers.write(work) : try await site.workers.read(work)
@@ -86,8 +89,8 @@ struct Routes {
                 site.limiter.failed(client)
                 throw PageError(status: 401)
             case .success(let (token, _)):
-                var response = Redirect.see(site.prefix + "/", notice: .signedIn)
-                response.headers[.setCookie] = Cookie.set(token.text, secure: secure, path: site.prefix)
+                var response = Redirect.see(site.prefix + "/", notice: .signedIn, site: site)
+                response.headers.append(HTTPField(name: .setCookie, value: Cookie.set(token.text, secure: secure, path: site.prefix)))
                 return response
             }
         }

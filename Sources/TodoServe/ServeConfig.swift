@@ -89,6 +89,8 @@ struct ServeConfig: Sendable {
     var trustProxy: [String] = []
     /// Seconds between background syncs; 0: never.
     var syncEvery: Int64 = 15 * 60
+    /// Seconds a change's sync waits for the next change (tests shorten it).
+    var syncDebounce = 10.0
 
     var isLoopback: Bool { ["127.0.0.1", "::1", "localhost"].contains(listenHost) || listenHost.hasPrefix("127.") }
     var isWildcard: Bool { listenHost == "0.0.0.0" || listenHost == "::" }

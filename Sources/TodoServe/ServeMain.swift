@@ -96,6 +96,10 @@ public enum ServeMain {
             }
         }
         if (config.tlsCert == nil) != (config.tlsKey == nil) { throw UsageError("--tls-cert and --tls-key go together.") }
+        if config.baseURL == nil && (config.isWildcard || !config.trustProxy.isEmpty) {
+            throw UsageError(
+                "--base-url is needed with \(config.isWildcard ? "a wildcard --listen address" : "--trust-proxy"): the address members' phones use, like https://nas.example/todo.")
+        }
         return config
     }
 

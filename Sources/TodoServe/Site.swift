@@ -24,6 +24,7 @@ final class Site: Sendable {
     /// Set once the background sync runs; a change asks it for a sync soon.
     let syncer: BackgroundSync
     private let taskCache = Mutex<(commit: String, tasks: [Task])?>(nil)
+    private let agendaCache = Mutex<[String: Agenda]>([:])
 
     init(config: ServeConfig, environment: ServeEnvironment, state: StateFolder, replica: String, port: Int,
         limits: RateLimiter.Limits = RateLimiter.Limits()
@@ -38,7 +39,7 @@ final class Site: Sendable {
         var templates: [String: MustacheTemplate] = [:]
         for (name, text) in Templates.all { templates[name] = try MustacheTemplate(string: text) }
         self.templates = MustacheLibrary(templates: templates)
-        self.syncer = BackgroundSync(every: config.syncEvery)
+        self.syncer = BackgroundSync(every: config.syncEvery, debounce: config.syncDebounce)
         syncer.attach(self)
     }
 
@@ -107,13 +108,27 @@ final class Site: Sendable {
     /// Every task of `h`'s `main`, parsed: kept in memory keyed by the commit, so page views
     /// between two commits parse nothing; another commit (this server's, the CLI's, a sync's)
     /// rebuilds it from the list cache, as `todo list` does.
-    func tasks(_ h: Household) throws -> [Task] {
+    func tasks(_ h: Household) throws -> [Task] { try tasksAndCommit(h).tasks }
+
+    func tasksAndCommit(_ h: Household) throws -> (tasks: [Task], commit: String) {
         let snap = try store { () throws(StoreError) in try h.snapshot() }
         let commit = snap.commit?.hex ?? ""
-        if let cached = taskCache.withLock({ $0?.commit == commit ? $0?.tasks : nil }) { return cached }
+        if let cached = taskCache.withLock({ $0?.commit == commit ? $0?.tasks : nil }) { return (cached, commit) }
         let (tasks, _) = try store { () throws(StoreError) in try snap.loadAll() }
         taskCache.withLock { $0 = (commit, tasks) }
-        return tasks
+        return (tasks, commit)
+    }
+
+    /// A member's agenda (Mine), kept for the same commit, day and minute: working out every
+    /// chore's current occurrence is most of what a view of Mine costs in a large household.
+    func agenda(key: String, _ make: () -> Agenda) -> Agenda {
+        if let cached = agendaCache.withLock({ $0[key] }) { return cached }
+        let agenda = make()
+        agendaCache.withLock { cache in
+            if cache.count >= 64 { cache.removeAll() }
+            cache[key] = agenda
+        }
+        return agenda
     }
 
     // MARK: Pages
@@ -129,29 +144,12 @@ final class WeakSite: @unchecked Sendable {
     init(_ site: Site) { self.site = site }
 }
 
-/// Runs `program` with `arguments` in a session of its own, input and output on /dev/null,
-/// and does not wait for it.
+/// Starts `program` detached (`Household.startDetached`) and reaps it on a thread of its own
+/// when it ends, so a long-running server leaves no zombie behind.
 func startDetached(_ program: String, _ arguments: [String]) {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    // POSIX_SPAWN_SETSID (glibc 2.26), which Swift's Glibc module does not import.
-    posix_spawnattr_setflags(&attributes, 0x80)
-    let argv = ([program] + arguments).map { strdup($0) } + [nil]
-    defer { for p in argv { free(p) } }
-    var pid: pid_t = 0
-    if posix_spawn(&pid, program, &actions, &attributes, argv, environ) == 0 {
-        // Reaped by a thread of its own, so no zombie is left behind.
-        let child = pid
-        DispatchQueue.global().async {
-            var status: Int32 = 0
-            waitpid(child, &status, 0)
-        }
+    guard let pid = Household.startDetached(program, arguments) else { return }
+    DispatchQueue.global().async {
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
     }
 }

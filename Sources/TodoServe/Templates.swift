@@ -3,7 +3,7 @@
 /// quoted; no template has a script or a `style` attribute (docs/THREAT-MODEL.md).
 enum Templates {
     static let all: [String: String] = [
-        "top": top, "bottom": bottom, "rows": rows, "message": message, "signin": signin, "mine": mine,
+        "top": top, "bottom": bottom, "rows": rows, "actions": actions, "items": items, "message": message, "signin": signin, "mine": mine,
         "tasks": tasks, "task": task, "add": add, "lists": lists, "changes": changes, "sync": sync, "feed": feed,
     ]
 
@@ -34,7 +34,7 @@ enum Templates {
         </header>
         {{/signedIn}}
         <main id="content">
-        <h1>{{pageTitle}}</h1>
+        <h1{{#titleClass}} class="title"{{/titleClass}}>{{pageTitle}}</h1>
         {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
 
         """
@@ -55,13 +55,25 @@ enum Templates {
 
         """
 
-    /// A list of tasks with their buttons; each row's context is a `TaskRow`.
-    static let rows = """
-        <ul class="tasks">
-        {{#rows}}
-        <li class="task{{#overdue}} overdue{{/overdue}}">
-        <a class="title" href="{{base}}/t/{{id}}">{{title}}</a>
-        <p class="facts">{{#due}}<span>{{due}}</span> {{/due}}{{#who}}<span>{{who}}</span> {{/who}}{{#items}}<span>{{items}}</span> {{/items}}{{#tags}}<span>{{tags}}</span>{{/tags}}</p>
+    /// A checklist, each item with its Check or Uncheck button (`Pages.itemRows`).
+    static let items = """
+        <ul class="items">
+        {{#items}}
+        <li class="item{{#checked}} checked{{/checked}}">
+        <form method="post" action="{{base}}/t/{{id}}/items/{{key}}/{{action}}">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="back" value="{{back}}">
+        <button type="submit" class="check" aria-label="{{label}}: {{text}}">{{#checked}}✓{{/checked}}{{^checked}}○{{/checked}}</button>
+        <span class="itemtext">{{text}}</span>
+        </form>
+        </li>
+        {{/items}}
+        </ul>
+
+        """
+
+    /// A task's Done (and, for a chore, Skip) buttons; the context is `Pages.row`'s.
+    static let actions = """
         {{#open}}
         <div class="actions">
         <form method="post" action="{{base}}/t/{{id}}/done">
@@ -80,6 +92,16 @@ enum Templates {
         {{/chore}}
         </div>
         {{/open}}
+        """
+
+    /// A list of tasks with their buttons; each row's context is `Pages.row`'s.
+    static let rows = """
+        <ul class="tasks">
+        {{#rows}}
+        <li class="task{{#overdue}} overdue{{/overdue}}">
+        <a class="title" href="{{base}}/t/{{id}}">{{title}}</a>
+        <p class="facts">{{#due}}<span>{{due}}</span> {{/due}}{{#who}}<span>{{who}}</span> {{/who}}{{#items}}<span>{{items}}</span> {{/items}}{{#tags}}<span>{{tags}}</span>{{/tags}}</p>
+        {{> actions}}
         </li>
         {{/rows}}
         </ul>
@@ -148,26 +170,14 @@ enum Templates {
     static let task = """
         {{> top}}
         {{#task}}
-        <p class="title">{{title}}</p>
         <dl class="details">
         {{#facts}}<dt>{{name}}</dt><dd>{{value}}</dd>
         {{/facts}}
         </dl>
+        {{#rows}}{{> actions}}{{/rows}}
         {{#notes}}<h2>Notes</h2><p class="notes">{{notes}}</p>{{/notes}}
-        {{> rows}}
         <h2>Checklist</h2>
-        <ul class="items">
-        {{#items}}
-        <li class="item{{#checked}} checked{{/checked}}">
-        <form method="post" action="{{base}}/t/{{id}}/items/{{key}}/{{action}}">
-        <input type="hidden" name="csrf" value="{{csrf}}">
-        <input type="hidden" name="back" value="{{back}}">
-        <button type="submit" class="check" aria-label="{{label}}: {{text}}">{{#checked}}✓{{/checked}}{{^checked}}○{{/checked}}</button>
-        <span class="itemtext">{{text}}</span>
-        </form>
-        </li>
-        {{/items}}
-        </ul>
+        {{> items}}
         <form method="post" action="{{base}}/t/{{id}}/items" class="additem">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <div class="field">
@@ -213,18 +223,7 @@ enum Templates {
         {{#lists}}
         <section>
         <h2><a class="title" href="{{base}}/t/{{id}}">{{title}}</a></h2>
-        <ul class="items">
-        {{#items}}
-        <li class="item{{#checked}} checked{{/checked}}">
-        <form method="post" action="{{base}}/t/{{id}}/items/{{key}}/{{action}}">
-        <input type="hidden" name="csrf" value="{{csrf}}">
-        <input type="hidden" name="back" value="{{back}}">
-        <button type="submit" class="check" aria-label="{{label}}: {{text}}">{{#checked}}✓{{/checked}}{{^checked}}○{{/checked}}</button>
-        <span class="itemtext">{{text}}</span>
-        </form>
-        </li>
-        {{/items}}
-        </ul>
+        {{> items}}
         </section>
         {{/lists}}
         {{^lists}}<p>No task has a checklist yet. Add items on a task's page.</p>{{/lists}}

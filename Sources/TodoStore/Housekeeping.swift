@@ -232,3 +232,28 @@ extension Household {
     }
 
 }
+
+extension Household {
+    /// Runs `program` with `arguments` in a session of its own, its input and output on
+    /// `/dev/null`, and does not wait for it: how a front end starts `todo maintenance --auto`
+    /// for a large store. Returns the child's pid (a long-running caller reaps it), nil when it
+    /// could not be started.
+    @discardableResult
+    public static func startDetached(_ program: String, _ arguments: [String]) -> pid_t? {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // POSIX_SPAWN_SETSID (glibc 2.26), which Swift's Glibc module does not import.
+        posix_spawnattr_setflags(&attributes, 0x80)
+        let argv = ([program] + arguments).map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        var pid: pid_t = 0
+        return posix_spawn(&pid, program, &actions, &attributes, argv, environ) == 0 ? pid : nil
+    }
+}

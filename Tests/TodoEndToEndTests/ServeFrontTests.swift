@@ -5,36 +5,34 @@ import Testing
 /// arguments after `serve` and `TODO_SERVE_TODO`; without it, exit 78 and what to install.
 @Suite(.timeLimit(.minutes(5)), .kit)
 struct ServeFrontTests {
-    /// A copy of the `todo` under test in a folder of its own (so that no `todo-serve` built
-    /// beside the original is found), and that folder.
+    /// The `todo` under test in a folder of its own (so that no `todo-serve` built beside the
+    /// original is found), and that folder. A hard link where it can be: a copy is written
+    /// through a descriptor, and a process another test starts meanwhile may hold it open
+    /// for writing a moment, which makes running the copy fail with ETXTBSY.
     static func lonelyTodo(_ sb: Sandbox) throws -> (todo: String, folder: String) {
         let folder = sb.root + "/bin"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let copy = folder + "/todo"
-        try writeProgram(copy, try #require(readBytes(sb.binary)))
+        if link(sb.binary, copy) != 0 {
+            let fd = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+            try #require(fd >= 0, "cannot create \(copy)")
+            defer { close(fd) }
+            let bytes = try #require(readBytes(sb.binary))
+            var done = 0
+            while done < bytes.count {
+                let n = bytes[done...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                try #require(n > 0, "cannot write \(copy)")
+                done += n
+            }
+        }
         return (copy, folder)
     }
 
-    /// Writes an executable through a descriptor closed on exec: a process another test starts
-    /// meanwhile must not inherit it open for writing, or running the file fails with ETXTBSY.
-    static func writeProgram(_ path: String, _ bytes: [UInt8]) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
-        try #require(fd >= 0, "cannot create \(path)")
-        defer { close(fd) }
-        var done = 0
-        while done < bytes.count {
-            let n = bytes[done...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            try #require(n > 0, "cannot write \(path)")
-            done += n
-        }
-    }
-
-    /// A `todo-serve` that prints its arguments one a line and `TODO_SERVE_TODO`, and exits 7.
+    /// A `todo-serve` in `folder` that prints its arguments one a line and `TODO_SERVE_TODO`,
+    /// and exits 7: a link to the fixture, for the same reason.
     static func fakeServe(in folder: String) throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let path = folder + "/todo-serve"
-        let script = "#!/bin/sh\nfor a in \"$@\"; do printf 'arg:%s\\n' \"$a\"; done\nprintf 'todo:%s\\n' \"$TODO_SERVE_TODO\"\nexit 7\n"
-        try writeProgram(path, Array(script.utf8))
+        try #require(symlink(fixture("serve/todo-serve"), folder + "/todo-serve") == 0)
     }
 
     @Test func withoutTodoServeItSaysWhatToInstallAndExits78() throws {

@@ -57,6 +57,8 @@ struct ServeProcessTests {
         #expect(noHousehold.status == 66, "\(noHousehold)")
         let badListen = try serve(sb, ["--listen", "nowhere"])
         #expect(badListen.status == 64, "\(badListen)")
+        let wildcard = try serve(sb, ["--listen", "0.0.0.0:0"])
+        #expect(wildcard.status == 64 && wildcard.stderr.contains("--base-url is needed"), "\(wildcard)")
         let halfTLS = try serve(sb, ["--tls-cert", "/dev/null"])
         #expect(halfTLS.status == 64, "\(halfTLS)")
         // Through `todo serve`, which runs the todo-serve beside it.
@@ -106,5 +108,46 @@ struct ServeProcessTests {
         let readable = try serve(sb, ["--tls-cert", "\(dir)/a.pem", "--tls-key", "\(dir)/a.key"])
         #expect(readable.status == 78, "\(readable)")
         #expect(readable.stderr.contains("must be yours and private"))
+    }
+
+    @Test func SIGTERMDuringPostsLeavesEachChangeWholeAndExits0() throws {
+        let curl = try requireProgram("curl")
+        let sb = try Sandbox(now: nil)
+        #expect(try sb.todo("init", "--name", "Ann").status == 0)
+        for i in 0..<8 { #expect(try sb.todo("add", "chore \(i)", "--assign", "Ann", "--due", "today").status == 0) }
+        let (server, port) = try startServer(sb)
+        let base = "http://127.0.0.1:\(port)"
+        let link = try #require(try serve(sb, ["invite", "Ann", "--base-url", base]).lines.last)
+        func http(_ args: [String]) throws -> Run {
+            try runProcess(curl, ["-s", "-i", "--max-time", "20"] + args, environment: hermeticEnvironment(home: sb.home))
+        }
+        let signIn = try http(["-X", "POST", "-d", "token=" + String(link.split(separator: "/").last ?? ""), base + "/i"])
+        let cookie = try #require(
+            signIn.stdout.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie: todo_session=") }?
+                .dropFirst("set-cookie: ".count).split(separator: ";").first)
+        let mine = try http(["-b", String(cookie), base + "/"]).stdout
+        let csrf = try #require(mine.components(separatedBy: "name=\"csrf\" value=\"").dropFirst().first?.prefix { $0 != "\"" })
+        let ids = Set(mine.components(separatedBy: "action=\"/t/").dropFirst().map { String($0.prefix(32)) })
+        #expect(ids.count == 8)
+        let io = sb.root + "/io/posts"
+        var posts: [Spawned] = []
+        for (n, id) in ids.enumerated() {
+            posts.append(
+                try spawn(
+                    curl, ["-s", "-o", "/dev/null", "--max-time", "20", "-b", String(cookie), "-d", "csrf=\(csrf)", "\(base)/t/\(id)/done"],
+                    environment: hermeticEnvironment(home: sb.home), stdinPath: "/dev/null", stdoutPath: io + "\(n).out",
+                    stderrPath: io + "\(n).err"))
+        }
+        kill(server.pid, SIGTERM)
+        var status: Int32 = 0
+        while waitpid(server.pid, &status, 0) < 0 && errno == EINTR {}
+        #expect(status & 0x7f == 0 && (status >> 8) & 0xff == 0, "\(status):\n\(server.output.text)")
+        for p in posts { _ = p.wait() }
+        // Each change is committed whole or not at all.
+        #expect(try sb.git("fsck", "--strict").status == 0)
+        let list = try sb.todo("list", "--all", "--json")
+        #expect(list.status == 0)
+        let log = try sb.git("log", "--format=%an %s")
+        #expect(log.status == 0 && !log.stdout.contains("todo-pending"))
     }
 }

@@ -71,8 +71,8 @@ struct ServeRouteTests {
             // Looking twice (a messenger's preview) does not use it up.
             #expect(try await client.get("/i/\(token)").status == .ok)
             let r = try await client.post("/i", nil, [("token", token)])
-            #expect(r.status == .seeOther && r.headers[.location] == "/?n=signed-in")
-            let cookie = try #require(r.headers[.setCookie])
+            #expect(r.status == .seeOther && r.headers[.location] == "/" && r.notice == "signed-in")
+            let cookie = try #require(r.headers[values: .setCookie].first { $0.hasPrefix("todo_session=") })
             #expect(cookie.hasPrefix("todo_session=") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"))
             #expect(cookie.contains("Path=/") && !cookie.contains("Secure"))
             expectSecurityHeaders(r)
@@ -128,6 +128,10 @@ struct ServeRouteTests {
                 "/t/\(id)/done", device, [], headers: [.origin: "http://evil.example"])
             #expect(otherSite.status == .forbidden)
             #expect(try f.commitCount() == before)
+            // `Origin: null` (a form on a no-referrer page) names no site: the CSRF value decides.
+            let nullOrigin = try await client.post("/t/\(id)/done", device, [], csrf: "x", headers: [.origin: "null"])
+            #expect(nullOrigin.status == .forbidden)
+            #expect(try await client.post("/i", nil, [("token", try f.invite("Ann"))], headers: [.origin: "null"]).status == .seeOther)
             // The same with a matching Origin goes through.
             let ok = try await client.post("/t/\(id)/done", device, [], headers: [.origin: "http://localhost:8080"])
             #expect(ok.status == .seeOther)
@@ -168,6 +172,10 @@ struct ServeRouteTests {
             let item = try await client.post("/t/\(id)/items", device, [("text", String(repeating: "y", count: 201))])
             #expect(item.status.code == 422 && item.text.contains("id=\"text-error\""))
             #expect(try f.commitCount() == before)
+            #expect(try await client.get("/tasks?tag=" + String(repeating: "x", count: 2_100), device).status.code == 414)
+            let fat = try await client.get("/", device, headers: [HTTPField.Name("X-Padding")!: String(repeating: "p", count: 9_000)])
+            #expect(fat.status.code == 431)
+            expectSecurityHeaders(fat)
         }
     }
 
@@ -238,5 +246,39 @@ struct ServeRouteTests {
             #expect(ratio >= need, "\(fg) on \(bg): \(ratio)")
         }
         #expect(Style.css.contains("min-height:44px") && Style.css.contains(":focus"))
+    }
+
+    @Test func forwardedHeadersCountOnlyFromATrustedProxy() {
+        var config = ServeConfig(household: "home")
+        #expect(Guard.client(peer: "10.0.0.7", config: config, forwardedFor: ["1.2.3.4"], forwardedProto: "https") == ("10.0.0.7", false))
+        config.trustProxy = ["127.0.0.1"]
+        #expect(Guard.client(peer: "10.0.0.7", config: config, forwardedFor: ["1.2.3.4"], forwardedProto: "https") == ("10.0.0.7", false))
+        // The rightmost entry is the one the proxy added; what the client wrote before it is not believed.
+        #expect(
+            Guard.client(peer: "127.0.0.1", config: config, forwardedFor: ["6.6.6.6, 192.168.1.20"], forwardedProto: "https")
+                == ("192.168.1.20", true))
+        #expect(Guard.client(peer: "127.0.0.1", config: config, forwardedFor: [], forwardedProto: nil) == ("127.0.0.1", false))
+    }
+
+    @Test func aBaseURLPathPrefixesEveryRoute() async throws {
+        let f = try ServeFixture { $0.baseURL = BaseURL.parse("https://nas.example/todo/") }
+        #expect(f.site.config.allowedHosts.contains("nas.example") && f.site.config.allowedHosts.contains("localhost"))
+        try await f.application().test(.router) { client in
+            #expect(try await client.get("/todo/static/app.css").status == .ok)
+            #expect(try await client.get("/static/app.css").status == .notFound)
+            let token = try f.invite("Ann")
+            let page = try await client.get("/todo/i/\(token)")
+            #expect(page.text.contains("action=\"/todo/i\"") && page.text.contains("href=\"/todo/static/app.css\""))
+            let r = try await client.post("/todo/i", nil, [("token", token)])
+            #expect(r.headers[.location] == "/todo/")
+            let cookie = try #require(r.headers[values: .setCookie].first { $0.hasPrefix("todo_session=") })
+            #expect(cookie.contains("Path=/todo;"))
+            let secret = try #require(cookie.split(separator: ";").first?.split(separator: ".").last)
+            let device = Device(cookie: String(try #require(cookie.split(separator: ";").first?.dropFirst(13))), csrf: TokenHash.csrf(sessionSecret: String(secret)))
+            let mine = try await client.get("/todo/", device)
+            #expect(mine.status == .ok && mine.text.contains("href=\"/todo/tasks\">All tasks</a>"))
+            let feed = try await client.post("/todo/feed/new", device)
+            #expect(feed.text.contains("value=\"https://nas.example/todo/feed/"))
+        }
     }
 }

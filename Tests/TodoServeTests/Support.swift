@@ -47,10 +47,11 @@ final class ServeFixture: @unchecked Sendable {
 
     func household() throws -> Household { try Household.open(home: home, name: "home") }
 
-    func application() -> some ApplicationProtocol {
+    /// The routes; with `services`, the background sync runs beside them.
+    func application(services: Bool = false) -> some ApplicationProtocol {
         let router = Router(context: ServeContext.self)
         Routes(site: site).register(on: router)
-        return Application(router: router)
+        return Application(router: router, services: services ? [site.syncer] : [])
     }
 
     /// An invite link's token for `member`.
@@ -112,7 +113,7 @@ extension TestClientProtocol {
         let token = try fixture.invite(member)
         let r = try await post("/i", nil, [("token", token)])
         #expect(r.status == .seeOther)
-        let setCookie = try #require(r.headers[.setCookie])
+        let setCookie = try #require(r.headers[values: .setCookie].first { $0.hasPrefix("todo_session=") })
         let value = try #require(setCookie.split(separator: ";").first?.split(separator: "=", maxSplits: 1).last)
         let secret = try #require(value.split(separator: ".").last)
         return Device(cookie: String(value), csrf: TokenHash.csrf(sessionSecret: String(secret)))
@@ -121,4 +122,10 @@ extension TestClientProtocol {
 
 extension TestResponse {
     var text: String { String(buffer: body) }
+
+    /// The notice a POST left for the next page (its `todo_notice` cookie).
+    var notice: String? {
+        headers[values: .setCookie].first { $0.hasPrefix("todo_notice=") }
+            .flatMap { $0.split(separator: ";").first?.split(separator: "=", maxSplits: 1).last.map(String.init) }
+    }
 }
