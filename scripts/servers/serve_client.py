@@ -1,7 +1,7 @@
 """What the scripts that drive `todo-serve` share (scripts/browser-test.py,
 scripts/serve-convergence.py, scripts/bench-serve.py): an isolated household, the server started
 and stopped by its pid, an invite, and an HTTP session that signs in and submits the pages' forms
-as a browser would (cookie, hidden `csrf`, no redirect followed unless asked).
+as a browser would (cookies, hidden `csrf`, no redirect followed unless asked).
 
 Standard library only. Every wait has a timeout; failures raise Failed with a sentence that says
 what went wrong."""
@@ -249,14 +249,27 @@ class Response:
 
 
 class Session:
-    """One device: a cookie jar of one cookie, HTTP/1.1 keep-alive to the server. `source` is the
+    """One device: its cookies, HTTP/1.1 keep-alive to the server. `source` is the
     local address to connect from (any 127.x.y.z: the server's per-client limits key on it)."""
 
     def __init__(self, port, source="127.0.0.1", timeout=30):
         self.port, self.source, self.timeout = port, source, timeout
-        self.cookie = None
+        self.cookies = {}  # name -> value: the session, and a notice riding to the next page
         self.csrf = None
         self.conn = None
+
+    @property
+    def cookie(self):
+        """The session cookie, `todo_session=VALUE`, or None."""
+        value = self.cookies.get("todo_session")
+        return f"todo_session={value}" if value else None
+
+    @cookie.setter
+    def cookie(self, text):
+        if text:
+            self.cookies["todo_session"] = text.split("=", 1)[1]
+        else:
+            self.cookies.pop("todo_session", None)
 
     def connect(self, source=None):
         if self.conn:
@@ -274,8 +287,8 @@ class Session:
     def request(self, method, path, fields=None):
         body = None
         headers = {"Accept": "text/html"}
-        if self.cookie:
-            headers["Cookie"] = self.cookie
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         if fields is not None:
             body = urllib.parse.urlencode(fields).encode()
             headers["Content-Type"] = "application/x-www-form-urlencoded"
@@ -295,9 +308,13 @@ class Session:
                     raise
         hdrs = {k.lower(): v for k, v in r.getheaders()}
         for k, v in r.getheaders():
-            if k.lower() == "set-cookie" and v.startswith("todo_session="):
-                value = v.split(";", 1)[0]
-                self.cookie = None if value == "todo_session=" else value
+            if k.lower() == "set-cookie":
+                pair, _, attributes = v.partition(";")
+                name, _, value = pair.strip().partition("=")
+                if not value or re.search(r"(?i)max-age=0\b", attributes):
+                    self.cookies.pop(name, None)
+                else:
+                    self.cookies[name] = value
         if r.getheader("connection", "").lower() == "close":
             self.close()
         resp = Response(r.status, hdrs, data.decode("utf-8", "replace"))
@@ -315,6 +332,11 @@ class Session:
         if self.csrf and "csrf" not in fields:
             fields["csrf"] = self.csrf
         return self.request("POST", path, fields)
+
+    def follow(self, response):
+        """GET where a 303 points (the page a browser shows next, with its notice)."""
+        location = response.header("location") or "/"
+        return self.get(urllib.parse.urlsplit(location)._replace(scheme="", netloc="").geturl() or "/")
 
     def submit(self, form, extra=None):
         fields = dict(form.fields)
