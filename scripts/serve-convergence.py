@@ -248,9 +248,10 @@ def main():
         undone = [f"{a.name}: {i}" for a in check_each for i in a.done if a_tasks.get(i, {}).get("status") != "done"]
         if undone:
             raise Failed(f"{len(undone)} completed tasks are not done after the syncs: {undone[:6]}")
-        web_authors = set(git(alice, "log", "--format=%an", "--grep=web added").split())
-        if web_authors - {"Kim"}:
-            raise Failed(f"the page's additions were committed by {sorted(web_authors)}, not Kim")
+        web_authors = git(alice, "log", "--format=%an", "--fixed-strings", "--grep=web added").split()
+        if len(web_authors) != len(actors[0].added) or set(web_authors) != {"Kim"}:
+            raise Failed(f"the page's {len(actors[0].added)} additions are {len(web_authors)} commits "
+                         f"by {sorted(set(web_authors))}, not one each by Kim")
         for env in (alice, bob):
             git(env, "fsck", "--strict", "--no-progress")
         subprocess.run(["git", "--git-dir", remote, "fsck", "--strict", "--no-progress"], env=alice,
