@@ -283,7 +283,6 @@ def keyboard_walk(b, name):
 def browse(b, base, link, ids, todo, env):
     chore, shopping, hostile = ids
     d = b.driver
-    changes = []
 
     # Sign in from the invite link: the GET shows a button, the POST signs in and goes to "/".
     d.get(link)
@@ -313,7 +312,6 @@ def browse(b, base, link, ids, todo, env):
     notice = d.find_elements(By.CSS_SELECTOR, "p.notice[role=status]")
     check(notice and notice[0].text.strip(), "no notice (p.notice role=status) after Done")
     b.page_checks("mine-after-done")
-    changes.append("done")
     say(f"chore done: {notice[0].text.strip()!r}")
 
     # The shopping list: check milk.
@@ -325,7 +323,6 @@ def browse(b, base, link, ids, todo, env):
     b.wait(lambda dr: b.by_label("Uncheck: milk"), "\"Uncheck: milk\" after checking it")
     check(d.find_elements(By.CSS_SELECTOR, "p.notice[role=status]"), "no notice after checking milk")
     b.page_checks("lists-after-check")
-    changes.append("check")
     say("checked milk")
 
     # The list's own page: add an item.
@@ -339,7 +336,6 @@ def browse(b, base, link, ids, todo, env):
     b.click_and_wait_new_page(b.by_text("button", "Add item"), "the page after Add item")
     b.wait(lambda dr: b.by_label("Check: bread"), "\"Check: bread\" after adding the item")
     b.page_checks("task-after-item")
-    changes.append("item")
     say("added the item bread")
 
     # Add: a due date the CLI refuses first.
@@ -386,7 +382,6 @@ def browse(b, base, link, ids, todo, env):
     new_id = m.group(1)
     check(d.find_elements(By.CSS_SELECTOR, "p.notice[role=status]"), "no notice after adding the task")
     b.page_checks("added")
-    changes.append("add")
     say(f"added Buy stamps ({new_id[:8]})")
 
     # The other pages, each checked and photographed.
