@@ -32,6 +32,12 @@ RELEASE_BIN = $(RELEASE_SCRATCH)/release/todo
 SERVE_FLAGS = -c release --product todo-serve --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib
 SERVE_BIN = $(RELEASE_SCRATCH)/release/todo-serve
 
+# The web page's tests beyond swift test: a real browser (scripts/browser-test.py, Chromium and
+# selenium from scripts/deps.sh --test) and the server, the CLI and cron changing one household
+# at once (scripts/serve-convergence.py), both against the debug build.
+DEBUG_DIR = .build/debug
+SCREENS ?= .build/screens
+
 # The older release the compatibility test (OlderVersionTests) runs beside this one: the last
 # before `completions`, `schedule` and `rotate` (docs/FORMAT.md, "Older versions").
 # Built once from this repository's history and kept; `make test` passes it as TODO_OLD_BINARY.
@@ -70,6 +76,8 @@ test: deps
 	$(SWIFT) build --build-tests
 	SWIFT="$(SWIFT)" sh scripts/build-at.sh $(OLD_COMMIT) $(OLD_DIR) >/dev/null
 	TODO_OLD_BINARY="$(CURDIR)/$(OLD_BIN)" $(SWIFT) test --no-parallel
+	/usr/bin/python3 scripts/browser-test.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve --screens $(SCREENS)
+	/usr/bin/python3 scripts/serve-convergence.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve
 
 demo: release-todo
 	TODO_BIN="$(CURDIR)/$(RELEASE_BIN)" bash scripts/demo.sh
@@ -77,7 +85,7 @@ demo: release-todo
 bench: release
 	sh scripts/deps.sh --bench
 	sh scripts/servers/install.sh
-	TODO_BIN="$(CURDIR)/$(RELEASE_BIN)" bash scripts/bench.sh
+	TODO_BIN="$(CURDIR)/$(RELEASE_BIN)" TODO_SERVE_BIN="$(CURDIR)/$(SERVE_BIN)" bash scripts/bench.sh
 
 install: release
 	$(INSTALL) -d "$(BINDIR)" "$(MAN1DIR)"

@@ -4,7 +4,10 @@
 # time, Taskwarrior to compare with, and a C compiler for the slow-disk rows' preload library);
 # with --test what the calendar feed's tests read feeds with: Python's icalendar package
 # (python3-icalendar, for the system's /usr/bin/python3) and the calendar client khal, and the
-# SMTP server the reminder tests receive mail with (python3-aiosmtpd).
+# SMTP server the reminder tests receive mail with (python3-aiosmtpd); and the browser the web
+# page's test drives (scripts/browser-test.py): Debian's chromium and chromium-driver, and the
+# selenium package from PyPI for the system's /usr/bin/python3 (pip, as root, after the apt
+# packages; Debian's python3-selenium is older than the Chromium it would drive).
 # Swift itself is not an apt package: when `swift` is missing this says where to get it and fails.
 #
 # As root it installs the missing packages with apt-get; as anyone else it prints the exact
@@ -57,6 +60,14 @@ if [ "$tests" = yes ]; then
     if [ ! -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import aiosmtpd' >/dev/null 2>&1; then
         add python3-aiosmtpd
     fi
+    # scripts/browser-test.py: a real browser, headless, and its WebDriver.
+    command -v chromium >/dev/null 2>&1 || add chromium
+    [ -x /usr/bin/chromedriver ] || add chromium-driver
+    # pip itself, for selenium below (it is a PyPI package, not an apt one).
+    if [ ! -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import selenium' >/dev/null 2>&1; then
+        selenium=missing
+        /usr/bin/python3 -m pip --version >/dev/null 2>&1 || add python3-pip
+    fi
 fi
 
 if ! command -v swift >/dev/null 2>&1; then
@@ -68,7 +79,25 @@ if ! command -v swift >/dev/null 2>&1; then
     exit 1
 fi
 
+pip_selenium() { # installs selenium from PyPI for /usr/bin/python3 (as root) or says how
+    if [ "${selenium:-}" != missing ]; then
+        return 0
+    fi
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "scripts/deps.sh: python3's selenium package is missing" >&2
+        echo "install it with: sudo /usr/bin/python3 -m pip install --break-system-packages selenium" >&2
+        echo "then run the same make command again." >&2
+        exit 1
+    fi
+    # Debian marks its python3 as managed by apt; selenium is not among its packages at a
+    # version that speaks to this Chromium, so it goes beside them.
+    /usr/bin/python3 -m pip install --quiet --root-user-action=ignore --break-system-packages selenium
+    /usr/bin/python3 -c 'import selenium' # fails loudly if the install did not take
+    echo "scripts/deps.sh: installed selenium (PyPI) for /usr/bin/python3"
+}
+
 if [ -z "$missing" ]; then
+    pip_selenium
     echo "scripts/deps.sh: all build packages are installed"
     exit 0
 fi
@@ -94,3 +123,4 @@ if ! apt-get install -y --no-install-recommends $missing; then
     apt-get install -y --no-install-recommends $missing
 fi
 echo "scripts/deps.sh: installed$missing"
+pip_selenium

@@ -42,6 +42,12 @@ Sections (each one fails on its own without stopping the others):
           sshd started here with its own keys and config), 50 each. Also a sync with nothing
           to do, on a fresh household and after the runs' history.
 
+  serve   `todo-serve` on loopback in a household of the largest size (scripts/bench-serve.py):
+          requests per second, p50 and p99 of `GET /` (Mine) and of `POST /t/<id>/done` (each
+          a different task, each a commit), 4 client processes, 20 s each; the server's VmHWM
+          and VmRSS after the run; `todo --version` and `todo add` start times in the same
+          household (with --baseline-todo, the baseline's alternated with them). Needs --serve.
+
   history one member making --history-changes changes (default 3,000: a third each add, edit
           and done of a random task) with a sync to a path remote every 500, three times: with
           the automatic housekeeping as shipped, the same with a second mix of changes (chores
@@ -1032,6 +1038,70 @@ def calendar_section(bench, size=10000):
 
 
 # ---------------------------------------------------------------------------------------------
+# Section: the web page's server under load
+
+
+def serve_section(bench, size, serve):
+    """scripts/bench-serve.py against the todo-serve binary beside the measured todo."""
+    if not serve or not os.access(serve, os.X_OK):
+        log(f"serve: no todo-serve binary ({serve or 'no --serve'}), skipped")
+        bench.row("serve: skipped, no todo-serve binary (`make release-serve`)", size, None, None)
+        return
+    out = bench.path("serve.json")
+    script = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench-serve.py")
+    cmd = [sys.executable, script, "--todo", bench.todo, "--serve", serve, "--tasks", str(size),
+           "--runs", str(max(bench.runs, 7)), "--json", out]
+    if bench.baseline:
+        cmd += ["--baseline-todo", bench.baseline]
+    log(f"serve: todo-serve under load, {size:,} tasks")
+    result = subprocess.run(cmd, env=bench.base_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=sys.stderr, timeout=1800)
+    f = json.load(open(out)) if os.path.exists(out) else {}
+    clients, seconds = f.get("clients", 4), f.get("seconds", 20)
+    for kind, label in (("get", "`GET /` (Mine)"), ("post", "`POST /t/<id>/done`, each a different task (a commit each)")):
+        r = f.get(kind)
+        if not r or r.get("p50") is None:
+            continue
+        bench.row(f"`todo-serve` {label}, {clients} clients, {seconds:g} s: p50 (p99), "
+                  f"{r['per_second']:.0f} requests/s, {r['requests']:,} requests, {r['failures']} failed",
+                  size, f"{r['p50']:.1f} ({r['p99']:.1f})", None)
+    if f.get("vmhwm_kib"):
+        bench.row("`todo-serve` memory after the run: VmHWM (VmRSS)", size,
+                  f"{f['vmhwm_kib'] / 1024:.1f} MB ({f['vmrss_kib'] / 1024:.1f} MB)", None)
+    for key, label in (("version_ms", "`todo --version`"), ("add_ms", "`todo add`")):
+        if key not in f:
+            continue
+        before = f.get("baseline_" + key)
+        cell = f"{f[key]:.1f}" + (f"; before: {before:.1f} ({f[key] / before:.2f}×)" if before else "")
+        target = ""
+        if before:
+            target = "≤ 1.05× before — " + ("met" if f[key] <= 1.05 * before else "MISSED")
+        bench.row(f"{label} start, beside `todo-serve` (same household, alternated with the baseline when given)",
+                  size, cell, None, target)
+    failed = f.get("failed") or ([] if result.returncode == 0 else [f"exited {result.returncode}"])
+
+    # How long a POST waits while the server syncs with a slow remote (scripts/bench-serve-lock.py).
+    out = bench.path("serve-lock.json")
+    script = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench-serve-lock.py")
+    log(f"serve: a POST while the server syncs with a slow remote, {size:,} tasks")
+    lock = subprocess.run([sys.executable, script, "--todo", bench.todo, "--serve", serve, "--tasks", str(size),
+                           "--json", out], env=bench.base_env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=sys.stderr, timeout=1800)
+    g = json.load(open(out)) if os.path.exists(out) else {}
+    if g.get("during"):
+        i, d = g["idle"], g["during"]
+        bench.row(f"`todo-serve` `POST /t/<id>/done` while \"Sync now\" runs against a remote behind a "
+                  f"{g['delay_ms']:g} ms-a-chunk proxy ({g['changes']} changes each side, syncs of {g['sync_ms']:.0f} ms): "
+                  f"p50 (p99), {d['n']} POSTs; with no sync {i['p50']:.1f} ({i['p99']:.1f})",
+                  size, f"{d['p50']:.1f} ({d['p99']:.1f})", None,
+                  f"p99 − idle p50 ≤ 100 — " + ("met" if g["lock_wait_p99_ms"] <= 100 else "MISSED")
+                  + f" ({g['lock_wait_p99_ms']:.0f})")
+    failed += g.get("failed") or ([] if lock.returncode == 0 else [f"bench-serve-lock.py exited {lock.returncode}"])
+    if failed:
+        raise Failed("scripts/bench-serve.py: " + "; ".join(failed))
+
+
+# ---------------------------------------------------------------------------------------------
 # Section: a slow disk, every sync call delayed
 
 
@@ -1613,6 +1683,14 @@ NOTES = [
     "the calls of one operation (for git, all five plumbing processes; for the sync, todo's "
     "`sync` against `git push` to a bare repository, its receive-pack included). Taskwarrior has "
     "no sync without a Taskserver, so no figure there.",
+    "Serve: scripts/bench-serve.py; `todo-serve` (release build, `--sync-every 0`) on 127.0.0.1 in a "
+    "household of the largest size, 4 client processes of Python's http.client with keep-alive, each "
+    "its own session (device) of Alice, all at once for 20 s: first `GET /` (Alice's Mine), then "
+    "`POST /t/<id>/done`, each POST a different open task (so each is a commit, counted on `main` "
+    "afterwards). A client moves to a new loopback source address before the server's per-client "
+    "limits (120 requests, 30 POSTs per 10 s) would answer 429. Memory is the server's VmHWM (peak) and "
+    "VmRSS from /proc after both runs. The start rows time `todo --version` and `todo add` in the same "
+    "household before the server starts (with --baseline-todo alternated with the baseline's).",
     "git's one-file commit is the plumbing a script would use: `hash-object -w`, "
     "`update-index --add --cacheinfo`, `write-tree`, `commit-tree`, `update-ref`.",
     "`todo list` and `task list` print every open task; \"after a change\" is a list right after a `todo done` "
@@ -1664,8 +1742,9 @@ def main():
     parser.add_argument("--sizes", default="100,1000,10000", help="household sizes for the store section")
     parser.add_argument("--out", default="bench-results.md")
     parser.add_argument("--seed", default="todo-bench")
-    parser.add_argument("--only", default="store,flat,before,chores,calendar,slow,sync,history",
-                        help="sections to run, comma-separated: store, flat, before, chores, calendar, slow, sync, history, ssh "
+    parser.add_argument("--serve", help="the todo-serve binary for the serve section (a release build)")
+    parser.add_argument("--only", default="store,flat,before,chores,calendar,slow,sync,serve,history",
+                        help="sections to run, comma-separated: store, flat, before, chores, calendar, slow, sync, serve, history, ssh "
                         "(ssh: only the ssh sync scenarios; default all but that)")
     parser.add_argument("--history-changes", type=int, default=3000,
                         help="changes made in the history section (default 3,000)")
@@ -1678,13 +1757,14 @@ def main():
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = parser.parse_args()
     args.todo = os.path.abspath(args.todo)
+    args.serve = os.path.abspath(args.serve) if args.serve else None
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     sizes = sorted(int(s.replace(",", "").replace("_", "")) for s in args.sizes.split(","))
     sections = args.only.split(",")
     for section in sections:
-        if section not in ("store", "flat", "before", "chores", "calendar", "slow", "sync", "history", "ssh"):
-            parser.error(f"unknown section {section!r} (store, flat, before, chores, calendar, slow, sync, history, ssh)")
+        if section not in ("store", "flat", "before", "chores", "calendar", "slow", "sync", "serve", "history", "ssh"):
+            parser.error(f"unknown section {section!r} (store, flat, before, chores, calendar, slow, sync, serve, history, ssh)")
 
     bench = Bench(args)
     log(f"todo-bench: working in {bench.root}, {args.runs} runs per figure")
@@ -1697,6 +1777,7 @@ def main():
                               ("calendar", lambda: calendar_section(bench, max(sizes))),
                               ("slow", lambda: slow_section(bench)),
                               ("sync", lambda: sync_section(bench, sizes, ssh=not args.no_ssh)),
+                              ("serve", lambda: serve_section(bench, max(sizes), args.serve)),
                               ("history", lambda: history_section(bench, args.history_changes, args.history_flat_runs)),
                               ("ssh", lambda: sync_section(bench, sizes, ssh=True, only_ssh=True))):
             if name not in sections:
