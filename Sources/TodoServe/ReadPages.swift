@@ -19,10 +19,22 @@ enum MinePage {
         }
         let back = site.prefix + "/"
         var groups: [[String: Any]] = []
-        for (heading, indices) in [("Overdue", agenda.overdue), ("Today", agenda.today), ("This week", agenda.upcoming)]
-        where !indices.isEmpty {
-            let rows = indices.map { Pages.row(tasks[$0], site: site, session: session, today: today, minute: minute, back: back) }
-            groups.append(["heading": heading, "rows": rows])
+        for (heading, indices, overdue) in [
+            ("Overdue", agenda.overdue, true), ("Today", agenda.today, false), ("This week", agenda.upcoming, false),
+        ] where !indices.isEmpty {
+            // At most a page's worth in each part, as every list here; the rest is in the
+            // household list, filtered to the member.
+            let rows = indices.prefix(ListPages.pageSize).map {
+                Pages.row(tasks[$0], site: site, session: session, today: today, minute: minute, back: back)
+            }
+            var group: [String: Any] = ["heading": heading, "rows": rows]
+            if indices.count > ListPages.pageSize {
+                group["more"] = [
+                    "count": indices.count - ListPages.pageSize,
+                    "href": site.prefix + "/tasks?assignee=\(percentEncoded(session.member))" + (overdue ? "&overdue=1" : ""),
+                ]
+            }
+            groups.append(group)
         }
         var c = Pages.frame(site, session, title: "Mine", nav: "navMine", notice: Pages.notice(request))
         c["groups"] = groups

@@ -132,6 +132,7 @@ enum Templates {
         <section>
         <h2>{{heading}}</h2>
         {{> rows}}
+        {{#more}}<p><a href="{{href}}">{{count}} more of yours: see them all in the household list</a></p>{{/more}}
         </section>
         {{/groups}}
         {{^groups}}<p>Nothing of yours is due this week.</p>{{/groups}}

@@ -117,6 +117,26 @@ struct ServeChangeTests {
         }
     }
 
+    /// Mine shows at most a page's worth (50) in each part and links to the rest, filtered to the
+    /// member in the household list, so a member with hundreds of overdue tasks gets a page of
+    /// bounded size.
+    @Test func minePagesEachPartAndLinksToTheRest() async throws {
+        let f = try ServeFixture()
+        let h = try f.household()
+        let json = "[" + (0..<60).map { #"{"title": "Overdue \#($0)", "assignee": "Ann", "due": "2020-01-01"}"# }
+            .joined(separator: ",") + "]"
+        _ = try h.importTasks(Array(json.utf8), file: nil)
+        try await f.application().test(.router) { client in
+            let ann = try await client.signIn(f, as: "Ann")
+            let mine = try await client.get("/", ann)
+            #expect(mine.status == .ok)
+            #expect(mine.text.components(separatedBy: "aria-label=\"Done: Overdue ").count - 1 == 50)
+            #expect(mine.text.contains("<a href=\"/tasks?assignee=Ann&amp;overdue=1\">10 more of yours"), "\(mine.text)")
+            let rest = try await client.get("/tasks?assignee=Ann&overdue=1", ann)
+            #expect(rest.status == .ok && rest.text.contains("Overdue 59"))
+        }
+    }
+
     @Test func aCommitMadeElsewhereBetweenTwoRequestsShows() async throws {
         let f = try ServeFixture()
         try await f.application().test(.router) { client in
