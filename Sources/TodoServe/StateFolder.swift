@@ -1,4 +1,5 @@
 import Glibc
+import TodoStore
 
 /// Why the server's state folder cannot be used (docs/SERVE.md, "State outside the repository").
 enum StateError: Error, Equatable {
@@ -77,37 +78,10 @@ struct StateFolder: Sendable {
     /// folder fsynced. A crash leaves the old file or the new one.
     func replace(_ name: String, with bytes: [UInt8]) throws(StateError) {
         let target = file(name)
-        let tmp = "\(target).tmp.\(getpid())"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .unwritable(path: tmp, errno: errno) }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let e = errno
-                close(fd)
-                unlink(tmp)
-                throw .unwritable(path: tmp, errno: e)
-            }
-            written += n
-        }
-        if fsync(fd) != 0 {
-            let e = errno
-            close(fd)
-            unlink(tmp)
-            throw .unwritable(path: tmp, errno: e)
-        }
-        close(fd)
-        guard rename(tmp, target) == 0 else {
-            let e = errno
-            unlink(tmp)
-            throw .unwritable(path: target, errno: e)
-        }
-        let dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dir >= 0 {
-            fsync(dir)
-            close(dir)
+        do {
+            try replaceFile(target, with: bytes, mode: 0o600, suffix: ".tmp.\(getpid())")
+        } catch {
+            throw .unwritable(path: error.step == .rename ? target : error.temporary, errno: error.errno)
         }
     }
 

@@ -121,43 +121,13 @@ enum FeedFile {
     }
 
     static func replace(_ path: String, with bytes: [UInt8]) throws {
-        let tmp = path + ".tmp-\(getpid())"
-        func fail(_ what: String, _ err: Int32) -> CLIError {
-            unlink(tmp)
-            let reason = String(cString: strerror(err))
-            return CLIError(
-                "Cannot write the feed to \(Terminal.safe(path)) (\(what): \(reason)); the old feed, if any, is unchanged.",
+        do {
+            try replaceFile(path, with: bytes, mode: 0o644, suffix: ".tmp-\(getpid())")
+        } catch {
+            let reason = String(cString: strerror(error.errno))
+            throw CLIError(
+                "Cannot write the feed to \(Terminal.safe(path)) (\(error.step.rawValue): \(reason)); the old feed, if any, is unchanged.",
                 exit: .cannotWrite)
         }
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        if fd < 0 { throw fail("create", errno) }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let e = errno
-                close(fd)
-                throw fail("write", e)
-            }
-            offset += n
-        }
-        if fsync(fd) != 0 {
-            let e = errno
-            close(fd)
-            throw fail("fsync", e)
-        }
-        close(fd)
-        if rename(tmp, path) != 0 { throw fail("rename", errno) }
-        // The rename itself reaches the disk with the folder.
-        let dir = open(path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]).nonEmpty ?? "/" : ".", O_RDONLY | O_CLOEXEC)
-        if dir >= 0 {
-            fsync(dir)
-            close(dir)
-        }
     }
-}
-
-private extension String {
-    var nonEmpty: String? { isEmpty ? nil : self }
 }
