@@ -35,9 +35,9 @@ enum ChoreText {
 
     /// `--json` members added after a task's own fields: for a chore its current occurrence and
     /// whose turn it is; for a checklist its progress.
-    static func json(_ task: Task, today: CivilDate) -> JSONValue {
+    static func json(_ task: Task, today: CivilDate, context: TurnContext) -> JSONValue {
         guard case .object(var members) = TaskCodec.publicObject(task) else { return .null }
-        if let s = task.schedule(today: today) {
+        if let s = task.schedule(today: today, context: context) {
             let current = s.current
             members.append(("current", current.map { .string($0.description) } ?? .null))
             members.append(("turn", current.flatMap { s.assignee(on: $0) }.map { .string($0) } ?? .null))
@@ -51,10 +51,10 @@ enum ChoreText {
     }
 
     /// The `show` lines of a chore and a checklist.
-    static func showLines(_ task: Task, today: CivilDate) -> [(String, String)] {
+    static func showLines(_ task: Task, today: CivilDate, context: TurnContext) -> [(String, String)] {
         var out: [(String, String)] = []
         if let r = task.recurrence {
-            let s = ChoreSchedule(task, recurrence: r, today: today)
+            let s = ChoreSchedule(task, recurrence: r, today: today, context: context)
             var how = "\(r.rule.phrase) (\(r.rule)), from \(day(r.from, today: today))"
             if s.mode == .catchUp { how += "; every occurrence must be done (catch-up)" }
             out.append(("Repeats", how))

@@ -12,14 +12,14 @@ public struct Agenda: Sendable {
     /// counts by its current occurrence. `include` is given each task and whose it is (for a
     /// chore, whose turn the current occurrence is).
     public init(
-        _ tasks: [Task], today day: CivilDate, minuteOfDay: Int, days: Int,
+        _ tasks: [Task], today day: CivilDate, minuteOfDay: Int, days: Int, context: TurnContext,
         include: (Task, _ assignee: String?) -> Bool = { _, _ in true }
     ) {
         let last = day.checkedAdding(days: days) ?? day
         var picked: [(Due, Int)] = []
         for (i, t) in tasks.enumerated() {
             guard t.status == .open, !t.deleted else { continue }
-            let (due, assignee) = Self.due(of: t, today: day)
+            let (due, assignee) = Self.due(of: t, today: day, context: context)
             guard let due, due.date <= last, include(t, assignee) else { continue }
             picked.append((due, i))
         }
@@ -37,9 +37,9 @@ public struct Agenda: Sendable {
 
     /// When a task is due and whose it is: for a chore, its current occurrence (at the chore's
     /// time of day, if it has one) and whose turn that is; for any other task, its own.
-    public static func due(of task: Task, today: CivilDate) -> (due: Due?, assignee: String?) {
+    public static func due(of task: Task, today: CivilDate, context: TurnContext) -> (due: Due?, assignee: String?) {
         guard let r = task.recurrence else { return (task.due, task.assignee) }
-        let s = ChoreSchedule(task, recurrence: r, today: today)
+        let s = ChoreSchedule(task, recurrence: r, today: today, context: context)
         guard let current = s.current else { return (nil, task.assignee) }
         return (Due(date: current, minutes: task.due?.minutes), s.assignee(on: current))
     }

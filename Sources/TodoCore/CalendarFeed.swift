@@ -56,9 +56,10 @@ public enum CalendarFeed {
     /// The feed's bytes (CRLF lines, folded, UTF-8). `today` and `minuteOfDay` are the
     /// household zone's; `nowMillis` is DTSTAMP.
     public static func render(
-        _ tasks: [Task], options: CalendarFeedOptions, zone: TimeZoneRules, today: CivilDate, nowMillis: Int64
+        _ tasks: [Task], options: CalendarFeedOptions, zone: TimeZoneRules, today: CivilDate, nowMillis: Int64,
+        context: TurnContext
     ) -> [UInt8] {
-        let items = collect(tasks, options: options, today: today)
+        let items = collect(tasks, options: options, today: today, context: context)
         var out: [UInt8] = []
         out.reserveCapacity(items.count * 420 + 1024)
         func line(_ s: String) { ICalendarText.appendLine(s, to: &out) }
@@ -95,7 +96,7 @@ public enum CalendarFeed {
     }
 
     /// The events, in order of day, time and UID.
-    static func collect(_ tasks: [Task], options: CalendarFeedOptions, today: CivilDate) -> [CalendarItem] {
+    static func collect(_ tasks: [Task], options: CalendarFeedOptions, today: CivilDate, context: TurnContext) -> [CalendarItem] {
         let end = today.adding(days: 7 * options.weeks - 1)
         let oldest = today.adding(days: -CalendarFeedOptions.doneDays)
         let todaySeq = (Int64(today.daysSinceEpoch) * 86_400 - sequenceEpoch)
@@ -122,7 +123,7 @@ public enum CalendarFeed {
             }
             if let r = recurrence {
                 guard task.status == .open else { continue }
-                let s = ChoreSchedule(task, recurrence: r, today: today)
+                let s = ChoreSchedule(task, recurrence: r, today: today, context: context)
                 let current = s.current
                 var d = r.first(onOrAfter: min(oldest, current ?? oldest))
                 var steps = 0

@@ -86,7 +86,7 @@ public enum Checklist {
 /// Checking, merging and stamps of the chore and checklist fields.
 public enum ChoreFields {
     /// The maps whose entries carry their own stamps, merged per key.
-    public static let maps: Set<String> = ["completions", "items", "occurrences", "turns"]
+    public static let maps: Set<String> = ["completions", "items", "occurrences", "rotations", "turns"]
 
     /// Throws when a chore or checklist field does not have its documented shape; drops empty maps.
     static func check(_ task: inout Task) throws(TaskFormatError) {
@@ -134,6 +134,9 @@ public enum ChoreFields {
                 && FieldStamp(strings[1]) != nil
         case "turns":
             return e.count == 2 && CivilDate(iso: Substring(key)) != nil && FieldStamp(strings[1]) != nil
+        case "rotations":
+            return e.count >= 1 && e.count <= 1_001 && CivilDate(iso: Substring(key)) != nil && FieldStamp(strings[e.count - 1]) != nil
+                && strings.dropLast().allSatisfy { !$0.isEmpty }
         case "completions":
             return e.count == 4 && Completion.parse(key: key) != nil && CompletionState(rawValue: strings[0]) != nil
                 && strings[2].utf8.count == 10 && CivilDate(iso: Substring(strings[2])) != nil && FieldStamp(strings[3]) != nil
@@ -193,6 +196,7 @@ public enum ChoreFields {
     /// The conflict-log prefixes of the maps' entries (docs/MERGE.md, "What is logged").
     static let logPrefixes: [(map: String, prefix: String)] = [
         ("occurrences", "occurrence:"), ("completions", "completion:"), ("turns", "turn:"), ("items", "item:"),
+        ("rotations", "rotation@"),
     ]
 
     /// The conflict-log field of one map entry: `occurrence:<date>`, `turn:<date>`, `item:<key>`.
@@ -210,8 +214,10 @@ public enum ChoreFields {
 
     /// Whether two entries of one key say different things: an occurrence's state, a
     /// take-over's member, an item's state (texts of one key differ at most in case).
-    public static func entriesDiffer(_ x: JSONValue, _ y: JSONValue) -> Bool {
+    public static func entriesDiffer(map: String, _ x: JSONValue, _ y: JSONValue) -> Bool {
         guard case .array(let ex) = x, case .array(let ey) = y else { return x != y }
+        // A rotation entry: its names (all but the stamp).
+        if map == "rotations" { return Array(ex.dropLast()) != Array(ey.dropLast()) }
         return ex.first != ey.first
     }
 
@@ -220,6 +226,7 @@ public enum ChoreFields {
     public static func entryValue(map: String, _ entry: JSONValue) -> JSONValue {
         guard case .array(let e) = entry, let first = e.first else { return entry }
         if map == "items", e.count >= 2 { return .array([first, e[1]]) }
+        if map == "rotations" { return .array(Array(e.dropLast())) }
         return first
     }
 
@@ -237,6 +244,7 @@ public enum ChoreFields {
         case "occurrences": return .string(OccurrenceState.open.rawValue)
         case "completions": return .string(CompletionState.undone.rawValue)
         case "turns": return .string("")
+        case "rotations": return .null
         default:
             guard case .array(let e) = entry, e.count > 1 else { return .array([.string(ItemState.removed.rawValue), .string("")]) }
             return .array([.string(ItemState.removed.rawValue), e[1]])
@@ -344,7 +352,7 @@ extension Task {
 
     /// The current occurrence on `today` (docs/FORMAT.md, "What is derived"); nil for a plain
     /// task or a rule that has run past the last date.
-    public func currentOccurrence(today: CivilDate) -> CivilDate? { schedule(today: today)?.current }
+    public func currentOccurrence(today: CivilDate) -> CivilDate? { schedule(today: today, context: .plain)?.current }
 
     /// Writes one occurrence's state.
     public mutating func setOccurrence(_ date: CivilDate, _ state: OccurrenceState, stamp: FieldStamp) {
@@ -404,7 +412,7 @@ public struct ListFacts: Equatable, Sendable {
 
     /// The facts of `task` on `today`; nil for a task that is neither a chore nor a checklist
     /// with items.
-    public init?(_ task: Task, today: CivilDate) {
+    public init?(_ task: Task, today: CivilDate, context: TurnContext) {
         if task.extra.isEmpty { return nil }
         let rule = task.recurrence
         let progress = task.checklistProgress
@@ -414,7 +422,7 @@ public struct ListFacts: Equatable, Sendable {
         var from: CivilDate?
         var through: CivilDate?
         if let rule {
-            let s = ChoreSchedule(task, recurrence: rule, today: today)
+            let s = ChoreSchedule(task, recurrence: rule, today: today, context: context)
             current = s.current
             turn = current.flatMap { s.assignee(on: $0) }
             // The current occurrence stays until the one after it arrives (it is then missed or

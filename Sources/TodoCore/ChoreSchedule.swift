@@ -87,7 +87,14 @@ public struct ChoreSchedule: Sendable {
     public let today: CivilDate
     public let mode: ChoreScheduleMode
     public let rotate: RotateMode
+    /// The chore's `rotation` field: the rotation as last written.
     public let rotation: [String]
+    /// The rotation in force from each date on (docs/FORMAT.md, "Turns"), in date order; the
+    /// first holds from the start.
+    let segments: [(from: CivilDate, names: [String])]
+    public let context: TurnContext
+    /// Turns worked out by the walk, shared by the copies of this schedule.
+    let walk: TurnWalk
     /// Every live credit, in the order they were attributed (by their `done`'s stamp).
     public let credits: [Credit]
     /// The task's assignee: who a chore without a rotation is shown for.
@@ -104,17 +111,20 @@ public struct ChoreSchedule: Sendable {
     static let turnSearchLimit = 1_000
 
     /// The schedule of `task` on `today`; nil for a plain task.
-    public init?(_ task: Task, today: CivilDate) {
+    public init?(_ task: Task, today: CivilDate, context: TurnContext) {
         guard let r = task.recurrence else { return nil }
-        self.init(task, recurrence: r, today: today)
+        self.init(task, recurrence: r, today: today, context: context)
     }
 
-    public init(_ task: Task, recurrence r: Recurrence, today: CivilDate) {
+    public init(_ task: Task, recurrence r: Recurrence, today: CivilDate, context: TurnContext) {
         recurrence = r
         self.today = today
         mode = task.scheduleMode
         rotate = task.rotateMode
         rotation = task.rotation
+        self.context = context
+        segments = task.rotationSegments(context: context)
+        walk = TurnWalk()
         assignee = task.assignee
         let entries = task.occurrenceEntries
         self.entries = entries
@@ -204,6 +214,10 @@ public struct ChoreSchedule: Sendable {
         return .missed
     }
 
+    func isSkipped(_ date: CivilDate) -> Bool {
+        Self.decide(entries[date.description], credits: credits(on: date)) == .skipped
+    }
+
     func isOpen(_ date: CivilDate) -> Bool {
         Self.decide(entries[date.description], credits: credits(on: date)) == .open
     }
@@ -260,22 +274,53 @@ public struct ChoreSchedule: Sendable {
         return out
     }
 
-    /// Whose turn an occurrence is: a take-over, else the rotation; nil without either.
+    /// Whose turn an occurrence is (docs/FORMAT.md, "Turns"): a take-over, else the rotation in
+    /// force, with skips carried and absences stood in for; nil when nobody in particular.
     public func turn(on date: CivilDate) -> String? {
-        if let t = turnEntries[date.description], !t.member.isEmpty { return t.member }
-        guard !rotation.isEmpty else { return nil }
         switch rotate {
         case .order:
-            let k = recurrence.index(of: date) - skippedBefore(date)
-            let n = rotation.count
-            return rotation[((k % n) + n) % n]
+            return walk.turn(on: date, self)
         case .fewest:
+            let names = rotation(on: date)
+            if let pin = pinned(on: date) { return standIn(for: pin, in: names, on: date) }
+            guard !names.isEmpty else { return nil }
             return fewestTurn(on: date)
         }
     }
 
     /// Who should do an occurrence: its turn, else the chore's assignee.
-    public func assignee(on date: CivilDate) -> String? { turn(on: date) ?? assignee }
+    public func assignee(on date: CivilDate) -> String? {
+        if let t = turn(on: date) { return t }
+        return rotation(on: date).isEmpty ? assignee : nil
+    }
+
+    /// The rotation in force on `date`.
+    public func rotation(on date: CivilDate) -> [String] {
+        var names = segments.first?.names ?? []
+        for s in segments where s.from <= date { names = s.names }
+        return names
+    }
+
+    /// The member a take-over gives `date` to, unless they have left by then.
+    func pinned(on date: CivilDate) -> String? {
+        guard let t = turnEntries[date.description], !t.member.isEmpty, !context.roster.hasLeft(t.member, on: date) else {
+            return nil
+        }
+        return t.member
+    }
+
+    /// `member`, or when they are away on `date` the next member after them in `names` who is
+    /// present; nil when nobody is.
+    func standIn(for member: String, in names: [String], on date: CivilDate) -> String? {
+        let roster = context.roster
+        if roster.isPresent(member, on: date) { return member }
+        let start = names.firstIndex(of: member).map { $0 + 1 } ?? 0
+        for i in 0..<names.count {
+            let m = names[(start + i) % names.count]
+            if m != member, roster.isPresent(m, on: date) { return m }
+        }
+        return nil
+    }
 
     func skippedBefore(_ date: CivilDate) -> Int {
         var lo = 0
@@ -289,15 +334,15 @@ public struct ChoreSchedule: Sendable {
 
     /// The fewest-completions turn; occurrences after today count the open ones before them,
     /// from the current one on, as done by their own turn's member.
-    func fewestTurn(on date: CivilDate) -> String {
+    func fewestTurn(on date: CivilDate) -> String? {
         var projected: [(String, CivilDate)] = []
         if date > today, let start = current, start < date {
             var d: CivilDate? = start
             var steps = 0
             while let p = d, p < date, steps < 400 {
-                if isOpen(p) {
-                    let who = turnEntries[p.description].flatMap { $0.member.isEmpty ? nil : $0.member }
-                        ?? fewest(on: p, projected: projected)
+                if isOpen(p), let who = pinned(on: p).flatMap({ standIn(for: $0, in: rotation(on: p), on: p) })
+                    ?? fewest(on: p, projected: projected)
+                {
                     projected.append((who, p))
                 }
                 d = recurrence.next(after: p)
@@ -307,18 +352,40 @@ public struct ChoreSchedule: Sendable {
         return fewest(on: date, projected: projected)
     }
 
-    func fewest(on date: CivilDate, projected: [(String, CivilDate)]) -> String {
-        let since = date.adding(days: -28)
-        var counts = [Int](repeating: 0, count: rotation.count)
+    /// Of the rotation's members present on `date`, the one with the fewest credits over their
+    /// last 28 present days before it (ties in rotation order).
+    func fewest(on date: CivilDate, projected: [(String, CivilDate)]) -> String? {
+        let roster = context.roster
+        let names = rotation(on: date).filter { roster.isPresent($0, on: date) }
+        guard !names.isEmpty else { return nil }
+        // Each member's window: 28 present days back from the day before `date`.
+        var since: [CivilDate] = []
+        for n in names {
+            var start = date.adding(days: -28)
+            if let m = roster.member(n), !m.away.isEmpty {
+                var counted = 0
+                var d = date.adding(days: -1)
+                var steps = 0
+                while counted < 28 && steps < 3_660 {
+                    if m.awayWindow(on: d) == nil { counted += 1 }
+                    start = d
+                    d = d.adding(days: -1)
+                    steps += 1
+                }
+            }
+            since.append(start)
+        }
+        var counts = [Int](repeating: 0, count: names.count)
         func count(_ member: String, _ day: CivilDate) {
-            guard day >= since, day < date, let i = rotation.firstIndex(of: member) else { return }
+            guard day < date, let i = names.firstIndex(of: member), day >= since[i] else { return }
+            if let m = roster.member(member), m.awayWindow(on: day) != nil { return }
             counts[i] += 1
         }
         for c in credits { count(c.member, c.day) }
         for (member, day) in projected { count(member, day) }
         var best = 0
         for i in counts.indices where counts[i] < counts[best] { best = i }
-        return rotation[best]
+        return names[best]
     }
 
     /// `member`'s first open occurrence from the current one on; nil within the search limit.
@@ -412,7 +479,64 @@ extension Task {
     }
 
     /// The schedule of this chore on `today`; nil for a plain task.
-    public func schedule(today: CivilDate) -> ChoreSchedule? { ChoreSchedule(self, today: today) }
+    public func schedule(today: CivilDate, context: TurnContext) -> ChoreSchedule? {
+        ChoreSchedule(self, today: today, context: context)
+    }
+
+    /// The rotation in force from each date on: the `rotations` entries in date order, and
+    /// `rotation` when an older version wrote it after them (from the day after its stamp's
+    /// day); `rotation` alone without entries (docs/FORMAT.md, "Turns").
+    func rotationSegments(context: TurnContext) -> [(from: CivilDate, names: [String])] {
+        let entries = rotationEntries
+        let field = rotation
+        guard !entries.isEmpty else { return [(CivilDate(daysSinceEpoch: -719_162), field)] }
+        var out = entries.sorted { $0.key < $1.key }.map { (from: $0.key, names: $0.value.names) }
+        if let fieldStamp = stamps["rotation"], entries.values.allSatisfy({ FieldStamp.precedes($0.stamp, fieldStamp) }),
+            field != out.last?.names
+        {
+            let from = context.day(fieldStamp.stamp.wall).adding(days: 1)
+            out.removeAll { $0.from >= from }
+            out.append((from, field))
+        }
+        return out
+    }
+
+    /// The rotation in force on `date`, from this file alone.
+    public func rotation(on date: CivilDate) -> [String] {
+        var names = rotation
+        for s in rotationSegments(context: .plain) where s.from <= date { names = s.names }
+        return names
+    }
+
+    /// Writes one `rotations` entry.
+    public mutating func setRotationEntry(_ date: CivilDate, _ names: [String], stamp: FieldStamp) {
+        ChoreFields.setEntry(&self, map: "rotations", key: date.description, .array((names + [stamp.description]).map { .string($0) }))
+    }
+
+    /// The `rotations` entries by their date.
+    public var rotationEntries: [CivilDate: (names: [String], stamp: FieldStamp)] {
+        guard case .object(let entries)? = extra["rotations"] else { return [:] }
+        var out: [CivilDate: (names: [String], stamp: FieldStamp)] = [:]
+        for (key, e) in entries {
+            guard case .array(let a) = e, let last = a.last?.stringValue.flatMap(FieldStamp.init),
+                let date = CivilDate(iso: Substring(key))
+            else { continue }
+            out[date] = (a.dropLast().compactMap(\.stringValue), last)
+        }
+        return out
+    }
+
+    /// Records that the rotation is `names` from `date` on: the `rotations` entry (with, on the
+    /// first change, one for the chore's start holding the rotation as it was) and `rotation`.
+    public mutating func changeRotation(_ names: [String], from date: CivilDate, stamp: FieldStamp) {
+        if rotationEntries.isEmpty, let r = recurrence, date > r.from {
+            let old = rotation
+            let oldStamp = stamps["rotation"] ?? stamp
+            ChoreFields.setEntry(&self, map: "rotations", key: r.from.description, .array((old + [oldStamp.description]).map { .string($0) }))
+        }
+        setRotationEntry(date, names, stamp: stamp)
+        setRotation(names, stamp: stamp)
+    }
 
     /// Records that `member` did the occurrence `date` on `day`: a completion of its own and the
     /// occurrence's entry, one stamp.

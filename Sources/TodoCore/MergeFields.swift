@@ -95,7 +95,7 @@ struct FieldMerge {
         for (key, x) in xs {
             guard let y = theirs[key], x != y else { continue }
             let old = base?.extra[map]?[key]
-            guard old != x, old != y, ChoreFields.entriesDiffer(x, y) else { continue }
+            guard old != x, old != y, ChoreFields.entriesDiffer(map: map, x, y) else { continue }
             // The same choice as `ChoreFields.merge`.
             let (winner, loser) = ChoreFields.entryBeats(y, x) ? (y, x) : (x, y)
             found.append((

@@ -12,15 +12,17 @@ public struct Reminder: Sendable {
 
     /// `names`: the member's name and email, lowercased. `previous`: the member's `theirs` at
     /// the last delivered reminder, nil when there was none.
-    public init(_ tasks: [Task], names: Set<String>, today day: CivilDate, minuteOfDay: Int, previous: Set<String>?) {
+    public init(
+        _ tasks: [Task], names: Set<String>, today day: CivilDate, minuteOfDay: Int, previous: Set<String>?, context: TurnContext
+    ) {
         func mine(_ assignee: String?) -> Bool { assignee.map { names.contains($0.lowercased()) } == true }
-        let agenda = Agenda(tasks, today: day, minuteOfDay: minuteOfDay, days: 0) { _, assignee in mine(assignee) }
+        let agenda = Agenda(tasks, today: day, minuteOfDay: minuteOfDay, days: 0, context: context) { _, assignee in mine(assignee) }
         overdue = agenda.overdue
         self.today = agenda.today
         let listed = Set(overdue + self.today)
         var fresh: [(Due?, Int)] = []
         for (i, t) in tasks.enumerated() where t.status == .open && !t.deleted {
-            let (due, assignee) = Agenda.due(of: t, today: day)
+            let (due, assignee) = Agenda.due(of: t, today: day, context: context)
             guard mine(assignee) else { continue }
             let key = t.id.description
             theirs.insert(key)
@@ -38,10 +40,10 @@ public struct Reminder: Sendable {
     }
 
     /// What the reminder holds, as facts for a front end to word (subject and body).
-    public func facts(_ tasks: [Task], member: String, household: String, today day: CivilDate) -> ReminderFacts {
+    public func facts(_ tasks: [Task], member: String, household: String, today day: CivilDate, context: TurnContext) -> ReminderFacts {
         func item(_ i: Int) -> ReminderItem {
             let t = tasks[i]
-            return ReminderItem(id: t.id, title: t.title, isChore: t.isChore, due: Agenda.due(of: t, today: day).due)
+            return ReminderItem(id: t.id, title: t.title, isChore: t.isChore, due: Agenda.due(of: t, today: day, context: context).due)
         }
         return ReminderFacts(
             member: member, household: household, day: day, overdue: overdue.map(item), today: today.map(item), new: new.map(item))

@@ -46,7 +46,7 @@ public enum TaskRecord {
         let tags = task.tags.prefix(Int(UInt16.max))
         appendInt(UInt32(tags.count), 2, to: &out)
         for t in tags { appendString(t, to: &out) }
-        guard let f = facts ?? ListFacts(task, today: today) else {
+        guard let f = facts ?? ListFacts(task, today: today, context: .plain) else {
             out.append(0)
             return
         }

@@ -107,6 +107,14 @@ final class BackgroundSync: Service, Sendable {
         options.stop = stopper
         do {
             let report = try h.sync(options)
+            // A member who left (here or on another replica) keeps no way in.
+            do {
+                try site.dropLeavers()
+            } catch let e as StoreError {
+                return .failed(ServeWording.failure(e).text)
+            } catch {
+                return .failed("The server could not end the sessions of a member who left (its state folder: \(error)).")
+            }
             site.maintainIfDue(afterSync: true)
             return report.skipped ? .skipped : .done
         } catch {

@@ -96,7 +96,7 @@ struct Changes {
         } else if outcome.commit == nil {
             notice = .alreadyDone
         } else if let date, let r = before.recurrence,
-            ChoreSchedule(before, recurrence: r, today: h.clock.today).credits(on: date).contains(where: {
+            ChoreSchedule(before, recurrence: r, today: h.clock.today, context: .plain).credits(on: date).contains(where: {
                 $0.member.lowercased() != session.member.lowercased()
             })
         {

@@ -70,8 +70,10 @@ enum Pages {
     // MARK: Rows
 
     /// A task as one row of a list, with its Done (and, for a chore, Skip) buttons.
-    static func row(_ task: Task, site: Site, session: Session, today: CivilDate, minute: Int, back: String) -> [String: Any] {
-        let (due, who) = Agenda.due(of: task, today: today)
+    static func row(
+        _ task: Task, site: Site, session: Session, today: CivilDate, minute: Int, back: String, context: TurnContext
+    ) -> [String: Any] {
+        let (due, who) = Agenda.due(of: task, today: today, context: context)
         let open = task.status == .open && !task.deleted
         var r: [String: Any] = [
             "id": task.id.hex, "title": safe(task.title), "open": open, "chore": task.recurrence != nil, "back": back,

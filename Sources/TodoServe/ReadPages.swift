@@ -9,10 +9,11 @@ enum MinePage {
         let (tasks, commit) = try site.tasksAndCommit(h)
         let today = h.clock.today
         let minute = h.clock.minuteOfDay
+        let context = try site.store { () throws(StoreError) in try h.turnContext() }
         let me = session.member.lowercased()
         let agenda = site.agenda(key: "\(commit) \(today) \(minute) \(me)") {
             let email = (try? h.memberEmail(session.member))??.lowercased()
-            return Agenda(tasks, today: today, minuteOfDay: minute, days: 7) { _, assignee in
+            return Agenda(tasks, today: today, minuteOfDay: minute, days: 7, context: context) { _, assignee in
                 guard let a = assignee?.lowercased() else { return false }
                 return a == me || (email != nil && a == email)
             }
@@ -25,7 +26,7 @@ enum MinePage {
             // At most a page's worth in each part, as every list here; the rest is in the
             // household list, filtered to the member.
             let rows = indices.prefix(ListPages.pageSize).map {
-                Pages.row(tasks[$0], site: site, session: session, today: today, minute: minute, back: back)
+                Pages.row(tasks[$0], site: site, session: session, today: today, minute: minute, back: back, context: context)
             }
             var group: [String: Any] = ["heading": heading, "rows": rows]
             if indices.count > ListPages.pageSize {
@@ -64,6 +65,7 @@ enum ListPages {
         let tasks = try site.tasks(h)
         let today = h.clock.today
         let minute = h.clock.minuteOfDay
+        let context = try site.store { () throws(StoreError) in try h.turnContext() }
         let ordered = TaskQuery.order(tasks, query.select(tasks, today: today, minuteOfDay: minute))
         var start = 0
         if let after = q["after"].map(String.init).flatMap(TaskQuery.Position.init(text:)) {
@@ -75,7 +77,7 @@ enum ListPages {
             + (assignee.map { "&assignee=\(percentEncoded($0))" } ?? "") + (query.overdueOnly ? "&overdue=1" : "")
         let back = site.prefix + "/tasks?" + filters + (start > 0 ? "&after=\(percentEncoded(TaskQuery.Position(tasks[ordered[start - 1]]).text))" : "")
         var c = Pages.frame(site, session, title: "All tasks", nav: "navTasks", notice: Pages.notice(request))
-        c["rows"] = page.map { Pages.row(tasks[$0], site: site, session: session, today: today, minute: minute, back: back) }
+        c["rows"] = page.map { Pages.row(tasks[$0], site: site, session: session, today: today, minute: minute, back: back, context: context) }
         c["whichOptions"] = [("open", "Open tasks"), ("done", "Done tasks"), ("all", "Open and done")].map {
             ["value": $0.0, "text": $0.1, "selected": $0.0 == which] as [String: Any]
         }
@@ -122,11 +124,12 @@ enum TaskPage {
         }
         let today = h.clock.today
         let minute = h.clock.minuteOfDay
+        let context = try site.store { () throws(StoreError) in try h.turnContext() }
         let back = site.prefix + "/t/" + task.id.hex
         let shown = min(max(Int(request.uri.queryParameters["history"].map(String.init) ?? "") ?? 20, 20), 500)
         let history = try site.store { () throws(StoreError) in try h.history(of: taskID, limit: shown + 1) }
         var facts: [[String: String]] = []
-        let (due, who) = Agenda.due(of: task, today: today)
+        let (due, who) = Agenda.due(of: task, today: today, context: context)
         facts.append(["name": "State", "value": task.status == .done ? "done" : "open"])
         if let due { facts.append(["name": task.recurrence != nil ? "Next" : "Due", "value": due.display(today: today)]) }
         if let who { facts.append(["name": task.recurrence != nil ? "Turn" : "Assigned to", "value": Pages.safe(who)]) }
@@ -138,7 +141,7 @@ enum TaskPage {
         facts.append(["name": "Added by", "value": Pages.safe(task.createdBy)])
         var t: [String: Any] = [
             "id": task.id.hex, "title": Pages.safe(task.title), "facts": facts,
-            "rows": [Pages.row(task, site: site, session: session, today: today, minute: minute, back: back)],
+            "rows": [Pages.row(task, site: site, session: session, today: today, minute: minute, back: back, context: context)],
             "items": Pages.itemRows(task, site: site, session: session, back: back), "csrf": session.csrf, "base": site.prefix,
             "itemText": itemText,
             "history": history.prefix(shown).map { e -> [String: String] in

@@ -96,6 +96,21 @@ final class Site: Sendable {
         maintainIfDue(afterSync: false)
     }
 
+    /// Ends the sessions, feed addresses and invites of every member who has left the
+    /// household (docs/FORMAT.md, "Members"); run after each sync and at start. Returns how
+    /// many went. A later `member add` revives none of them: they are deleted.
+    @discardableResult
+    func dropLeavers() throws -> Int {
+        let h = try openForReading()
+        let roster = try h.roster()
+        let today = h.clock.today
+        var dropped = 0
+        for m in roster.members.values where m.hasLeft(on: today) {
+            dropped += try tokens.revoke(member: m.name, device: nil, feedOnly: false)
+        }
+        return dropped
+    }
+
     func maintainIfDue(afterSync: Bool) {
         let setting = environment.get("TODO_MAINTENANCE_THRESHOLD")
         if setting == "off" { return }

@@ -27,6 +27,6 @@ extension Household {
                 return .failure(.unknownMember(member, known: known.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }))
             }
         }
-        return .success(CalendarFeed.render(tasks, options: options, zone: zone.rules, today: today, nowMillis: clock.nowMillis()))
+        return .success(CalendarFeed.render(tasks, options: options, zone: zone.rules, today: today, nowMillis: clock.nowMillis(), context: try turnContext()))
     }
 }

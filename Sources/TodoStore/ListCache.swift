@@ -27,9 +27,9 @@ struct ListCache {
     var unparsed: [ArraySlice<UInt8>?]
 
     /// From the task files: each chore's and checklist's facts worked out here, for `today`.
-    init(tree: ObjectID, tasks: [Task], bad: [BadFile], today: CivilDate) {
+    init(tree: ObjectID, tasks: [Task], bad: [BadFile], today: CivilDate, context: TurnContext) {
         self.init(
-            tree: tree, tasks: tasks, bad: bad, facts: tasks.map { ListFacts($0, today: today) },
+            tree: tree, tasks: tasks, bad: bad, facts: tasks.map { ListFacts($0, today: today, context: context) },
             unparsed: Array(repeating: nil, count: tasks.count))
     }
 
@@ -105,33 +105,37 @@ extension Snapshot {
     /// Every task, through the list cache: read from it when it matches this snapshot, patched
     /// with the changed files when it is behind, rebuilt when it is missing or unreadable.
     func loadAllCached() throws(StoreError) -> (tasks: [Task], bad: [BadFile]) {
-        guard let c = try cachedTasks(parseExtra: true, today: WallClock.system.today) else { return ([], []) }
+        guard let c = try cachedTasks(parseExtra: true, today: WallClock.system.today, context: turnContext(.system)) else {
+            return ([], [])
+        }
         return (c.tasks, c.bad)
     }
 
     /// The current cache, read (with or without the tasks' extra fields), patched or rebuilt;
     /// nil when the household has no tasks tree. Facts worked out here are `today`'s.
-    func cachedTasks(parseExtra: Bool, today: CivilDate) throws(StoreError) -> ListCache? {
+    func cachedTasks(parseExtra: Bool, today: CivilDate, context: TurnContext) throws(StoreError) -> ListCache? {
         guard let tasksTree else { return nil }
         var cache = ListCache.read(repo, parseExtra: parseExtra)
         if let tree = cache?.tree, tree != tasksTree, let c = cache.take() {
             // Taken out first, so that the patch changes the only copy of the tasks in place.
-            cache = patch(c, to: tasksTree, today: today)
+            cache = patch(c, to: tasksTree, today: today, context: context)
         }
         if let cache, cache.tree == tasksTree {
             return cache
         }
         let (tasks, bad) = try loadAllFromFiles()
-        let fresh = ListCache(tree: tasksTree, tasks: tasks, bad: bad, today: today)
+        let fresh = ListCache(tree: tasksTree, tasks: tasks, bad: bad, today: today, context: context)
         fresh.write(repo)
         return fresh
     }
 
     /// Brings a cache up to `target` by reading only the task files that differ; nil when the
     /// difference is too large or not just task files.
-    func patch(_ cache: consuming ListCache, to target: ObjectID, today: CivilDate) -> ListCache? {
+    func patch(_ cache: consuming ListCache, to target: ObjectID, today: CivilDate, context: TurnContext) -> ListCache? {
         guard let diff = try? changedFiles(oldTasks: cache.tree, newTasks: target), diff.count <= ListCache.patchLimit
         else { return nil }
+        // The settings file holds the roster, which every chore's turns depend on: read all again.
+        if diff.contains(where: { $0.0 == HouseholdSettings.id }) { return nil }
         var c = consume cache
         // Every changed file is judged afresh: the changed tasks as they are now (nil: gone or
         // unreadable) and the ones now unreadable, then one pass over the cache that replaces
@@ -173,7 +177,7 @@ extension Snapshot {
                 continue
             }
             c.tasks[i] = now
-            c.facts[i] = ListFacts(now, today: today)
+            c.facts[i] = ListFacts(now, today: today, context: context)
             c.unparsed[i] = nil
         }
         if !gone.isEmpty {
@@ -184,7 +188,7 @@ extension Snapshot {
         }
         for case let (_, now?) in changed {
             c.tasks.append(now)
-            c.facts.append(ListFacts(now, today: today))
+            c.facts.append(ListFacts(now, today: today, context: context))
             c.unparsed.append(nil)
         }
         c.tree = target

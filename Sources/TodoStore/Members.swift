@@ -30,6 +30,7 @@ extension Household {
         let (tasks, _) = try snapshot().loadAll()
         var names = CalendarFeed.members(tasks)
         for name in try memberDetails().details.keys { names.insert(name) }
+        for m in try roster().members.values { names.insert(m.name) }
         // Folded by case: the first spelling in byte order stands for the others.
         var byFold: [String: String] = [:]
         for n in names {

@@ -165,7 +165,7 @@ extension Household {
         func isMe(_ name: String?) -> Bool { name.map { me.contains($0.lowercased()) } ?? false }
         // Credits do not depend on the day; the schedule is read for them and for turns.
         guard let r = after.recurrence else { return }
-        let schedule = ChoreSchedule(after, recurrence: r, today: r.from)
+        let schedule = ChoreSchedule(after, recurrence: r, today: r.from, context: .plain)
         let oldCompletions = Dictionary(before.completions.map { ($0.key, $0) }, uniquingKeysWith: { x, _ in x })
         var dates: [String: [ReceivedChange.Kind: [String]]] = [:]
         // Completions others recorded: each told by who did it, for the occurrence it counts for.

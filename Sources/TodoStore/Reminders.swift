@@ -25,17 +25,20 @@ extension Household {
         var byFold: [String: MemberDetails] = [:]
         for (name, d) in details { byFold[name.lowercased()] = d }
         let today = clock.today
+        let context = try turnContext()
         let minute = clock.minuteOfDay
         var plans: [ReminderPlan] = []
         let everyone: [String]
         if let members { everyone = members } else { everyone = try memberNames() }
         for member in everyone {
+            // A member who has left gets nothing (docs/FORMAT.md, "Members").
+            if context.roster.hasLeft(member, on: today) { continue }
             let key = member.lowercased()
             let d = byFold[key] ?? MemberDetails()
             let entry = state.members[key]
             var names: Set<String> = [key]
             if let e = d.email { names.insert(e.lowercased()) }
-            let r = Reminder(tasks, names: names, today: today, minuteOfDay: minute, previous: entry?.theirs)
+            let r = Reminder(tasks, names: names, today: today, minuteOfDay: minute, previous: entry?.theirs, context: context)
             // At most once a day, or every `everyDays` days when the member chose fewer.
             let last = entry?.day.flatMap { CivilDate(iso: Substring($0)) }
             if let last, today.daysSinceEpoch - last.daysSinceEpoch < (d.everyDays ?? 1), today >= last {
@@ -44,7 +47,7 @@ extension Household {
             }
             var message: ReminderMessage?
             if !r.isEmpty {
-                let (subject, body) = word(r.facts(tasks, member: member, household: name, today: today))
+                let (subject, body) = word(r.facts(tasks, member: member, household: name, today: today, context: context))
                 message = ReminderMessage(
                     member: member, household: name, subject: subject, body: body,
                     identity: ReminderText.identity(member: member, day: today, subject: subject, body: body))

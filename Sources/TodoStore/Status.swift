@@ -52,7 +52,7 @@ extension Household {
                 var listed: [TaskID: Task] = [:]
                 var bad: Set<String> = []
                 if changed.count > 64 {
-                    let view = try here.loadListView(today: clock.today)
+                    let view = try here.loadListView(today: clock.today, context: here.turnContext(clock))
                     for t in view.tasks { listed[t.id] = t }
                     bad = Set(view.bad.map(\.path))
                 }

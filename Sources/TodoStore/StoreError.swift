@@ -52,6 +52,15 @@ public enum StoreError: Error, Sendable {
     case noComingTurn(task: String, member: String)
     /// `swap` with oneself, `pass` to oneself.
     case sameMember(task: String, member: String)
+    /// A name the household does not use (`member leave`, `member away`, `--to`).
+    case noSuchMember(String)
+    /// `swap`, `pass`, `member away` or `--to` naming a member who has left (`away`: nil) or is
+    /// away on `date`.
+    case memberAbsent(member: String, date: CivilDate, away: (from: CivilDate, until: CivilDate)?)
+    /// `member leave NAME --to NAME`.
+    case leaveToSelf(String)
+    /// `member away` with an end before its start, or a window that has already ended.
+    case badAwayWindow(from: CivilDate, until: CivilDate, today: CivilDate)
     case git(GitError)
 
     /// Why `conflicts restore` has nothing to write.

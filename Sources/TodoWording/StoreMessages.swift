@@ -116,6 +116,18 @@ extension Worded {
             self.init(
                 "\(safe(member)) has no coming turn of chore \(safe(task)). Nothing was changed.\nRun `todo show \(safe(task))` to see whose turns come next.",
                 exit: .data)
+        case .noSuchMember(let name):
+            self.init(
+                "\"\(safe(name))\" is not a member of this household: no task, rotation, change or roster entry names them. Nothing was changed.",
+                exit: .notFound)
+        case .memberAbsent(let member, let date, let away):
+            let why = away.map { "is away from \($0.from) to \($0.until)" } ?? "has left the household"
+            self.init("\(safe(member)) \(why), so cannot take a turn on \(date). Nothing was changed.", exit: .data)
+        case .leaveToSelf(let member):
+            self.init("\(safe(member)) cannot hand their tasks to themselves when leaving. Nothing was changed.", exit: .usage)
+        case .badAwayWindow(let from, let until, let today):
+            let why = until < from ? "it ends (\(until)) before it starts (\(from))" : "it ended before tomorrow (\(today.adding(days: 1))), and days already begun keep their turns"
+            self.init("That absence cannot be recorded: \(why). Nothing was changed.", exit: .usage)
         case .sameMember(let task, let member):
             self.init(
                 "\(safe(member)) would swap or pass a turn of chore \(safe(task)) with themselves. Nothing was changed.",

@@ -130,7 +130,7 @@ import TodoCore
         // Read without the extra fields, as `list` does, and written back: the same record.
         offset = 0
         guard let lazy = TaskRecord.read(record, at: &offset, parseExtra: false), offset == record.count,
-            lazy.facts == ListFacts(task, today: CivilDate(year: 2026, month: 11, day: 24)!)
+            lazy.facts == ListFacts(task, today: CivilDate(year: 2026, month: 11, day: 24)!, context: .plain)
         else { return "\(what): the list's facts do not survive the list cache" }
         var rewritten: [UInt8] = []
         TaskRecord.append(lazy.task, facts: lazy.facts, today: CivilDate(year: 2026, month: 11, day: 24)!, extraText: lazy.unparsedExtra, to: &rewritten)

@@ -53,7 +53,7 @@ import Testing
         sam.complete(thu, member: "Sam", day: thu, stamp: Self.stamp(Self.t0 + 2 * Self.day + 36_000_000, "Sam", replica: "b2"))
         kim.complete(thu, member: "Kim", day: thu, stamp: Self.stamp(Self.t0 + 2 * Self.day + 36_300_000, "Kim", replica: "c3"))
         let t = try Self.merged(before, sam, kim)
-        let s = try #require(t.schedule(today: thu))
+        let s = try #require(t.schedule(today: thu, context: .plain))
         #expect(s.credits(on: thu).map(\.member) == ["Sam", "Kim"])
         #expect(s.status(of: thu) == .done)
         #expect(s.current == Self.date("2026-12-04"), "the chore advances once")
@@ -76,7 +76,7 @@ import Testing
         sam.complete(Self.date("2026-12-03"), member: "Sam", day: Self.date("2026-12-09"), stamp: Self.stamp(Self.t0 + 8 * Self.day, "Sam", replica: "b2"))
         _ = stale
         let t = try Self.merged(base, kim, sam)
-        let s = try #require(t.schedule(today: Self.date("2026-12-09")))
+        let s = try #require(t.schedule(today: Self.date("2026-12-09"), context: .plain))
         // Kim keeps 3 Dec; Sam's completion counts for 4 Dec, the earliest open occurrence
         // before the day he did it, and says so.
         #expect(s.credits(on: Self.date("2026-12-03")).map(\.member) == ["Kim"])
@@ -92,7 +92,7 @@ import Testing
         let d = Self.date("2026-12-01")
         t.complete(d, member: "Kim", day: d, stamp: Self.stamp(Self.t0, "Kim", replica: "a1"))
         t.complete(d, member: "Sam", day: d, stamp: Self.stamp(Self.t0 + 1, "Sam", replica: "b2"))
-        let s = try #require(t.schedule(today: d))
+        let s = try #require(t.schedule(today: d, context: .plain))
         #expect(s.credits(on: d).map(\.member) == ["Kim", "Sam"])
         #expect(s.credits.allSatisfy { !$0.moved })
     }
@@ -105,7 +105,7 @@ import Testing
             t.complete(date, member: "Dana", day: date, stamp: Self.stamp(Self.t0 + Int64(d - 1) * Self.day, "Dana", replica: "a1"))
         }
         let monday = Self.date("2026-12-07")
-        let s = try #require(t.schedule(today: monday))
+        let s = try #require(t.schedule(today: monday, context: .plain))
         #expect(s.current == monday)
         #expect(s.status(of: Self.date("2026-12-05")) == .missed && s.status(of: Self.date("2026-12-06")) == .missed)
         #expect(s.status(of: monday) == .open)
@@ -117,12 +117,12 @@ import Testing
         #expect(s.history(3).map { "\($0.date) \($0.status)" } == ["2026-12-06 missed", "2026-12-05 missed", "2026-12-04 done"])
         // The same file as a catch-up chore shows the oldest open occurrence, never missed.
         t.setScheduleMode(.catchUp, stamp: Self.stamp(Self.t0 + 6 * Self.day, "Dana", replica: "a1"))
-        let c = try #require(t.schedule(today: monday))
+        let c = try #require(t.schedule(today: monday, context: .plain))
         #expect(c.current == Self.date("2026-12-05") && c.status(of: Self.date("2026-12-05")) == .open)
         // A chore done ahead of time shows its next date.
         var ahead = Self.chore()
         ahead.complete(Self.date("2026-12-01"), member: "Kim", day: Self.date("2026-12-01"), stamp: Self.stamp(Self.t0, "Kim", replica: "a1"))
-        #expect(ahead.schedule(today: Self.date("2026-12-01"))?.current == Self.date("2026-12-02"))
+        #expect(ahead.schedule(today: Self.date("2026-12-01"), context: .plain)?.current == Self.date("2026-12-02"))
     }
 
     @Test func aCompletionAnOlderVersionWroteCountsForItsMember() throws {
@@ -132,16 +132,16 @@ import Testing
         // Kim's `done` wrote an occurrence entry too: it is not a second credit. A restore of it
         // by Kim (a new stamp) is not one either.
         t.setOccurrence(Self.date("2026-12-02"), .done, stamp: Self.stamp(Self.t0 + Self.day + 5, "Kim", replica: "a1"))
-        let s = try #require(t.schedule(today: Self.date("2026-12-02")))
+        let s = try #require(t.schedule(today: Self.date("2026-12-02"), context: .plain))
         #expect(s.credits.map { "\($0.member) \($0.occurrence) \($0.key == nil)" } == ["Lee 2026-12-01 true", "Kim 2026-12-02 false"])
     }
 
     @Test func aSkipPassesTheTurnOnAndReopenUndoesTheCredits() throws {
         var t = Self.chore("week", rotation: ["Ana", "Ben", "Cy"])
-        let s0 = try #require(t.schedule(today: Self.date("2026-12-01")))
+        let s0 = try #require(t.schedule(today: Self.date("2026-12-01"), context: .plain))
         #expect([1, 8, 15, 22].map { s0.turn(on: Self.date("2026-12-\($0 < 10 ? "0" : "")\($0)")) } == ["Ana", "Ben", "Cy", "Ana"])
         t.setOccurrence(Self.date("2026-12-08"), .skipped, stamp: Self.stamp(Self.t0, "Ben", replica: "b2"))
-        let s = try #require(t.schedule(today: Self.date("2026-12-01")))
+        let s = try #require(t.schedule(today: Self.date("2026-12-01"), context: .plain))
         // Ben's turn was skipped (a holiday): Ben has the next one, everyone after moves one on.
         #expect([8, 15, 22, 29].map { s.turn(on: Self.date("2026-12-\($0 < 10 ? "0" : "")\($0)")) } == ["Ben", "Ben", "Cy", "Ana"])
         #expect(s.tally().isEmpty)
@@ -155,7 +155,7 @@ import Testing
             let date = Self.date("2026-12-0\(d)")
             t.complete(date, member: who, day: date, stamp: Self.stamp(Self.t0 + Int64(d - 1) * Self.day, who, replica: "a1"))
         }
-        let s = try #require(t.schedule(today: Self.date("2026-12-04")))
+        let s = try #require(t.schedule(today: Self.date("2026-12-04"), context: .plain))
         #expect(s.turn(on: Self.date("2026-12-04")) == "Cy")
         // Ahead, each open occurrence counts as done by its own turn's member: Cy, then Ben, then
         // (ties in rotation order) Ben and Cy have one each, Ana two.
@@ -166,7 +166,7 @@ import Testing
 
     @Test func nextTurnsForSwapAndPass() throws {
         let t = Self.chore(rotation: ["Ana", "Ben"])
-        let s = try #require(t.schedule(today: Self.date("2026-12-02")))
+        let s = try #require(t.schedule(today: Self.date("2026-12-02"), context: .plain))
         #expect(s.current == Self.date("2026-12-02"))
         #expect(s.nextTurn(of: "Ben") == Self.date("2026-12-02"))
         #expect(s.nextTurn(of: "Ana") == Self.date("2026-12-03"))
@@ -178,7 +178,7 @@ import Testing
         // A completion done "in 9999" named in 2026 moves at most a year of occurrences on.
         t.complete(Self.date("2026-12-01"), member: "Kim", day: Self.date("2026-12-01"), stamp: Self.stamp(Self.t0, "Kim", replica: "a1"))
         t.complete(Self.date("2026-12-01"), member: "Eve", day: Self.date("9999-12-31"), stamp: Self.stamp(Self.t0 + 1, "Eve", replica: "e5"))
-        let s = try #require(t.schedule(today: Self.date("2026-12-01")))
+        let s = try #require(t.schedule(today: Self.date("2026-12-01"), context: .plain))
         #expect(s.credits.map(\.occurrence) == [Self.date("2026-12-01"), Self.date("2026-12-02")])
         // Malformed entries make the file malformed, as for any known field.
         for bad in [
@@ -250,8 +250,8 @@ import Testing
             b.conflicts = []
             #expect(TaskCodec.encode(a) == TaskCodec.encode(b), "round \(round)")
             let today = Self.date("2026-12-09")
-            let s1 = try #require(one.schedule(today: today))
-            let s2 = try #require(two.schedule(today: today))
+            let s1 = try #require(one.schedule(today: today, context: .plain))
+            let s2 = try #require(two.schedule(today: today, context: .plain))
             #expect(s1.credits == s2.credits, "round \(round)")
             let credited = s1.credits.compactMap(\.key)
             #expect(Set(credited).count == credited.count, "round \(round): a completion counted twice")

@@ -131,7 +131,7 @@ import Testing
         let zone = try #require(Self.paris)
         var options = CalendarFeedOptions()
         configure(&options)
-        let bytes = CalendarFeed.render(tasks, options: options, zone: zone, today: Self.date(today), nowMillis: 1_763_629_200_000)
+        let bytes = CalendarFeed.render(tasks, options: options, zone: zone, today: Self.date(today), nowMillis: 1_763_629_200_000, context: .plain)
         return String(decoding: Self.unfold(bytes), as: UTF8.self)
     }
 

@@ -234,7 +234,7 @@ struct History {
         for map in ChoreFields.maps {
             guard case .object(let entries)? = x.extra[map] else { continue }
             for (key, e) in entries {
-                guard let f = y.extra[map]?[key], !ChoreFields.entriesDiffer(e, f) else { continue }
+                guard let f = y.extra[map]?[key], !ChoreFields.entriesDiffer(map: map, e, f) else { continue }
                 note(ChoreFields.logField(map: map, key: key), ChoreFields.entryStamp(e), ChoreFields.entryStamp(f))
             }
         }

@@ -81,18 +81,18 @@ import Testing
             Self.task(5, "Someone else's", assignee: "Sam", due: Due(date: Self.today)),
         ]
         let names: Set<String> = ["kim", "kim@example.org"]
-        let first = Reminder(tasks, names: names, today: Self.today, minuteOfDay: 9 * 60, previous: nil)
+        let first = Reminder(tasks, names: names, today: Self.today, minuteOfDay: 9 * 60, previous: nil, context: .plain)
         #expect(first.overdue == [0] && first.today == [1] && first.new == [2, 3])
         #expect(first.theirs.count == 4)
-        let facts = first.facts(tasks, member: "Kim", household: "home", today: Self.today)
+        let facts = first.facts(tasks, member: "Kim", household: "home", today: Self.today, context: .plain)
         #expect(facts.overdue.map(\.title) == ["Old"] && facts.today.map(\.title) == ["Now"] && facts.new.map(\.title) == ["Later", "Undated"])
         #expect(facts.today.first?.due == Due(date: Self.today, minutes: 18 * 60) && facts.new.last?.due == nil)
         #expect(facts.overdue.first?.id == tasks[0].id && facts.overdue.first?.isChore == false)
         // Later the same evening: the time has passed; nothing new.
-        let again = Reminder(tasks, names: names, today: Self.today, minuteOfDay: 19 * 60, previous: first.theirs)
+        let again = Reminder(tasks, names: names, today: Self.today, minuteOfDay: 19 * 60, previous: first.theirs, context: .plain)
         #expect(again.overdue == [0, 1] && again.today.isEmpty && again.new.isEmpty)
         // Nothing theirs: empty.
-        #expect(Reminder(tasks, names: ["bob"], today: Self.today, minuteOfDay: 0, previous: nil).isEmpty)
+        #expect(Reminder(tasks, names: ["bob"], today: Self.today, minuteOfDay: 0, previous: nil, context: .plain).isEmpty)
     }
 
     @Test func identityIsStableAndChangesWithContent() {

@@ -111,7 +111,7 @@ import TodoCore
 
         let t = try committed(kim, bills)
         #expect(t.completions.count == 5, "nothing dropped")
-        let s = try #require(t.schedule(today: CivilDate(year: 2025, month: 11, day: 26)!))
+        let s = try #require(t.schedule(today: CivilDate(year: 2025, month: 11, day: 26)!, context: .plain))
         #expect(s.credits(on: CivilDate(year: 2025, month: 11, day: 20)!).map(\.member) == ["Kim"])
         let moved = try #require(s.credits(on: CivilDate(year: 2025, month: 11, day: 24)!).first)
         #expect(moved.member == "Sam" && moved.moved && moved.day == CivilDate(year: 2025, month: 11, day: 26)!)

@@ -26,18 +26,18 @@ import TodoCore
         #expect(try task(trash).currentOccurrence(today: today)?.description == "2025-11-04")
         // The completion is taken back, not erased: it stays in the file, undone, and counts for nobody.
         #expect(try task(trash).completions.map(\.state) == [.undone])
-        #expect(try task(trash).schedule(today: today)?.credits.isEmpty == true)
+        #expect(try task(trash).schedule(today: today, context: .plain)?.credits.isEmpty == true)
         #expect(try task(milk).deleted == false)
         // An undo of the undo completes it again.
         r = try run(sb, "undo")
         #expect(try task(trash).occurrenceEntries["2025-11-04"]?.state == .done, "\(r)")
-        #expect(try task(trash).schedule(today: today)?.credits.map(\.occurrence.description) == ["2025-11-04"])
+        #expect(try task(trash).schedule(today: today, context: .plain)?.credits.map(\.occurrence.description) == ["2025-11-04"])
 
         _ = try run(sb, "edit", trash.short, "--assign", "Carol")
-        #expect(try task(trash).schedule(today: today)?.turn(on: CivilDate(year: 2025, month: 11, day: 11)!) == "Carol")
+        #expect(try task(trash).schedule(today: today, context: .plain)?.turn(on: CivilDate(year: 2025, month: 11, day: 11)!) == "Carol")
         r = try run(sb, "undo")
         #expect(r.lines.first?.hasPrefix("Undone: edit: Take out the trash (") == true, "\(r)")
-        #expect(try task(trash).schedule(today: today)?.turn(on: CivilDate(year: 2025, month: 11, day: 11)!) == "Bob")
+        #expect(try task(trash).schedule(today: today, context: .plain)?.turn(on: CivilDate(year: 2025, month: 11, day: 11)!) == "Bob")
 
         _ = try run(sb, "edit", groceries.short, "--check", "milk", "--item", "bread")
         r = try run(sb, "undo")

@@ -26,7 +26,7 @@ struct ServeChangeTests {
         list.items = ["milk", "eggs"]
         let listID = try #require(try h.add(list).tasks.first).task.id.hex
         let plainID = try f.taskID(titled: "Ann's first chore")
-        let occurrence = try #require(try h.snapshot().task(TaskID(choreID)!)).schedule(today: h.clock.today)?.current
+        let occurrence = try #require(try h.snapshot().task(TaskID(choreID)!)).schedule(today: h.clock.today, context: .plain)?.current
         let milk = try #require(try h.snapshot().task(TaskID(listID)!)?.visibleItems.first { $0.text == "milk" }).key
 
         try await f.application().test(.router) { client in

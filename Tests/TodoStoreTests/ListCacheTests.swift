@@ -22,7 +22,7 @@ import TodoCore
         #expect(cached.bad.map(\.path).sorted() == files.bad.map(\.path).sorted(), sourceLocation: sourceLocation)
         // What `list` reads: the tasks without their extra fields, and the chores' and
         // checklists' facts as the files give them.
-        let view = try snap.loadListView(today: h.clock.today)
+        let view = try snap.loadListView(today: h.clock.today, context: .plain)
         func plain(_ t: Task) -> [UInt8] {
             var t = t
             t.extra = [:]
@@ -35,7 +35,7 @@ import TodoCore
             f.map { ListFacts(isChore: $0.isChore, current: $0.current, turn: $0.turn, checked: $0.checked, total: $0.total) }
         }
         var facts: [TaskID: ListFacts] = [:]
-        for t in files.tasks { facts[t.id] = shown(ListFacts(t, today: h.clock.today)) }
+        for t in files.tasks { facts[t.id] = shown(ListFacts(t, today: h.clock.today, context: .plain)) }
         #expect(view.facts.count == view.tasks.count, sourceLocation: sourceLocation)
         var viewFacts: [TaskID: ListFacts] = [:]
         for (t, f) in zip(view.tasks, view.facts) { viewFacts[t.id] = shown(f) }
@@ -79,7 +79,7 @@ import TodoCore
             return Household.Update(tasks: [chore, list], message: "chores", value: ())
         }
         try sameTasks(h)  // patched
-        let listed = try h.snapshot().loadListView(today: h.clock.today)
+        let listed = try h.snapshot().loadListView(today: h.clock.today, context: .plain)
         func facts(_ id: TaskID) -> ListFacts? { listed.tasks.firstIndex { $0.id == id }.flatMap { listed.facts[$0] } }
         // Fri 15 Jan 2027: Tue 12 Jan is due (and overdue) until Tue 19 Jan comes.
         #expect(

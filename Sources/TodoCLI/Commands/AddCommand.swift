@@ -63,7 +63,7 @@ struct AddCommand: ParsableCommand {
         let added = try h.add(new)
         guard let task = added.tasks.first else { return }
         if output.json {
-            print(JSONWriter.compact(ChoreText.json(task.task, today: Env.today(h.clock))))
+            print(JSONWriter.compact(ChoreText.json(task.task, today: Env.today(h.clock), context: try h.turnContext())))
         } else {
             print(task.short)
         }

@@ -26,7 +26,9 @@ struct AgendaCommand: ParsableCommand {
 
     func run() throws {
         let h = try household.openForReading()
-        let (tasks, _) = try h.snapshot().loadAll()
+        let snap = try h.snapshot()
+        let (tasks, _) = try snap.loadAll()
+        let context = snap.turnContext(h.clock)
         var me: Set<String> = []
         if mine {
             let identity = try h.identity()
@@ -34,7 +36,7 @@ struct AgendaCommand: ParsableCommand {
         }
         let today = Env.today(h.clock)
         let minute = Env.minuteOfDay(h.clock)
-        let agenda = Agenda(tasks, today: today, minuteOfDay: minute, days: days) { _, assignee in
+        let agenda = Agenda(tasks, today: today, minuteOfDay: minute, days: days, context: context) { _, assignee in
             !mine || assignee.map { me.contains($0.lowercased()) } == true
         }
         let groups = [("overdue", "Overdue:", agenda.overdue), ("today", "Due today:", agenda.today),
@@ -42,7 +44,7 @@ struct AgendaCommand: ParsableCommand {
         var out = Output()
         if output.json {
             out.line(JSONWriter.compact(.object(groups.map { key, _, indices in
-                (key, .array(indices.map { ChoreText.json(tasks[$0], today: today) }))
+                (key, .array(indices.map { ChoreText.json(tasks[$0], today: today, context: context) }))
             })))
         } else if !agenda.isEmpty {
             let render = Render(today: today, minuteOfDay: minute)
@@ -50,7 +52,7 @@ struct AgendaCommand: ParsableCommand {
             // A chore as `list` shows it: its current occurrence, whose turn, a repeat mark.
             var shown = tasks
             for i in [agenda.overdue, agenda.today, agenda.upcoming].joined() {
-                if let facts = ListFacts(tasks[i], today: today) { shown[i] = ChoreText.listView(tasks[i], facts) }
+                if let facts = ListFacts(tasks[i], today: today, context: context) { shown[i] = ChoreText.listView(tasks[i], facts) }
             }
             for (_, title, indices) in groups where !indices.isEmpty {
                 out.line(title)

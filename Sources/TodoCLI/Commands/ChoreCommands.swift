@@ -17,15 +17,15 @@ func recordOccurrences(
         date = try Input.date(on, option: "--on", today: today)
     }
     let outcome = try h.complete(ids, action, all: all, on: date)
-    renderOccurrenceChanges(outcome, label: label, already: already, today: today)
+    renderOccurrenceChanges(outcome, label: label, already: already, today: today, context: try h.turnContext())
 }
 
 /// Prints what `done`, `skip` or `reopen` did: for a chore the occurrences and the next one.
-func renderOccurrenceChanges(_ outcome: ChangeOutcome, label: String, already: String, today: CivilDate) {
+func renderOccurrenceChanges(_ outcome: ChangeOutcome, label: String, already: String, today: CivilDate, context: TurnContext) {
     var out = Output()
     for r in outcome.tasks {
         let name = "\(Terminal.safe(r.task.title)) (\(r.short))"
-        guard let s = r.task.schedule(today: today) else {
+        guard let s = r.task.schedule(today: today, context: context) else {
             out.line("\(r.changed ? label : already): \(name)")
             continue
         }
@@ -103,7 +103,7 @@ struct SwapCommand: ParsableCommand {
         let h = try household.open()
         let today = Env.today(h.clock)
         let outcome = try h.swapTurn(id, with: try Input.name(member, option: "--with"))
-        renderTurnChanges(outcome, today: today)
+        renderTurnChanges(outcome, today: today, context: try h.turnContext())
     }
 }
 
@@ -124,15 +124,15 @@ struct PassCommand: ParsableCommand {
         let h = try household.open()
         let today = Env.today(h.clock)
         let outcome = try h.passTurn(id, to: try Input.name(member, option: "--to"))
-        renderTurnChanges(outcome, today: today)
+        renderTurnChanges(outcome, today: today, context: try h.turnContext())
     }
 }
 
 /// Prints the turns `swap` or `pass` moved: each date and whose it is now.
-func renderTurnChanges(_ outcome: ChangeOutcome, today: CivilDate) {
+func renderTurnChanges(_ outcome: ChangeOutcome, today: CivilDate, context: TurnContext) {
     var out = Output()
     for r in outcome.tasks {
-        guard let s = r.task.schedule(today: today) else { continue }
+        guard let s = r.task.schedule(today: today, context: context) else { continue }
         let turns = r.fields.compactMap { CivilDate(iso: Substring($0)) }.map { ChoreText.occurrence($0, of: s, today: today) }
         out.line("Turns: \(Terminal.safe(r.task.title)) (\(r.short)): \(turns.joined(separator: "; "))")
     }
@@ -150,7 +150,8 @@ struct ReopenCommand: ParsableCommand {
         if ids.isEmpty { throw CLIError("Name at least one task id.", exit: .usage) }
         let h = try household.open()
         let today = Env.today(h.clock)
-        renderOccurrenceChanges(try h.reopen(ids), label: "Reopened", already: "Already open", today: today)
+        renderOccurrenceChanges(
+            try h.reopen(ids), label: "Reopened", already: "Already open", today: today, context: try h.turnContext())
     }
 }
 
@@ -176,10 +177,11 @@ struct ChoresCommand: ParsableCommand {
             printError("todo: warning: \(Terminal.safe(b.path)) cannot be read (\(Terminal.safe(b.reason))); it is left out.")
         }
         let today = Env.today(h.clock)
+        let context = snap.turnContext(h.clock)
         let last = CivilDate(year: 9999, month: 12, day: 31)!
         var chores: [(task: Task, schedule: ChoreSchedule, current: CivilDate?)] = []
         for t in tasks where !t.deleted {
-            guard let s = t.schedule(today: today) else { continue }
+            guard let s = t.schedule(today: today, context: context) else { continue }
             chores.append((t, s, s.current))
         }
         chores.sort { a, b in

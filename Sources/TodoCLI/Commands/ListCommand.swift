@@ -37,6 +37,7 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         let h = try household.openForReading()
         let snap = try h.snapshot()
+        let context = snap.turnContext(h.clock)
         let today = Env.today(h.clock)
         // Chores show once, at their current occurrence and turn; checklists with progress.
         // --json gives the stored form (with the chore's and checklist's maps) and adds these.
@@ -46,13 +47,13 @@ struct ListCommand: ParsableCommand {
         if output.json {
             (tasks, bad) = try snap.loadAll()
             for i in tasks.indices where !tasks[i].extra.isEmpty {
-                guard let facts = ListFacts(tasks[i], today: today) else { continue }
+                guard let facts = ListFacts(tasks[i], today: today, context: context) else { continue }
                 stored[i] = tasks[i]
                 tasks[i] = ChoreText.listView(tasks[i], facts)
             }
         } else {
             let facts: [ListFacts?]
-            (tasks, facts, bad) = try snap.loadListView(today: today)
+            (tasks, facts, bad) = try snap.loadListView(today: today, context: context)
             // Changed in place (the array is not copied).
             for i in tasks.indices { if let f = facts[i] { tasks[i] = ChoreText.listView(tasks[i], f) } }
         }
@@ -79,7 +80,7 @@ struct ListCommand: ParsableCommand {
         if output.json {
             out.line("[")
             for (n, i) in order.enumerated() {
-                out.line(JSONWriter.compact(ChoreText.json(stored[i] ?? tasks[i], today: today)) + (n < order.count - 1 ? "," : ""))
+                out.line(JSONWriter.compact(ChoreText.json(stored[i] ?? tasks[i], today: today, context: context)) + (n < order.count - 1 ? "," : ""))
             }
             out.line("]")
         } else if order.isEmpty {
@@ -104,12 +105,13 @@ struct ShowCommand: ParsableCommand {
     func run() throws {
         let h = try household.openForReading()
         let snap = try h.snapshot()
+        let context = snap.turnContext(h.clock)
         let taskID = try snap.resolve(id)
         guard let task = try snap.task(taskID) else { throw StoreError.taskNotFound(id) }
         HealthWarnings.handEdits((try? h.handEdits(snap, task: taskID)) ?? [])
         HealthWarnings.unreadable((try? snap.unreadable()) ?? [])
         if output.json {
-            print(JSONWriter.compact(ChoreText.json(task, today: Env.today(h.clock))))
+            print(JSONWriter.compact(ChoreText.json(task, today: Env.today(h.clock), context: context)))
             return
         }
         let short = try snap.shortIDs([taskID])[taskID] ?? id
@@ -143,7 +145,7 @@ struct ShowCommand: ParsableCommand {
             for l in lines.dropFirst() { out.line(String(repeating: " ", count: 10) + Terminal.safe(String(l))) }
         }
         field("Created", "\(Terminal.safe(task.createdAt)) by \(Terminal.safe(task.createdBy))")
-        for (name, value) in ChoreText.showLines(task, today: render.today) {
+        for (name, value) in ChoreText.showLines(task, today: render.today, context: context) {
             if name.isEmpty { out.line(String(repeating: " ", count: 10) + value) } else { field(name, value) }
         }
         // Who finished or deleted it, and when: from the stamp of that write.

@@ -5,25 +5,37 @@ import TodoStore
 struct MemberCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "member",
-        abstract: "Show or set members' contact details for reminders.",
+        abstract: "Who is in the household: members who join, leave and go away, and their contact details.",
         discussion: """
             A member is any name the household already uses: an assignee, a name in a rotation, \
             someone who made a change. Their details (email, how reminders reach them) are shared \
             with the household like a task, so the machine that runs `todo remind` can reach \
             everyone. Secrets (an SMTP password, a push token) never go here: see `todo remind`.
 
+            Members come and go: `add` makes a new member explicit, `leave` takes someone out of \
+            every rotation from tomorrow and hands their open tasks on, `away` gives their turns \
+            in a window of days to a stand-in. Turns already announced (today's and earlier) \
+            never move.
+
             Examples:
               todo member
+              todo member add Sam
+              todo member away Kim --from 2026-12-21 --until 2026-12-28
+              todo member leave Bob --to Kim
               todo member set Kim --email kim@example.org --via mail
               todo member set Sam --via post --post-url https://ntfy.sh/our-family-sam
               todo member show Kim
             """,
-        subcommands: [MemberListCommand.self, MemberSetCommand.self, MemberShowCommand.self],
+        subcommands: [
+            MemberListCommand.self, MemberAddCommand.self, MemberLeaveCommand.self, MemberAwayCommand.self,
+            MemberSetCommand.self, MemberShowCommand.self,
+        ],
         defaultSubcommand: MemberListCommand.self)
 }
 
 struct MemberListCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "Every member and their details.")
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "Every member: active, away (with dates) or left, and their details.")
 
     @OptionGroup var household: HouseholdOptions
 
@@ -32,9 +44,11 @@ struct MemberListCommand: ParsableCommand {
         let details = try h.memberDetails().details
         var byFold: [String: MemberDetails] = [:]
         for (name, d) in details { byFold[name.lowercased()] = d }
+        let roster = try h.roster()
+        let today = Env.today(h.clock)
         var out = Output()
         for name in try h.memberNames() {
-            out.line(MemberText.summary(name, byFold[name.lowercased()] ?? MemberDetails()))
+            out.line(MemberText.summary(name, byFold[name.lowercased()] ?? MemberDetails()) + MemberText.state(roster.member(name), today: today))
         }
         out.flush()
     }
@@ -57,6 +71,9 @@ struct MemberShowCommand: ParsableCommand {
         out.line("Reminders: \(MemberText.how(d))")
         if let url = d.postURL { out.line("Post URL:  \(Terminal.safe(url))") }
         if let n = d.everyDays, n > 1 { out.line("Every:     \(n) days at most") }
+        // Shown only for a member who is not simply active.
+        let state = MemberText.state(try h.roster().member(member), today: Env.today(h.clock))
+        if !state.isEmpty { out.line("State:     " + String(state.dropFirst(2))) }
         for p in problems where p.member.lowercased() == member.lowercased() {
             out.line("Ignored:   \(Terminal.safe(RemindMessages.leftOut(p)))")
         }
@@ -132,7 +149,128 @@ struct MemberSetCommand: ParsableCommand {
     }
 }
 
+struct MemberAddCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add", abstract: "Add a member to the household (or bring back one who left).",
+        discussion: """
+            Names the household already uses (an assignee, a rotation, who made a change) are \
+            members already: adding one (compared without case) changes nothing. Someone who \
+            left is a member again from tomorrow; their old page sessions and feed addresses \
+            stay ended. Add them to a chore with `todo edit ID --rotate ...`.
+            """)
+
+    @OptionGroup var household: HouseholdOptions
+    @Argument(help: ArgumentHelp("The member's name.", valueName: "name")) var name: String
+
+    func validate() throws { try MemberText.checkName(name) }
+
+    func run() throws {
+        let h = try household.open()
+        let (member, commit) = try h.addMember(name.trimmingSpaces)
+        if commit == nil {
+            print("\(Terminal.safe(member)) is already a member of household \"\(h.name)\": nothing to add.")
+        } else {
+            print("Added \(Terminal.safe(member)) to household \"\(h.name)\" from \(Env.today(h.clock).adding(days: 1)).")
+        }
+    }
+}
+
+struct MemberLeaveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "leave", abstract: "A member leaves: out of every rotation from tomorrow, their tasks handed on.",
+        discussion: """
+            One commit: from the next household day NAME is out of every rotation (today's \
+            turns stay), swaps and passes to them go back to the rotation, their open tasks \
+            and chores without a rotation go to --to (or become unassigned), reminders to them \
+            stop, and `todo serve` ends their sessions and feed addresses at its next sync. \
+            Their history and credits stay.
+
+            Example:
+              todo member leave Bob --to Kim
+            """)
+
+    @OptionGroup var household: HouseholdOptions
+    @Argument(help: ArgumentHelp("The member who leaves.", valueName: "name")) var name: String
+    @Option(help: ArgumentHelp("Who takes their open tasks (default: nobody).", valueName: "other")) var to: String?
+
+    func run() throws {
+        let h = try household.open()
+        let o = try h.leaveMember(name.trimmingSpaces, to: to?.trimmingSpaces)
+        var out = Output()
+        guard o.changed else {
+            print("\(Terminal.safe(o.member)) has already left household \"\(h.name)\": nothing changed.")
+            return
+        }
+        out.line("\(Terminal.safe(o.member)) leaves household \"\(h.name)\" from \(o.from).")
+        for t in o.rotations { out.line("    \(t.short) \(Terminal.safe(t.task.title)): out of the rotation") }
+        let whom = o.to.map { "to \(Terminal.safe($0))" } ?? "unassigned"
+        for t in o.reassigned { out.line("    \(t.short) \(Terminal.safe(t.task.title)): \(whom)") }
+        out.flush()
+    }
+}
+
+struct MemberAwayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "away", abstract: "A member is away for some days: a stand-in takes their turns.",
+        discussion: """
+            Each turn of NAME from --from through --until (inclusive) goes to the next present \
+            member in the rotation; the order is otherwise unchanged. A window starting today \
+            or earlier takes effect tomorrow (today's turn is already announced). Several \
+            windows may be recorded; --clear removes those that have not ended.
+
+            Examples:
+              todo member away Kim --from 2026-12-21 --until 2026-12-28
+              todo member away Kim --clear
+            """)
+
+    @OptionGroup var household: HouseholdOptions
+    @Argument(help: ArgumentHelp("The member who is away.", valueName: "name")) var name: String
+    @Option(help: ArgumentHelp("The first day away.", valueName: "date")) var from: String?
+    @Option(help: ArgumentHelp("The last day away.", valueName: "date")) var until: String?
+    @Flag(help: "Remove the windows that have not ended.") var clear = false
+
+    func validate() throws {
+        if clear && (from != nil || until != nil) { throw ValidationError("--clear takes no --from or --until.") }
+        if !clear && (from == nil || until == nil) { throw ValidationError("Give --from DATE and --until DATE (or --clear).") }
+    }
+
+    func run() throws {
+        let h = try household.open()
+        let today = Env.today(h.clock)
+        if clear {
+            let (member, cleared, _) = try h.clearAway(name.trimmingSpaces)
+            print(cleared == 0 ? "\(Terminal.safe(member)) has no absence to clear." : "Cleared \(cleared) absence\(cleared == 1 ? "" : "s") of \(Terminal.safe(member)).")
+            return
+        }
+        let start = try Input.date(from ?? "", option: "--from", today: today)
+        let end = try Input.date(until ?? "", option: "--until", today: today)
+        let (member, first, commit) = try h.setAway(name.trimmingSpaces, from: start, until: end)
+        let note = first != start ? " (today's turns stay as they are)" : ""
+        print(commit == nil ? "\(Terminal.safe(member)) is already away from \(first) to \(end)." : "\(Terminal.safe(member)) is away from \(first) to \(end)\(note).")
+    }
+}
+
 enum MemberText {
+    /// ", away 2026-12-21 to 2026-12-28", ", left on 2026-12-01", or nothing for an active member.
+    static func state(_ m: Roster.Member?, today: CivilDate) -> String {
+        guard let m else { return "" }
+        if m.hasLeft(on: today) {
+            let since = m.events.last { !$0.member && $0.date <= today }?.date
+            return ", left" + (since.map { " on \($0)" } ?? "")
+        }
+        var parts: [String] = []
+        if let e = m.events.last(where: { $0.date > today }) { parts.append(e.member ? "joins \(e.date)" : "leaves \(e.date)") }
+        for w in m.away where w.until >= today { parts.append("away \(w.from) to \(w.until)") }
+        return parts.isEmpty ? "" : ", " + parts.joined(separator: ", ")
+    }
+
+    static func checkName(_ name: String) throws {
+        let trimmed = name.trimmingSpaces
+        if trimmed.isEmpty || trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) || trimmed.utf8.count > 200 {
+            throw ValidationError("The member's name must be 1 to 200 bytes without control characters.")
+        }
+    }
+
     static func how(_ d: MemberDetails) -> String {
         switch d.delivery {
         case .stdout: return "standard output" + (d.via == nil ? " (no email or method set)" : "")

@@ -5,9 +5,10 @@ extension Household {
     public func edit(_ id: String, _ edit: TaskEdit) throws(StoreError) -> ChangeOutcome {
         let values = edit.values
         let today = clock.today
+        let context = try turnContext()
         return try change(ids: [id], verb: "edit") { task, stamp in
             // Rule, rotation, items, and a take-over of the current turn (docs/FORMAT.md, "Chores").
-            var fields = try Self.editChoreFields(edit, of: &task, stamp: stamp, today: today)
+            var fields = try Self.editChoreFields(edit, of: &task, stamp: stamp, today: today, context: context)
             for (field, value) in values where task.value(of: field) != value && !(field == "assignee" && task.takesTurns) {
                 try task.write(field, value, stamp: stamp)
                 fields.append(field)

@@ -23,6 +23,7 @@ extension Household {
         throws(StoreError) -> ChangeOutcome
     {
         let today = clock.today
+        let context = try turnContext()
         return try change(ids: ids, verb: action.rawValue) { task, stamp in
             let short = String(task.id.hex.prefix(8))
             guard let r = task.recurrence else {
@@ -31,7 +32,7 @@ extension Household {
                 try task.write("status", .string("done"), stamp: stamp)
                 return ["status"]
             }
-            let schedule = ChoreSchedule(task, recurrence: r, today: today)
+            let schedule = ChoreSchedule(task, recurrence: r, today: today, context: context)
             var dates: [CivilDate]
             if let date {
                 guard r.isOccurrence(date) else { throw StoreError.notAnOccurrence(task: short, date: date) }
@@ -68,13 +69,14 @@ extension Household {
     /// completions credited to it are undone; plain tasks as `set(.reopen)`.
     public func reopen(_ ids: [String]) throws(StoreError) -> ChangeOutcome {
         let today = clock.today
+        let context = try turnContext()
         return try change(ids: ids, verb: "reopen") { task, stamp in
             guard let r = task.recurrence else {
                 guard task.status != .open else { return [] }
                 try task.write("status", .string("open"), stamp: stamp)
                 return ["status"]
             }
-            let schedule = ChoreSchedule(task, recurrence: r, today: today)
+            let schedule = ChoreSchedule(task, recurrence: r, today: today, context: context)
             var dates = Set(schedule.credits.map(\.occurrence))
             for (key, e) in task.occurrenceEntries where e.state != .open {
                 if let d = CivilDate(iso: Substring(key)) { dates.insert(d) }
@@ -93,6 +95,7 @@ extension Household {
             guard let theirs = schedule.nextTurn(of: member) else {
                 throw StoreError.noComingTurn(task: String(task.id.hex.prefix(8)), member: member)
             }
+            try Self.mustBePresent(stamp.member, on: theirs, schedule.context.roster)
             task.setTurn(mine, member, stamp: stamp)
             task.setTurn(theirs, stamp.member, stamp: stamp)
             return [mine.description, theirs.description]
@@ -115,23 +118,31 @@ extension Household {
         _ body: (inout Task, ChoreSchedule, CivilDate, FieldStamp) throws(StoreError) -> [String]
     ) throws(StoreError) -> ChangeOutcome {
         let today = clock.today
+        let context = try turnContext()
         return try change(ids: [id], verb: verb) { task, stamp in
             let short = String(task.id.hex.prefix(8))
-            let schedule = try Self.rotating(task, today: today, naming: member)
+            let schedule = try Self.rotating(task, today: today, naming: member, context: context)
             guard stamp.member != member else { throw StoreError.sameMember(task: short, member: member) }
             guard let mine = schedule.nextTurn(of: stamp.member) else { throw StoreError.noComingTurn(task: short, member: stamp.member) }
+            try Self.mustBePresent(member, on: mine, context.roster)
             return try body(&task, schedule, mine, stamp)
         }
     }
 
     /// The schedule of a chore with a rotation that has `member`; throws otherwise.
-    static func rotating(_ task: Task, today: CivilDate, naming member: String) throws(StoreError) -> ChoreSchedule {
+    /// Throws unless `member` is present (neither left nor away) on `date`.
+    static func mustBePresent(_ member: String, on date: CivilDate, _ roster: Roster) throws(StoreError) {
+        guard let m = roster.member(member), m.state(on: date) != .present else { return }
+        throw StoreError.memberAbsent(member: member, date: date, away: m.hasLeft(on: date) ? nil : m.awayWindow(on: date))
+    }
+
+    static func rotating(_ task: Task, today: CivilDate, naming member: String, context: TurnContext) throws(StoreError) -> ChoreSchedule {
         let short = String(task.id.hex.prefix(8))
         guard let r = task.recurrence else { throw StoreError.notAChore(short) }
         let rotation = task.rotation
         guard !rotation.isEmpty else { throw StoreError.noRotation(short) }
         guard rotation.contains(member) else { throw StoreError.notInRotation(task: short, member: member, rotation: rotation) }
-        return ChoreSchedule(task, recurrence: r, today: today)
+        return ChoreSchedule(task, recurrence: r, today: today, context: context)
     }
 
     /// A new task's chore and checklist fields.
@@ -191,8 +202,13 @@ extension Household {
 
     /// The chore and checklist parts of `edit`; returns the fields written (`repeat`,
     /// `rotation`, `turn` for a take-over of the current occurrence, `+item`, `x item`, `-item`).
-    static func editChoreFields(_ edit: TaskEdit, of task: inout Task, stamp: FieldStamp, today: CivilDate) throws -> [String] {
+    static func editChoreFields(
+        _ edit: TaskEdit, of task: inout Task, stamp: FieldStamp, today: CivilDate, context: TurnContext
+    ) throws -> [String] {
         var fields: [String] = []
+        // A rotation given with a new rule holds from the rule's start; alone, from tomorrow.
+        var rotationFrom = today.adding(days: 1)
+        if case .set(let r)? = edit.recurrence, task.recurrence != r { rotationFrom = r.from }
         switch edit.recurrence {
         case .set(let r)? where task.recurrence != r:
             task.setRecurrence(r, stamp: stamp)
@@ -203,7 +219,8 @@ extension Household {
         default: break
         }
         if let names = edit.rotation, names != task.rotation {
-            task.setRotation(names, stamp: stamp)
+            // From the next household day: turns already announced stay (docs/FORMAT.md, "Turns").
+            if task.isChore { task.changeRotation(names, from: rotationFrom, stamp: stamp) } else { task.setRotation(names, stamp: stamp) }
             fields.append("rotation")
         }
         if let mode = edit.schedule, mode != task.scheduleMode, task.isChore {
@@ -224,7 +241,7 @@ extension Household {
             fields.append("rotate")
         }
         // On a rotating chore, --assign takes over the current occurrence only.
-        if case .set(let who)? = edit.assignee, task.takesTurns, let schedule = task.schedule(today: today),
+        if case .set(let who)? = edit.assignee, task.takesTurns, let schedule = task.schedule(today: today, context: context),
             let current = schedule.current, schedule.turn(on: current) != who
         {
             task.setTurn(current, who, stamp: stamp)

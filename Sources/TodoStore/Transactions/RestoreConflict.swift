@@ -83,6 +83,19 @@ extension Household {
             if (task.turnEntries[key]?.member ?? "") == member { return false }
             task.setTurn(date, member, stamp: stamp)
             return true
+        case ("rotations", .array(let parts)):
+            let names = parts.compactMap(\.stringValue)
+            guard let date, names.count == parts.count, names.allSatisfy({ !$0.isEmpty }) else { break }
+            if task.rotationEntries[date]?.names == names { return false }
+            task.setRotationEntry(date, names, stamp: stamp)
+            return true
+        case ("rotations", .null):
+            // No change from this date: the rotation in force the day before holds on.
+            guard let date else { break }
+            let before = task.rotation(on: date.adding(days: -1))
+            if task.rotationEntries[date]?.names == before { return false }
+            task.setRotationEntry(date, before, stamp: stamp)
+            return true
         case ("items", .array(let parts)):
             guard parts.count == 2, let state = parts[0].stringValue.flatMap(ItemState.init), let text = parts[1].stringValue,
                 !Checklist.normalised(text).isEmpty, Checklist.key(text) == key
