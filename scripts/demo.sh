@@ -83,7 +83,7 @@ bob_home="$demo/bob/data/home"
 
 say "todo $(todo --version), in $demo (removed at the end)."
 say "Alice creates the household, with an empty bare repository as the shared remote."
-show alice git init -q --bare "$remote"
+show alice git init -q --bare -b main "$remote"
 alice todo init --name Alice --email alice@example.org --remote "$remote"
 
 say "She adds a few tasks: todo add prints each new task's short id."

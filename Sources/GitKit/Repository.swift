@@ -143,6 +143,18 @@ public final class Repository {
     public func setHead(_ refName: String) throws {
         try check(git_repository_set_head(handle, refName), call: "git_repository_set_head")
     }
+
+    /// The reference HEAD names (`refs/heads/…`), whether or not that branch exists; nil when
+    /// HEAD is detached or missing.
+    public func headTarget() throws -> String? {
+        var ref: OpaquePointer?
+        let rc = git_reference_lookup(&ref, handle, "HEAD")
+        if rc == GIT_ENOTFOUND.rawValue { return nil }
+        try check(rc, call: "git_reference_lookup(HEAD)")
+        defer { git_reference_free(ref) }
+        guard git_reference_type(ref) == GIT_REFERENCE_SYMBOLIC, let target = git_reference_symbolic_target(ref) else { return nil }
+        return String(cString: target)
+    }
 }
 
 extension GitError {

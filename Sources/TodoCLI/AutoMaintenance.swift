@@ -26,6 +26,7 @@ extension RestoreCommand: WritesHousehold { var writtenHousehold: String? { hous
 extension ImportCommand: WritesHousehold { var writtenHousehold: String? { household.name } }
 extension ConflictsRestoreCommand: WritesHousehold { var writtenHousehold: String? { household.name } }
 extension UndoCommand: WritesHousehold { var writtenHousehold: String? { list ? nil : household.name } }
+extension RedoCommand: WritesHousehold { var writtenHousehold: String? { household.name } }
 extension DoctorCommand: WritesHousehold { var writtenHousehold: String? { fix ? household.name : nil } }
 extension SyncCommand: WritesHousehold {
     var writtenHousehold: String? { household.name }

@@ -146,20 +146,17 @@ public struct Snapshot {
         return (tasks, bad)
     }
 
-    /// Finds the one task whose id starts with `prefix`.
+    /// Finds the one task whose id starts with `prefix`. Like git's abbreviations, a prefix has
+    /// at least `ShortIDs.minimum` characters: a shorter one that names one task today would
+    /// name another, or several, once the household grows, so it is refused whatever it matches.
     public func resolve(_ prefix: String) throws(StoreError) -> TaskID {
+        guard prefix.count >= ShortIDs.minimum else { throw .idTooShort(prefix) }
         let p = prefix.lowercased()
-        guard !p.isEmpty, p.utf8.count <= 32, p.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
+        guard p.utf8.count <= 32, p.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
         else { throw .taskNotFound(prefix) }
         var matches: [TaskID] = []
         do {
-            if p.utf8.count >= 2 {
-                matches = try ids(inDirectory: String(p.prefix(2))).filter { $0.hex.hasPrefix(p) }
-            } else {
-                for dir in try fanout() where dir.name.hasPrefix(p) {
-                    matches += try ids(inDirectory: dir.name)
-                }
-            }
+            matches = try ids(inDirectory: String(p.prefix(2))).filter { $0.hex.hasPrefix(p) }
         } catch {
             throw StoreError.from(error, path: "tasks")
         }

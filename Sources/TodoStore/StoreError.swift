@@ -17,6 +17,8 @@ public enum StoreError: Error, Sendable {
     case internalError(path: String, cause: Cause)
     case diskFull(path: String, cause: Cause)
     case taskNotFound(String)
+    /// A task id prefix shorter than `ShortIDs.minimum` characters, refused whatever it matches.
+    case idTooShort(String)
     /// A caller-chosen task id (`NewTask.id`) that is not 32 lowercase hex digits, or is the
     /// settings file's.
     case invalidTaskID(String)

@@ -44,8 +44,9 @@ extension Household {
     }
 
     /// `update`, which also hands back the commit it made (its id in hex; nil when nothing changed).
+    /// `committed` is told that commit while the lock is still held, for a local record of it.
     func transact<Value>(
-        _ body: (Snapshot) throws -> Update<Value>
+        _ body: (Snapshot) throws -> Update<Value>, committed: (String) -> Void = { _ in }
     ) throws(StoreError) -> (value: Value, commit: String?) {
         do {
             return try withLock { () throws -> (Value, String?) in
@@ -54,7 +55,9 @@ extension Household {
                 let change = try body(snap)
                 try commit(change, on: snap)
                 let head = try repo.resolve(reference: Self.branch)
-                return (change.value, head == snap.commit ? nil : head?.hex)
+                let made = head == snap.commit ? nil : head?.hex
+                if let made { committed(made) }
+                return (change.value, made)
             }
         } catch {
             throw StoreError.from(error, path: path)

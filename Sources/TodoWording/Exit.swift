@@ -1,7 +1,8 @@
 /// The exit codes `todo` documents (README "Exit codes", todo(1) EXIT STATUS); based on sysexits.
 public enum Exit: Int32, Sendable {
     case ok = 0
-    /// Bad command line or input: unknown option, bad date or priority, empty title, ambiguous id.
+    /// Bad command line or input: unknown option, bad date or priority, empty title, ambiguous id
+    /// or one shorter than four characters.
     case usage = 64
     /// Data cannot be used: a malformed task file, uncommitted hand edits, bad import data.
     case data = 65

@@ -59,6 +59,10 @@ extension Worded {
             self.init(
                 "No task has an id starting with \"\(safe(prefix))\".\nRun `todo list --all` to see the ids.",
                 exit: .notFound)
+        case .idTooShort(let prefix):
+            self.init(
+                "\"\(safe(prefix))\" is too short for a task id: give at least \(ShortIDs.minimum) characters (`todo list` shows them).",
+                exit: .usage)
         case .invalidTaskID(let id):
             self.init(
                 "\"\(safe(id))\" is not a task id to add a task under: it must be 32 lowercase hex digits, and not the settings file's. Nothing was added.",

@@ -35,7 +35,7 @@ import TodoCore
         }
         let before = try sb.commits()
         let file = try sb.committedBytes("tasks/00/\(settings).json")
-        for args in [["restore", "0000"], ["show", settings], ["edit", "0", "--title", "Mine"], ["rm", "00000"], ["done", "0000"]] {
+        for args in [["restore", "0000"], ["show", settings], ["edit", "000000", "--title", "Mine"], ["rm", "00000"], ["done", "0000"]] {
             let r = try sb.todo(args)
             #expect(r.exitCode == 66 && r.stderr.contains("names the household settings file, not a task"), "\(args): \(r)")
         }

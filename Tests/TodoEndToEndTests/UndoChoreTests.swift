@@ -28,8 +28,8 @@ import TodoCore
         #expect(try task(trash).completions.map(\.state) == [.undone])
         #expect(try task(trash).schedule(today: today, context: .plain)?.credits.isEmpty == true)
         #expect(try task(milk).deleted == false)
-        // An undo of the undo completes it again.
-        r = try run(sb, "undo")
+        // A redo completes it again.
+        r = try run(sb, "redo")
         #expect(try task(trash).occurrenceEntries["2025-11-04"]?.state == .done, "\(r)")
         #expect(try task(trash).schedule(today: today, context: .plain)?.credits.map(\.occurrence.description) == ["2025-11-04"])
 

@@ -56,7 +56,7 @@ struct DoneCommand: ParsableCommand {
             Example: todo done 3f2a --on "last saturday"
             """)
     @OptionGroup var household: HouseholdOptions
-    @Argument(help: "Task ids (any unique prefix).", completion: Completions.taskIDs) var ids: [String] = []
+    @Argument(help: "Task ids (each a unique prefix of 4 or more characters).", completion: Completions.taskIDs) var ids: [String] = []
     @Flag(help: "On a catch-up chore: complete every open occurrence up to today, not just the current one.") var all = false
     @Option(help: ArgumentHelp("On a chore: complete the occurrence of this date.", valueName: "date")) var on: String?
 
@@ -77,7 +77,7 @@ struct SkipCommand: ParsableCommand {
             Example: todo skip 3f2a --on 2026-12-24
             """)
     @OptionGroup var household: HouseholdOptions
-    @Argument(help: "Chore ids (any unique prefix).", completion: Completions.taskIDs) var ids: [String] = []
+    @Argument(help: "Chore ids (each a unique prefix of 4 or more characters).", completion: Completions.taskIDs) var ids: [String] = []
     @Flag(help: "On a catch-up chore: skip every open occurrence up to today, not just the current one.") var all = false
     @Option(help: ArgumentHelp("Skip the occurrence of this date.", valueName: "date")) var on: String?
 
@@ -96,7 +96,7 @@ struct SwapCommand: ParsableCommand {
             Example: todo swap 3f2a --with Kim
             """)
     @OptionGroup var household: HouseholdOptions
-    @Argument(help: "The chore's id (any unique prefix).", completion: Completions.taskIDs) var id: String
+    @Argument(help: "The chore's id (a unique prefix of 4 or more characters).", completion: Completions.taskIDs) var id: String
     @Option(name: .customLong("with"), help: ArgumentHelp("The member to swap with.", valueName: "name")) var member: String
 
     func run() throws {
@@ -117,7 +117,7 @@ struct PassCommand: ParsableCommand {
             Example: todo pass 3f2a --to Lee
             """)
     @OptionGroup var household: HouseholdOptions
-    @Argument(help: "The chore's id (any unique prefix).", completion: Completions.taskIDs) var id: String
+    @Argument(help: "The chore's id (a unique prefix of 4 or more characters).", completion: Completions.taskIDs) var id: String
     @Option(name: .customLong("to"), help: ArgumentHelp("The member who takes your turn.", valueName: "name")) var member: String
 
     func run() throws {
@@ -144,7 +144,7 @@ struct ReopenCommand: ParsableCommand {
         commandName: "reopen", abstract: "Reopen done tasks (a chore: its last occurrence).",
         discussion: "On a chore, the latest occurrence done or skipped is open again.")
     @OptionGroup var household: HouseholdOptions
-    @Argument(help: "Task ids (any unique prefix).", completion: Completions.taskIDs) var ids: [String] = []
+    @Argument(help: "Task ids (each a unique prefix of 4 or more characters).", completion: Completions.taskIDs) var ids: [String] = []
 
     func run() throws {
         if ids.isEmpty { throw CLIError("Name at least one task id.", exit: .usage) }

@@ -14,7 +14,7 @@ struct EditCommand: ParsableCommand {
             """)
 
     @OptionGroup var household: HouseholdOptions
-    @Argument(help: "The task id (any unique prefix).", completion: Completions.taskIDs) var id: String
+    @Argument(help: "The task id (a unique prefix of 4 or more characters).", completion: Completions.taskIDs) var id: String
     @Option(help: "A new title.") var title: String?
     @Option(help: "A new due date.") var due: String?
     @Flag(name: .customLong("no-due"), help: "Remove the due date.") var noDue = false

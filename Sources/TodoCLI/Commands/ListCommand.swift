@@ -99,7 +99,7 @@ struct ShowCommand: ParsableCommand {
         commandName: "show", abstract: "Show one task in full.", discussion: "Example: todo show 3f2a")
 
     @OptionGroup var household: HouseholdOptions
-    @Argument(help: "The task id (any unique prefix).", completion: Completions.taskIDs) var id: String
+    @Argument(help: "The task id (a unique prefix of 4 or more characters).", completion: Completions.taskIDs) var id: String
     @OptionGroup var output: JSONFlag
 
     func run() throws {

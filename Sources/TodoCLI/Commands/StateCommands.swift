@@ -31,7 +31,7 @@ struct RemoveCommand: StateCommand {
         commandName: "rm", abstract: "Delete tasks (they can be restored).",
         discussion: "Deleting writes a tombstone; the file stays and `todo restore` brings the task back.")
     @OptionGroup var household: HouseholdOptions
-    @Argument(help: "Task ids (any unique prefix).", completion: Completions.taskIDs) var ids: [String] = []
+    @Argument(help: "Task ids (each a unique prefix of 4 or more characters).", completion: Completions.taskIDs) var ids: [String] = []
     static let state = TaskState.rm
     static let doneLabel = "Deleted"
     static let alreadyLabel = "Already deleted"
@@ -40,7 +40,7 @@ struct RemoveCommand: StateCommand {
 struct RestoreCommand: StateCommand {
     static let configuration = CommandConfiguration(commandName: "restore", abstract: "Bring deleted tasks back.")
     @OptionGroup var household: HouseholdOptions
-    @Argument(help: "Task ids (any unique prefix).", completion: Completions.taskIDs) var ids: [String] = []
+    @Argument(help: "Task ids (each a unique prefix of 4 or more characters).", completion: Completions.taskIDs) var ids: [String] = []
     static let state = TaskState.restore
     static let doneLabel = "Restored"
     static let alreadyLabel = "Not deleted"

@@ -9,9 +9,10 @@ struct UndoCommand: ParsableCommand {
         discussion: """
             Writes back the values your change replaced, with fresh stamps, as a new commit: after \
             the next sync the undo wins on every replica, even when the change was already synced. \
-            A task the change added is deleted; undoing an import deletes all it added; undoing an \
-            undo redoes. If someone changed one of the same fields since, nothing is written and \
-            undo says who and what, unless --force.
+            A task the change added is deleted; undoing an import deletes all it added. Run again, \
+            undo goes further back through your changes; `todo redo` brings back what was undone. \
+            Undoing an undo by its commit redoes. If someone changed one of the same fields since, \
+            nothing is written and undo says who and what, unless --force.
 
             Examples:
               todo undo
@@ -20,7 +21,7 @@ struct UndoCommand: ParsableCommand {
             """)
 
     @OptionGroup var household: HouseholdOptions
-    @Argument(help: "The commit of yours to undo (any unique prefix; default: your last change).")
+    @Argument(help: "The commit of yours to undo (4 or more hex digits; default: your latest change not undone yet).")
     var commit: String?
     @Flag(help: "List your recent changes, newest first.") var list = false
     @Flag(help: "Undo even when others changed the same fields since.") var force = false
@@ -39,7 +40,7 @@ struct UndoCommand: ParsableCommand {
             out.flush()
             return
         }
-        let entry: HistoryEntry
+        let step: UndoStep
         if let commit {
             let prefix = commit.lowercased()
             guard prefix.utf8.count >= 4, prefix.utf8.count <= 40, prefix.utf8.allSatisfy({ $0 < 0x80 && Character(Unicode.Scalar($0)).isHexDigit }) else {
@@ -52,16 +53,26 @@ struct UndoCommand: ParsableCommand {
                     exit: .notFound)
             }
             if matches.count > 1 { throw CLIError("\(prefix) names \(matches.count) commits; give more digits.", exit: .usage) }
-            entry = first
+            step = h.undoStep(first)
         } else {
-            guard let last = try h.undoableCommits(limit: 1, depth: Self.searchDepth).first else {
-                throw CLIError("Nothing to undo: this clone has made no change in the last \(Self.searchDepth) commits.", exit: .notFound)
+            guard let last = try h.nextUndo(depth: Self.searchDepth) else {
+                throw CLIError(
+                    "Nothing to undo: this clone has no change in the last \(Self.searchDepth) commits that is not undone already.",
+                    exit: .notFound)
             }
-            entry = last
+            step = last
         }
-        switch try h.undo(entry, force: force) {
+        try Self.takeBack(step, h, force: force, again: "todo undo \(step.entry.commit.prefix(8)) --force")
+    }
+
+    /// Takes back `step` and says what came of it; `again` is the command that forces it.
+    static func takeBack(_ step: UndoStep, _ h: Household, force: Bool, again: String) throws {
+        var out = Output()
+        let entry = step.entry
+        let subject = Terminal.safe(step.subject)
+        switch try h.undo(step, force: force) {
         case .refused(let conflicts):
-            var lines = ["Not undone: \(Self.subject(entry)) (\(entry.commit.prefix(8))). Changed since:"]
+            var lines = ["Not \(step.isRedo ? "redone" : "undone"): \(subject) (\(entry.commit.prefix(8))). Changed since:"]
             for c in conflicts {
                 let who = c.since.map { s in
                     let name = Terminal.safe(s.member.isEmpty ? "someone" : s.member)
@@ -69,14 +80,14 @@ struct UndoCommand: ParsableCommand {
                 } ?? "someone"
                 lines.append("  \(who): \(Self.fieldName(c.field)) of \(Terminal.safe(c.task.title)) (\(c.short))")
             }
-            lines.append("Use `todo undo \(entry.commit.prefix(8)) --force` to write the earlier values anyway.")
+            lines.append("Use `\(again)` to write \(step.isRedo ? "its values" : "the earlier values") anyway.")
             throw CLIError(lines.joined(separator: "\n"), exit: .data)
         case .undone(let outcome):
             let changed = outcome.tasks.filter(\.changed)
             if changed.isEmpty {
-                out.line("Nothing to write: the tasks of \(Self.subject(entry)) already have the earlier values.")
+                out.line("Nothing to write: the tasks of \(subject) already have \(step.isRedo ? "its values" : "the earlier values").")
             } else {
-                out.line("Undone: \(Self.subject(entry)) (\(entry.commit.prefix(8)))")
+                out.line("\(step.isRedo ? "Redone" : "Undone"): \(subject) (\(entry.commit.prefix(8)))")
                 for t in changed { out.line("    \(t.short) \(Terminal.safe(t.task.title)): \(t.fields.joined(separator: ", "))") }
             }
         }

@@ -29,8 +29,22 @@ extension Household {
         } catch let e as GitError where e.isModified || e.isExists || e.isLocked {
             return false
         }
+        // The push is done: a HEAD that cannot be pointed at `main` costs only `git clone`'s
+        // checkout, never the sync.
+        try? Self.pointHeadAtMain(remote)
         _ = try? remote.consolidatePacks(above: Self.packLimit)
         return true
+    }
+
+    /// `git init --bare` without `-b` points HEAD at `refs/heads/master`, a branch a household's
+    /// remote never gets, and `git clone` then checks nothing out ("remote HEAD refers to
+    /// nonexistent ref"). Once `main` is there, a HEAD naming a branch that does not exist is
+    /// pointed at `main`; a HEAD naming one that exists is someone's choice and stays.
+    static func pointHeadAtMain(_ remote: Repository) throws {
+        guard let target = try remote.headTarget(), target != branch, try remote.resolve(reference: target) == nil,
+            try remote.resolve(reference: branch) != nil
+        else { return }
+        try remote.setHead(branch)
     }
 
     /// Fetches the remote's `main` into `quarantine` as `fetchRef`, over the network or, for a

@@ -27,7 +27,7 @@ extension Household {
         // this replica's changes are further back.
         for d in [min(depth, max(2 * limit, 16)), depth] {
             var mine: [HistoryEntry] = []
-            for entry in try history(limit: d) where !entry.isMerge && Self.written(entry).contains(where: { $0.replica == replica }) {
+            for entry in try history(limit: d) where Self.isOwn(entry, replica: replica) {
                 mine.append(entry)
                 if mine.count >= limit { return mine }
             }
@@ -36,11 +36,19 @@ extension Household {
         return []
     }
 
-    /// Undoes `entry` as a new commit: every field and tag it wrote gets its earlier value back
-    /// with a fresh stamp (so the undo wins on every replica after the next sync, even when the
-    /// change was already synced); a task it created is deleted. When a field was written again
-    /// after `entry`, nothing is written and the outcome names those writes, unless `force`.
-    public func undo(_ entry: HistoryEntry, force: Bool) throws(StoreError) -> UndoOutcome {
+    /// A commit of this replica's own: not a merge, and the stamps it wrote carry `replica`.
+    static func isOwn(_ entry: HistoryEntry, replica: String) -> Bool {
+        !entry.isMerge && written(entry).contains(where: { $0.replica == replica })
+    }
+
+    /// Takes back `step.entry` as a new commit: every field and tag it wrote gets its earlier
+    /// value back with a fresh stamp (so the undo wins on every replica after the next sync, even
+    /// when the change was already synced); a task it created is deleted. Taking back an undo
+    /// brings its change back: a redo. When a field was written again after the commit, nothing
+    /// is written and the outcome names those writes, unless `force`. The commit made is
+    /// recorded (`UndoRecord`), so that repeated undos go further back and `redo` finds it.
+    public func undo(_ step: UndoStep, force: Bool) throws(StoreError) -> UndoOutcome {
+        let entry = step.entry
         let stamper = try stamper()
         let (result, commit) = try transact { snap -> Update<Result<[ChangedTask], Refusal>> in
             var changed: [ChangedTask] = []
@@ -89,7 +97,9 @@ extension Household {
             }
             let written = changed.filter(\.changed)
             return Update(
-                tasks: written.map(\.task), message: CommitText.undo(entry, written), value: .success(changed))
+                tasks: written.map(\.task), message: CommitText.undo(step, written), value: .success(changed))
+        } committed: { made in
+            recordUndo(made: made, tookBack: entry.commit)
         }
         switch result {
         case .success(let tasks): return .undone(ChangeOutcome(tasks: tasks, commit: commit))
@@ -150,10 +160,12 @@ extension Household {
 }
 
 extension CommitText {
-    /// `undo: <the undone commit's subject>`, and which commit in the body.
-    static func undo(_ entry: HistoryEntry, _ changed: [ChangedTask]) -> String {
-        let subject = entry.message.split(separator: "\n").first.map(String.init) ?? ""
+    /// `undo: <the change's subject>` (`redo: ` when the commit taken back is an undo), and
+    /// which commit in the body.
+    static func undo(_ step: UndoStep, _ changed: [ChangedTask]) -> String {
         let names = changed.prefix(3).map { "\(title($0.task.title)) (\($0.short))" }.joined(separator: ", ")
-        return "undo: \(DisplayText.truncated(DisplayText.escaped(subject), 72))\n\nUndoes \(entry.commit): \(names)\(changed.count > 3 ? ", …" : "")"
+        let verb = step.isRedo ? "redo" : "undo"
+        let body = step.isRedo ? "Takes back the undo \(step.entry.commit)" : "Undoes \(step.entry.commit)"
+        return "\(verb): \(DisplayText.truncated(DisplayText.escaped(step.subject), 72))\n\n\(body): \(names)\(changed.count > 3 ? ", …" : "")"
     }
 }
