@@ -227,8 +227,8 @@ import TodoCore
         let r = try kim.sync()
         let told = Array(r.lines.dropFirst())
         #expect(told == [
-            "* Alice: Bob left the household as of Thu 20 Nov; 2 tasks to you (Fix the tap (\(tap.id.prefix(4))), "
-                + "Buy paint (\(paint.id.prefix(4)))), 1 to Lee, 1 unassigned",
+            "* Alice: Bob left the household as of Thu 20 Nov; 2 tasks to you (Buy paint (\(paint.id.prefix(4))), "
+                + "Fix the tap (\(tap.id.prefix(4)))), 1 to Lee, 1 unassigned",
             "  Alice: Ana: au pair joined the household as of Mon 24 Nov",
             "* Alice: Kim's time away from Fri 21 Nov is cleared",
             "  Alice: Lee is away from Mon 1 Dec through Fri 5 Dec",
