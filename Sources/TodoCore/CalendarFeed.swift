@@ -41,7 +41,11 @@ struct CalendarItem {
     /// The day it belongs to (the occurrence, or the due date).
     var dueDay: CivilDate
     var state: State
+    /// Whose it is: the assignee, or for an occurrence whose turn (a chore's assignee without a
+    /// rotation); nil for nobody's, which for a chore means anyone's.
     var who: String?
+    /// Who did a done occurrence, in credit order, each name once (case aside).
+    var doneBy: [String] = []
     var sequence: Int64
     var lastModified: Int64
     /// An occurrence of a chore (read once per task: `Task.recurrence` parses the rule).
@@ -106,7 +110,7 @@ public enum CalendarFeed {
             let chore = recurrence != nil
             let modified = task.maxStamp?.wall ?? 0
             let baseSeq = max(0, modified / 1000 - sequenceEpoch)
-            func add(_ uid: String, _ dueDay: CivilDate, _ state: CalendarItem.State, who: String?) {
+            func add(_ uid: String, _ dueDay: CivilDate, _ state: CalendarItem.State, who: String?, doneBy: [String] = []) {
                 if let member = options.member, who != member { return }
                 var day = dueDay
                 var minutes = task.due?.minutes
@@ -119,7 +123,7 @@ public enum CalendarFeed {
                 }
                 items.append(CalendarItem(
                     uid: uid, task: task, day: day, minutes: minutes, dueDay: dueDay, state: state, who: who,
-                    sequence: seq, lastModified: modified, chore: chore))
+                    doneBy: doneBy, sequence: seq, lastModified: modified, chore: chore))
             }
             if let r = recurrence {
                 guard task.status == .open else { continue }
@@ -139,7 +143,7 @@ public enum CalendarFeed {
                         if date < oldest && date != current { break }
                         add(uid, date, date < today ? .overdue(since: date) : .open, who: who)
                     case .done:
-                        if date >= oldest { add(uid, date, .done, who: s.credits(on: date).last?.member ?? who) }
+                        if date >= oldest { add(uid, date, .done, who: who, doneBy: names(s.credits(on: date))) }
                     case .skipped:
                         if date >= oldest { add(uid, date, .skipped, who: who) }
                     case .missed:
@@ -167,6 +171,15 @@ public enum CalendarFeed {
         return items
     }
 
+    /// The members of `credits`, in order, each once (the first spelling, case aside).
+    static func names(_ credits: [Credit]) -> [String] {
+        var seen = Set<String>()
+        return credits.map(\.member).filter { seen.insert($0.lowercased()).inserted }
+    }
+
+    /// A chore occurrence nobody's turn and no assignee's is anyone's.
+    static let anyone = "anyone"
+
     static func summary(_ item: CalendarItem) -> String {
         var s: String
         switch item.state {
@@ -177,14 +190,22 @@ public enum CalendarFeed {
         case .missed: s = "Missed: "
         }
         s += item.task.title
-        if let who = item.who { s += " (\(who))" }
+        if item.chore, !item.doneBy.isEmpty {
+            s += " (\(item.who ?? anyone)'s turn, done by \(item.doneBy.joined(separator: ", ")))"
+        } else if item.chore {
+            s += " (\(item.who ?? "\(anyone)'s"))"
+        } else if let who = item.who {
+            s += " (\(who))"
+        }
         return s
     }
 
     static func description(_ item: CalendarItem, reference: (@Sendable (String) -> String)?) -> String {
         var lines: [String] = []
         if item.chore {
-            lines.append("Occurrence of \(item.dueDay)" + (item.who.map { ", \($0)'s turn" } ?? ""))
+            lines.append(
+                "Occurrence of \(item.dueDay), \(item.who ?? anyone)'s turn"
+                    + (item.doneBy.isEmpty ? "" : "; done by " + item.doneBy.joined(separator: ", ")))
         } else if let who = item.who {
             lines.append("Assigned to \(who)")
         }

@@ -38,39 +38,87 @@ extension Household {
     /// The current commit of `main`, in hex.
     public func headCommit() throws(StoreError) -> String? { try snapshot().commit?.hex }
 
-    /// What others changed between two commits of `main` (`old` nil: from the start): every field
-    /// and tag whose stamp moved and was written by another replica (at or after `sinceMillis`,
-    /// if given), told per task and kind. Tasks whose files cannot be read are left out.
+    /// What others changed to tasks between two commits of `main`, each task change told on
+    /// its own (a leave's reassignments too); the household settings file is left out.
     public func receivedChanges(from old: String?, to new: String?, sinceMillis: Int64? = nil) throws(StoreError)
         -> [ReceivedChange]
+    {
+        try receivedChangeReport(from: old, to: new, sinceMillis: sinceMillis, foldLeaves: false).tasks
+    }
+
+    /// What others changed between two commits of `main` (`old` nil: from the start): every field
+    /// and tag whose stamp moved and was written by another replica (at or after `sinceMillis`,
+    /// if given), told per task and kind; the settings file's keys told as household changes.
+    /// With `foldLeaves`, a task a leave gave away (its assignee as the leave's commit wrote it)
+    /// is told in the leave, not as an assignee change of its own. Tasks whose files cannot be
+    /// read are left out.
+    public func receivedChangeReport(from old: String?, to new: String?, sinceMillis: Int64? = nil, foldLeaves: Bool = true)
+        throws(StoreError) -> ReceivedChanges
     {
         let replica = try replicaID()
         let me = try identity()
         let myNames: Set<String> = [me.name.lowercased(), me.email.lowercased()]
+        let foreign = Self.foreign(replica: replica, since: sinceMillis)
         do {
             let oldID = old.flatMap { ObjectID(hex: $0) }
-            guard let newID = new.flatMap({ ObjectID(hex: $0) }) else { return [] }
+            guard let newID = new.flatMap({ ObjectID(hex: $0) }) else { return ReceivedChanges(tasks: [], household: []) }
             let oldTree = try oldID.map { try repo.commit($0).tree }
             let newTree = try repo.commit(newID).tree
+            var files = try changedTaskFiles(old: oldTree, new: newTree)
+            var household: [HouseholdChange] = []
+            var folded: Set<FieldStamp> = []
+            if let i = files.firstIndex(where: { $0.0 == HouseholdSettings.id }) {
+                let (id, ob, nb) = files.remove(at: i)
+                if let nb, let after = try? decodeBlob(nb, id: id) {
+                    let before = ob.flatMap { try? decodeBlob($0, id: id) }
+                    for (change, key, stamp) in Self.describeSettings(before: before, after: after, me: myNames, foreign: foreign) {
+                        guard foldLeaves, case .left(let name, let from, _) = change.what,
+                            let given = try leaveReassignments(key: key, stamp: stamp, name: name, from: oldID, to: newID)
+                        else {
+                            household.append(change)
+                            continue
+                        }
+                        var tasks: [Reassignment] = []
+                        for g in given {
+                            guard let blob = try repo.treeEntry(newTree, path: g.id.path)?.id, let now = try? decodeBlob(blob, id: g.id)
+                            else { continue }
+                            // Told in the leave while the assignee is still the one it wrote.
+                            if now.stamps["assignee"] == g.stamp { folded.insert(g.stamp) }
+                            let toMe = g.to.map { myNames.contains($0.lowercased()) } ?? false
+                            tasks.append(Reassignment(id: g.id, title: now.title, to: g.to, toMe: toMe))
+                        }
+                        household.append(HouseholdChange(
+                            member: change.member, what: .left(name: name, from: from, tasks: tasks),
+                            touchesMe: change.touchesMe || tasks.contains(where: \.toMe)))
+                    }
+                }
+            }
             var out: [ReceivedChange] = []
-            for (id, ob, nb) in try changedTaskFiles(old: oldTree, new: newTree) {
+            for (id, ob, nb) in files {
                 guard let nb, let after = try? decodeBlob(nb, id: id) else { continue }
                 let before = ob.flatMap { try? decodeBlob($0, id: id) }
-                out += Self.describe(before: before, after: after, replica: replica, me: myNames, since: sinceMillis)
+                out += Self.describe(
+                    before: before, after: after, replica: replica, me: myNames, since: sinceMillis, folded: folded)
             }
-            return out
+            return ReceivedChanges(tasks: out, household: household)
         } catch {
             throw StoreError.from(error, path: path)
         }
     }
 
-    static func describe(before: Task?, after: Task, replica: String, me: Set<String>, since: Int64?)
-        -> [ReceivedChange]
-    {
-        func foreign(_ s: FieldStamp?) -> Bool {
+    /// Whether a write is another replica's (and, with `since`, made at or after it).
+    static func foreign(replica: String, since: Int64?) -> (FieldStamp?) -> Bool {
+        { s in
             guard let s else { return false }
             return s.stamp.replica != replica && (since.map { s.stamp.wall >= $0 } ?? true)
         }
+    }
+
+    /// A task's changes; `folded`: assignee stamps told in a leave instead.
+    static func describe(before: Task?, after: Task, replica: String, me: Set<String>, since: Int64?, folded: Set<FieldStamp> = [])
+        -> [ReceivedChange]
+    {
+        let foreign = foreign(replica: replica, since: since)
         let mine = after.assignee.map { me.contains($0.lowercased()) } ?? false
         var out: [ReceivedChange] = []
         func add(_ kind: ReceivedChange.Kind, _ member: String, fields: [String] = [], entry: String? = nil, touchesMe: Bool? = nil) {
@@ -104,7 +152,7 @@ extension Household {
         var edited: [String: [String]] = [:]
         for field in Task.stampedFields + after.extra.keys.sorted() {
             guard let s = after.stamps[field], s != before.stamps[field], foreign(s),
-                differs(before.value(of: field), after.value(of: field))
+                differs(before.value(of: field), after.value(of: field)), !(field == "assignee" && folded.contains(s))
             else { continue }
             switch field {
             case "status": add(after.status == .done ? .completed : .reopened, s.member)

@@ -176,8 +176,24 @@ import Testing
         let text = try feed([chore]) { $0.weeks = 1 }
         let overdue = text.components(separatedBy: "SUMMARY:Overdue since ").count - 1
         #expect(overdue == 1 + 14, "\(overdue)")
-        #expect(text.contains("SUMMARY:Overdue since 2024-11-20: Water the plants\r\n"))
+        #expect(text.contains("SUMMARY:Overdue since 2024-11-20: Water the plants (anyone's)\r\n"))
         #expect(text.components(separatedBy: "BEGIN:VEVENT").count - 1 == 1 + 14 + 7)
+    }
+
+    /// Credits in credit order, each name once whatever its case; the turn as the rotation
+    /// says, whoever wrote last.
+    @Test func aDoneOccurrenceListsEachCreditOnce() throws {
+        var chore = task("Bins", due: nil)
+        chore.extra["repeat"] = .object([("every", .string("day")), ("from", .string("2025-11-18"))])
+        chore.extra["rotation"] = .array([.string("Ana"), .string("Ben")])
+        let day = Self.date("2025-11-18")
+        for (n, member) in ["Ben", "ana", "BEN", "Ana"].enumerated() {
+            let stamp = FieldStamp(Stamp(wall: 1_763_629_300_000 + Int64(n), counter: 0, replica: "a1b2c3d4e5f6071\(n)"), by: member)
+            chore.complete(day, member: member, day: day, stamp: stamp)
+        }
+        let text = try feed([chore]) { $0.weeks = 1 }
+        #expect(text.contains("SUMMARY:Done: Bins (Ana's turn\\, done by Ben\\, ana)\r\n"), "\(text)")
+        #expect(text.contains("SUMMARY:Missed: Bins (Ben)\r\n") && text.contains("SUMMARY:Bins (Ana)\r\n"), "\(text)")
     }
 
     @Test func overdueMovesToTodayAndMembersFilter() throws {

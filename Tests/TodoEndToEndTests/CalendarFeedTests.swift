@@ -199,6 +199,45 @@ import TodoCore
         #expect(!events(removed).contains { $0["uid"]?.stringValue?.hasPrefix(trash.id) == true }, "\(removed)")
     }
 
+    /// A done occurrence is told as whose turn it was and everyone credited on it, not as the
+    /// turn of whoever wrote last; a chore without rotation or assignee is anyone's. Each
+    /// member's own feed keeps the occurrences that are their turn.
+    @Test func aDoneOccurrenceNamesTheTurnAndEveryoneWhoDidIt() throws {
+        let host = try GitHost(.path)
+        try host.createRepository()
+        let alice = try Member("Alice", host: host)
+        let bob = try Member("Bob", host: host, now: fixedNow + 60_000)
+        try alice.create(remote: host.url())
+        let trash = try alice.add("Take out the trash", "--every", "thu", "--rotate", "Alice,Bob", "--from", "2025-11-20")
+        let plants = try alice.add("Water the plants", "--every", "thu", "--from", "2025-11-20")
+        try alice.sync()
+        try bob.join(host.url())
+        // Thursday 20 November is Alice's turn; both take the trash out, Bob after Alice.
+        try alice.change("done", trash.short)
+        try alice.sync()
+        try bob.change("done", trash.short, "--on", "2025-11-20")
+        try bob.change("done", plants.short)
+        try bob.sync()
+        try alice.sync()
+
+        let s = try summary(alice.sb)
+        let done = try #require(event(s, uid: "\(trash.id)-20251120@todo"), "\(s)")
+        #expect(done["summary"] == .string("Done: Take out the trash (Alice's turn, done by Alice, Bob)"), "\(done)")
+        #expect(done["description"]?.stringValue?.hasPrefix("Occurrence of 2025-11-20, Alice's turn; done by Alice, Bob") == true, "\(done)")
+        #expect(event(s, uid: "\(trash.id)-20251127@todo")?["summary"] == .string("Take out the trash (Bob)"), "\(s)")
+        #expect(event(s, uid: "\(plants.id)-20251120@todo")?["summary"] == .string("Done: Water the plants (anyone's turn, done by Bob)"), "\(s)")
+        let next = try #require(event(s, uid: "\(plants.id)-20251127@todo"), "\(s)")
+        #expect(next["summary"] == .string("Water the plants (anyone's)"), "\(next)")
+        #expect(next["description"]?.stringValue?.hasPrefix("Occurrence of 2025-11-27, anyone's turn") == true, "\(next)")
+
+        // By turn: the 20th is in Alice's feed though Bob did it too, and not in Bob's.
+        let alices = events(try summary(alice.sb, "--member", "Alice")).compactMap { $0["uid"]?.stringValue }
+        let bobs = events(try summary(alice.sb, "--member", "Bob")).compactMap { $0["uid"]?.stringValue }
+        #expect(alices.contains("\(trash.id)-20251120@todo") && !alices.contains("\(trash.id)-20251127@todo"), "\(alices)")
+        #expect(!bobs.contains("\(trash.id)-20251120@todo") && bobs.contains("\(trash.id)-20251127@todo"), "\(bobs)")
+        #expect(!(alices + bobs).contains { $0.hasPrefix(plants.id) }, "\(alices) \(bobs)")
+    }
+
     @Test func hostileTitlesRoundTrip() throws {
         let sb = try Sandbox()
         try sb.initHousehold()

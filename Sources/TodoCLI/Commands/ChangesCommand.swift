@@ -28,24 +28,24 @@ struct ChangesCommand: ParsableCommand {
 
     func run() throws {
         let h = try household.openForReading()
-        var changes: [ReceivedChange]
+        var changes: ReceivedChanges
         if let since {
             let due = try Input.due(since, clock: h.clock)
             let millis = h.clock.millis(atLocal: due)
-            changes = try h.receivedChanges(from: try h.commitBefore(millis), to: try h.headCommit(), sinceMillis: millis)
+            changes = try h.receivedChangeReport(from: try h.commitBefore(millis), to: try h.headCommit(), sinceMillis: millis)
         } else if let range = h.lastSyncRange() {
-            changes = try h.receivedChanges(from: range.from, to: range.to)
+            changes = try h.receivedChangeReport(from: range.from, to: range.to)
         } else {
-            changes = []
+            changes = ReceivedChanges(tasks: [], household: [])
         }
-        if mine { changes = changes.filter(\.touchesMe) }
+        if mine { changes = changes.mine() }
         var out = Output()
         if output.json {
             out.line(JSONWriter.compact(ChangesText.json(changes)))
         } else if changes.isEmpty {
             if Terminal.stdoutIsTTY { out.line(since == nil ? "The last sync received nothing from others." : "Nothing from others since then.") }
         } else {
-            let shorts = try h.snapshot().shortIDs(changes.map(\.task.id))
+            let shorts = try h.snapshot().shortIDs(changes.taskIDs)
             for line in ChangesText.lines(changes, shorts: shorts, limit: nil, today: Env.today(h.clock)) { out.line(line) }
         }
         out.flush()

@@ -46,6 +46,12 @@ struct LogCommand: ParsableCommand {
             out.line(
                 "\(Terminal.dim(String(e.commit.prefix(8))))  \(localTime(e))  \(Terminal.safe(e.authorName))  \(Terminal.safe(subject))")
             for c in e.changes {
+                if c.id == HouseholdSettings.id {
+                    // The settings file is no task: its keys, as the file names them.
+                    let keys = c.isNew ? (c.after?.extra.keys.sorted() ?? []) : c.fields.filter { c.after?.extra[$0] != nil }
+                    if !keys.isEmpty { out.line("    household settings: " + keys.map(Terminal.safe).joined(separator: ", ")) }
+                    continue
+                }
                 let short = shorts[c.id.hex] ?? String(c.id.hex.prefix(4))
                 let title = Terminal.safe((c.after ?? c.before)?.title ?? "")
                 if c.isNew {
