@@ -5,7 +5,7 @@ import TodoStore
 struct MemberCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "member",
-        abstract: "Who is in the household: members who join, leave and go away, and their contact details.",
+        abstract: "Members who join, leave or go away; their details.",
         discussion: """
             A member is any name the household already uses: an assignee, a name in a rotation, \
             someone who made a change. Their details (email, how reminders reach them) are shared \
