@@ -5,7 +5,7 @@
 #   make build     debug build (.build/debug/todo)
 #   make release   release build (.build-release/release/todo and todo-serve)
 #   make release-todo  release build of todo alone (what make demo needs)
-#   make old-todo  debug build of an older release (OLD_COMMIT) into .build-compat/, for the
+#   make old-todo  debug builds of the older releases (OLD_COMMIT, PREVIOUS_COMMIT) into .build-compat/, for the
 #                  compatibility test; kept and reused
 #   make install   release build of todo and todo-serve into $(DESTDIR)$(PREFIX)/bin, man page into .../share/man/man1,
 #                  bash, zsh and fish completions into .../share/{bash-completion,zsh,fish}
@@ -44,6 +44,10 @@ SCREENS ?= .build/screens
 OLD_COMMIT ?= fb9737e
 OLD_DIR = .build-compat/$(OLD_COMMIT)
 OLD_BIN = $(OLD_DIR)/todo
+# The release before the roster (OlderVersionRosterTests), passed as TODO_PREVIOUS_BINARY.
+PREVIOUS_COMMIT ?= c80d975
+PREVIOUS_DIR = .build-compat/$(PREVIOUS_COMMIT)
+PREVIOUS_BIN = $(PREVIOUS_DIR)/todo
 
 .PHONY: all deps build release release-todo old-todo test demo bench install uninstall clean
 
@@ -64,6 +68,7 @@ release-todo: deps
 
 old-todo: deps
 	SWIFT="$(SWIFT)" sh scripts/build-at.sh $(OLD_COMMIT) $(OLD_DIR)
+	SWIFT="$(SWIFT)" sh scripts/build-at.sh $(PREVIOUS_COMMIT) $(PREVIOUS_DIR)
 
 # The tests run one at a time: Swift Testing counts a test's time limit from when it is
 # scheduled, and on a 2-core machine its shared threads run only two at once, so in parallel
@@ -75,7 +80,8 @@ test: deps
 	sh scripts/servers/install.sh
 	$(SWIFT) build --build-tests
 	SWIFT="$(SWIFT)" sh scripts/build-at.sh $(OLD_COMMIT) $(OLD_DIR) >/dev/null
-	TODO_OLD_BINARY="$(CURDIR)/$(OLD_BIN)" $(SWIFT) test --no-parallel
+	SWIFT="$(SWIFT)" sh scripts/build-at.sh $(PREVIOUS_COMMIT) $(PREVIOUS_DIR) >/dev/null
+	TODO_OLD_BINARY="$(CURDIR)/$(OLD_BIN)" TODO_PREVIOUS_BINARY="$(CURDIR)/$(PREVIOUS_BIN)" $(SWIFT) test --no-parallel
 	/usr/bin/python3 scripts/browser-test.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve --screens $(SCREENS)
 	/usr/bin/python3 scripts/serve-convergence.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve
 

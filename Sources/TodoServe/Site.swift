@@ -103,9 +103,11 @@ final class Site: Sendable {
     func dropLeavers() throws -> Int {
         let h = try openForReading()
         let roster = try h.roster()
-        let today = h.clock.today
+        // A leave takes the member out of turns from the next household day; their way in
+        // ends as soon as the server knows of it.
+        let tomorrow = h.clock.nextDay
         var dropped = 0
-        for m in roster.members.values where m.hasLeft(on: today) {
+        for m in roster.members.values where m.hasLeft(on: tomorrow) {
             dropped += try tokens.revoke(member: m.name, device: nil, feedOnly: false)
         }
         return dropped
