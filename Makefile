@@ -88,10 +88,16 @@ test: deps
 demo: release-todo
 	TODO_BIN="$(CURDIR)/$(RELEASE_BIN)" bash scripts/demo.sh
 
+# The baseline the "before", "chores" and "roster" sections compare with: BENCH_BASELINE, else
+# a release build of the release before the roster (PREVIOUS_COMMIT), made once and kept.
+BASELINE_DIR = .build-compat/$(PREVIOUS_COMMIT)-release
+BENCH_BASELINE ?= $(CURDIR)/$(BASELINE_DIR)/todo
+
 bench: release
 	sh scripts/deps.sh --bench
 	sh scripts/servers/install.sh
-	TODO_BIN="$(CURDIR)/$(RELEASE_BIN)" TODO_SERVE_BIN="$(CURDIR)/$(SERVE_BIN)" bash scripts/bench.sh
+	test -x "$(BENCH_BASELINE)" || BUILD_AT_CONFIG=release SWIFT="$(SWIFT)" sh scripts/build-at.sh $(PREVIOUS_COMMIT) $(BASELINE_DIR) >/dev/null
+	BENCH_BASELINE="$(BENCH_BASELINE)" TODO_BIN="$(CURDIR)/$(RELEASE_BIN)" TODO_SERVE_BIN="$(CURDIR)/$(SERVE_BIN)" bash scripts/bench.sh
 
 # Installed stripped (-s): the debug information is most of each file (todo 47 MB → 25 MB,
 # todo-serve 161 MB → 86 MB), which a NAS or an SD card has better use for; the symbols the

@@ -41,8 +41,14 @@ git -C "$top" archive --format=tar "$commit" | tar -x -C "$dir/src"
 if [ -f "$top/Package.resolved" ]; then
     cp "$top/Package.resolved" "$dir/src/Package.resolved"
 fi
-${SWIFT:-swift} build --package-path "$dir/src" --scratch-path "$dir/build" --product todo >&2
-cp "$dir/build/debug/todo" "$bin.tmp"
+# BUILD_AT_CONFIG=release builds it as `make release` does (the baseline of `make bench`).
+config=${BUILD_AT_CONFIG:-debug}
+if [ "$config" = release ]; then
+    ${SWIFT:-swift} build -c release -Xswiftc -static-stdlib --package-path "$dir/src" --scratch-path "$dir/build" --product todo >&2
+else
+    ${SWIFT:-swift} build --package-path "$dir/src" --scratch-path "$dir/build" --product todo >&2
+fi
+cp "$dir/build/$config/todo" "$bin.tmp"
 mv "$bin.tmp" "$bin"
 echo "$commit" > "$dir/commit"
 echo "$bin"

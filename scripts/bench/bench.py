@@ -21,6 +21,9 @@ Sections (each one fails on its own without stopping the others):
   chores  list and done in a household of the largest size where a tenth of the tasks are
           chores or checklists, alternated with the same household of plain tasks (and with
           --baseline-todo's two households, the "before").
+  roster  with --baseline-todo: list and done (a chore with a rotation) in a household of the
+          largest size, a tenth chores or checklists, with a roster of 6 members and absences,
+          copied for the baseline: callgrind instructions (within 5%) and alternated medians.
   calendar  `todo calendar` in a household of 10,000 tasks of which 1,000 are chores with
           rotations (20 with an alarm of their own), over 8 weeks: to standard output, with
           --out, one member's with alarms; and `todo remind` for the household's four members
@@ -1020,6 +1023,66 @@ def chores_section(bench, sizes, pairs=20):
 
 
 # ---------------------------------------------------------------------------------------------
+# Section: a roster with absences
+
+
+ROSTER = ["Alice", "Bob", "Carol", "Dan", "Eve", "Flo"]
+
+
+def roster_section(bench, sizes, pairs=20):
+    """`todo list` and `todo done` on a chore in a household of the largest size (a tenth chores
+    or checklists, scripts/bench/chores.py) whose roster has 6 members, 3 of them with absences,
+    made once by this build and copied for the baseline (--baseline-todo), which reads the same
+    files: callgrind's instructions for one run of each (target within 5% of the baseline), and
+    wall-clock medians alternated, `pairs` runs each."""
+    if not bench.baseline:
+        log("roster: no --baseline-todo (BENCH_BASELINE), skipped")
+        return
+    from chores import with_chores
+    size = max(sizes)
+    tasks = with_chores(generate_tasks(size, random.Random("roster")), random.Random("roster-mix"))
+    log(f"roster: a household of {size:,} tasks, a roster of {len(ROSTER)} with absences")
+    home, repo = new_household(bench, "roster-now", tasks)
+    env = bench.env(home)
+    for name in ROSTER:
+        run([bench.todo, "member", "add", name], env=env, capture=True)
+    for name, start, end in (("Bob", "+2d", "+9d"), ("Carol", "+1d", "+3d"), ("Dan", "+10d", "+20d"), ("Dan", "+30d", "+31d")):
+        run([bench.todo, "member", "away", name, "--from", start, "--until", end], env=env, capture=True)
+    chores = [t["id"] for t in tasks if t.get("rotation")]
+    other = bench.path("roster-before")
+    shutil.copytree(home, other, symlinks=True)
+    homes = {"now": (bench.todo, env), "before": (bench.baseline, bench.env(other))}
+    for binary, e in homes.values():
+        cache = os.path.join(e["TODO_HOME"], "home", ".git", "todo", "list-cache")
+        if os.path.exists(cache):
+            os.remove(cache)
+        run([binary, "list"], env=e, capture=True)  # each its own list cache, built once
+    stripped = {}
+    for name, (binary, _) in homes.items():
+        stripped[name] = bench.path(f"roster-{name}-stripped")
+        if shutil.which("valgrind") and shutil.which("strip"):
+            run(["strip", "-o", stripped[name], binary])
+    for label, args in (("list", lambda i: ["list"]), ("done", lambda i: ["done", chores[i]])):
+        times = {"now": [], "before": []}
+        for i in range(pairs + 1):
+            for name in (("now", "before") if i % 2 else ("before", "now")):
+                binary, e = homes[name]
+                ms = run([binary] + args(i), env=e, capture=True).ms
+                if i:
+                    times[name].append(ms)
+        now, before = median(times["now"]), median(times["before"])
+        bench.row(f"`todo {label}` with a roster of 6 and absences{' (a chore with a rotation)' if label == 'done' else ', cache warm'}, "
+                  f"against the baseline reading the same files, alternated, {pairs} runs each",
+                  size, f"{now:.1f}; before: {before:.1f} ({now / before:.2f}×)", None, "")
+        counted = {name: instructions(stripped[name], args(pairs + 1), homes[name][1]) for name in homes}
+        if all(counted.values()):
+            ratio = counted["now"] / counted["before"]
+            bench.row(f"`todo {label}` with a roster of 6 and absences: instructions executed (callgrind), this build and the baseline",
+                      size, f"{counted['now'] / 1e6:.1f} M; before: {counted['before'] / 1e6:.1f} M ({ratio:.2f}×)", None,
+                      "≤ 1.05× before — " + ("met" if ratio <= 1.05 else "MISSED"))
+
+
+# ---------------------------------------------------------------------------------------------
 # Section: calendar feeds and reminders
 
 
@@ -1743,8 +1806,8 @@ def main():
     parser.add_argument("--out", default="bench-results.md")
     parser.add_argument("--seed", default="todo-bench")
     parser.add_argument("--serve", help="the todo-serve binary for the serve section (a release build)")
-    parser.add_argument("--only", default="store,flat,before,chores,calendar,slow,sync,serve,history",
-                        help="sections to run, comma-separated: store, flat, before, chores, calendar, slow, sync, serve, history, ssh "
+    parser.add_argument("--only", default="store,flat,before,chores,roster,calendar,slow,sync,serve,history",
+                        help="sections to run, comma-separated: store, flat, before, chores, roster, calendar, slow, sync, serve, history, ssh "
                         "(ssh: only the ssh sync scenarios; default all but that)")
     parser.add_argument("--history-changes", type=int, default=3000,
                         help="changes made in the history section (default 3,000)")
@@ -1763,7 +1826,7 @@ def main():
     sizes = sorted(int(s.replace(",", "").replace("_", "")) for s in args.sizes.split(","))
     sections = args.only.split(",")
     for section in sections:
-        if section not in ("store", "flat", "before", "chores", "calendar", "slow", "sync", "serve", "history", "ssh"):
+        if section not in ("store", "flat", "before", "chores", "roster", "calendar", "slow", "sync", "serve", "history", "ssh"):
             parser.error(f"unknown section {section!r} (store, flat, before, chores, calendar, slow, sync, serve, history, ssh)")
 
     bench = Bench(args)
@@ -1774,6 +1837,7 @@ def main():
                               ("flat", lambda: flat_section(bench, sizes)),
                               ("before", lambda: before_section(bench, sizes)),
                               ("chores", lambda: chores_section(bench, sizes)),
+                              ("roster", lambda: roster_section(bench, sizes)),
                               ("calendar", lambda: calendar_section(bench, max(sizes))),
                               ("slow", lambda: slow_section(bench)),
                               ("sync", lambda: sync_section(bench, sizes, ssh=not args.no_ssh)),
