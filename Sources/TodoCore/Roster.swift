@@ -82,7 +82,9 @@ public struct Roster: Sendable, Equatable {
         }
         for (k, var m) in out {
             // Two spellings of one member may both hold a date: the later stamp's value counts.
-            m.events = Self.latestPerDate(m.events, settings: settings, name: m.name, field: Self.rosterField)
+            if Set(m.events.map(\.date)).count != m.events.count {
+                m.events = Self.latestPerDate(m.events, settings: settings, name: m.name, field: Self.rosterField)
+            }
             m.events.sort { $0.date < $1.date }
             m.away.sort { ($0.from, $0.until) < ($1.from, $1.until) }
             out[k] = m

@@ -98,7 +98,7 @@ public struct HouseholdZone: Sendable {
 
     /// The zone name recorded in the household's settings file at `snap`; nil when none is.
     static func recordedName(_ snap: Snapshot) -> String? {
-        guard let task = try? snap.task(HouseholdSettings.id) else { return nil }
+        guard let task = snap.settings() else { return nil }
         return task.extra[HouseholdSettings.timeZoneField]?.stringValue
     }
 

@@ -21,7 +21,7 @@ extension Household {
     /// there, and the values that were left out because they do not fit their key.
     public func memberDetails() throws(StoreError) -> (details: [String: MemberDetails], problems: [MemberFieldProblem]) {
         let snap = try snapshot()
-        return MemberFields.details(in: try? snap.task(HouseholdSettings.id))
+        return MemberFields.details(in: snap.settings())
     }
 
     /// Every name the household uses for a member (docs/FORMAT.md): assignees, rotations, who

@@ -1,3 +1,5 @@
+import GitKit
+import Synchronization
 import TodoCore
 
 extension WallClock {
@@ -14,9 +16,36 @@ extension WallClock {
     public var nextDay: CivilDate { today.adding(days: 1) }
 }
 
+/// The settings file last read and its roster, by the file's blob: a command that reads them
+/// several times (the zone at open, the roster for a change and for its report) parses once.
+private let lastSettings = Mutex<(blob: ObjectID, task: Task?, roster: Roster?)?>(nil)
+
 extension Snapshot {
-    /// The household's roster as the settings file at this snapshot records it.
-    func roster() -> Roster { Roster(settings: try? task(HouseholdSettings.id)) }
+    /// The household settings file at this snapshot; nil when there is none, or it cannot be
+    /// read (as for the time zone: `doctor` reports an unreadable file).
+    func settings() -> Task? { settingsEntry().map { settings(blob: $0) } ?? nil }
+
+    /// The household's roster as the settings file at this snapshot records it (worked out
+    /// once per settings file).
+    func roster() -> Roster {
+        guard let blob = settingsEntry() else { return .empty }
+        if let hit = lastSettings.withLock({ $0?.blob == blob ? $0?.roster : nil }) { return hit }
+        let roster = Roster(settings: settings(blob: blob))
+        lastSettings.withLock { if $0?.blob == blob { $0?.roster = roster } }
+        return roster
+    }
+
+    private func settingsEntry() -> ObjectID? {
+        guard let tree, let entry = try? repo.treeEntry(tree, path: HouseholdSettings.id.path) else { return nil }
+        return entry.id
+    }
+
+    private func settings(blob: ObjectID) -> Task? {
+        if let hit = lastSettings.withLock({ $0?.blob == blob ? $0 : nil }) { return hit.task }
+        let task = try? decode(blob: blob, id: HouseholdSettings.id)
+        lastSettings.withLock { $0 = (blob, task, nil) }
+        return task
+    }
 
     public func turnContext(_ clock: WallClock) -> TurnContext { TurnContext(roster: roster(), day: clock.day) }
 }

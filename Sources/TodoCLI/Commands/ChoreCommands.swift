@@ -17,7 +17,7 @@ func recordOccurrences(
         date = try Input.date(on, option: "--on", today: today)
     }
     let outcome = try h.complete(ids, action, all: all, on: date)
-    renderOccurrenceChanges(outcome, label: label, already: already, today: today, context: try h.turnContext())
+    renderOccurrenceChanges(outcome, label: label, already: already, today: today, context: try outcome.context ?? h.turnContext())
 }
 
 /// Prints what `done`, `skip` or `reopen` did: for a chore the occurrences and the next one.
@@ -103,7 +103,7 @@ struct SwapCommand: ParsableCommand {
         let h = try household.open()
         let today = Env.today(h.clock)
         let outcome = try h.swapTurn(id, with: try Input.name(member, option: "--with"))
-        renderTurnChanges(outcome, today: today, context: try h.turnContext())
+        renderTurnChanges(outcome, today: today, context: try outcome.context ?? h.turnContext())
     }
 }
 
@@ -124,7 +124,7 @@ struct PassCommand: ParsableCommand {
         let h = try household.open()
         let today = Env.today(h.clock)
         let outcome = try h.passTurn(id, to: try Input.name(member, option: "--to"))
-        renderTurnChanges(outcome, today: today, context: try h.turnContext())
+        renderTurnChanges(outcome, today: today, context: try outcome.context ?? h.turnContext())
     }
 }
 
@@ -150,8 +150,9 @@ struct ReopenCommand: ParsableCommand {
         if ids.isEmpty { throw CLIError("Name at least one task id.", exit: .usage) }
         let h = try household.open()
         let today = Env.today(h.clock)
+        let outcome = try h.reopen(ids)
         renderOccurrenceChanges(
-            try h.reopen(ids), label: "Reopened", already: "Already open", today: today, context: try h.turnContext())
+            outcome, label: "Reopened", already: "Already open", today: today, context: try outcome.context ?? h.turnContext())
     }
 }
 

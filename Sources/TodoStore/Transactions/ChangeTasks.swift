@@ -5,8 +5,7 @@ extension Household {
     public func edit(_ id: String, _ edit: TaskEdit) throws(StoreError) -> ChangeOutcome {
         let values = edit.values
         let today = clock.today
-        let context = try turnContext()
-        return try change(ids: [id], verb: "edit") { task, stamp in
+        return try change(ids: [id], verb: "edit") { task, stamp, context in
             // Rule, rotation, items, and a take-over of the current turn (docs/FORMAT.md, "Chores").
             var fields = try Self.editChoreFields(edit, of: &task, stamp: stamp, today: today, context: context)
             for (field, value) in values where task.value(of: field) != value && !(field == "assignee" && task.takesTurns) {
@@ -41,8 +40,19 @@ extension Household {
     func change(
         ids: [String], verb: String, apply: (inout Task, FieldStamp) throws -> [String]
     ) throws(StoreError) -> ChangeOutcome {
+        try change(ids: ids, verb: verb) { (task: inout Task, stamp: FieldStamp, _: TurnContext) throws -> [String] in
+            try apply(&task, stamp)
+        }
+    }
+
+    /// `change`, with what chores' turns depend on (the roster as the change finds it).
+    func change(
+        ids: [String], verb: String, apply: (inout Task, FieldStamp, TurnContext) throws -> [String]
+    ) throws(StoreError) -> ChangeOutcome {
         let stamper = try stamper()
+        var context = TurnContext.plain
         let (results, commit) = try transact { snap in
+            context = snap.turnContext(clock)
             var seen = Set<TaskID>()
             var tasks: [Task] = []
             for prefix in ids {
@@ -54,12 +64,12 @@ extension Household {
             let shorts = try snap.shortIDs(tasks.map(\.id))
             var results: [ChangedTask] = []
             for var task in tasks {
-                let fields = try apply(&task, stamper.stamp(after: task))
+                let fields = try apply(&task, stamper.stamp(after: task), context)
                 results.append(ChangedTask(task: task, short: shorts[task.id] ?? String(task.id.hex.prefix(4)), fields: fields))
             }
             let changed = results.filter(\.changed)
             return Update(tasks: changed.map(\.task), message: CommitText.list(verb, changed), value: results)
         }
-        return ChangeOutcome(tasks: results, commit: commit)
+        return ChangeOutcome(tasks: results, commit: commit, context: context)
     }
 }

@@ -23,8 +23,7 @@ extension Household {
         throws(StoreError) -> ChangeOutcome
     {
         let today = clock.today
-        let context = try turnContext()
-        return try change(ids: ids, verb: action.rawValue) { task, stamp in
+        return try change(ids: ids, verb: action.rawValue) { task, stamp, context in
             let short = String(task.id.hex.prefix(8))
             guard let r = task.recurrence else {
                 guard action == .done, date == nil else { throw StoreError.notAChore(short) }
@@ -69,8 +68,7 @@ extension Household {
     /// completions credited to it are undone; plain tasks as `set(.reopen)`.
     public func reopen(_ ids: [String]) throws(StoreError) -> ChangeOutcome {
         let today = clock.today
-        let context = try turnContext()
-        return try change(ids: ids, verb: "reopen") { task, stamp in
+        return try change(ids: ids, verb: "reopen") { task, stamp, context in
             guard let r = task.recurrence else {
                 guard task.status != .open else { return [] }
                 try task.write("status", .string("open"), stamp: stamp)
@@ -118,8 +116,7 @@ extension Household {
         _ body: (inout Task, ChoreSchedule, CivilDate, FieldStamp) throws(StoreError) -> [String]
     ) throws(StoreError) -> ChangeOutcome {
         let today = clock.today
-        let context = try turnContext()
-        return try change(ids: [id], verb: verb) { task, stamp in
+        return try change(ids: [id], verb: verb) { task, stamp, context in
             let short = String(task.id.hex.prefix(8))
             let schedule = try Self.rotating(task, today: today, naming: member, context: context)
             guard stamp.member != member else { throw StoreError.sameMember(task: short, member: member) }

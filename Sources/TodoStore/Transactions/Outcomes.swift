@@ -16,6 +16,9 @@ public struct ChangeOutcome: Sendable {
     public let tasks: [ChangedTask]
     /// The commit's id in hex.
     public let commit: String?
+    /// What the chores' turns were worked out with (the roster at the change), for a front end
+    /// that shows them; nil for a change that worked out no turns.
+    public var context: TurnContext? = nil
 }
 
 /// What `import` did.
