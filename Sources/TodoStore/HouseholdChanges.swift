@@ -81,20 +81,22 @@ extension Household {
                 told(0, .timeZone(value.isEmpty ? nil : value), about: nil)
                 continue
             }
-            guard let (field, name) = Self.memberKey(key), let value else {
+            guard let value else {
                 other[s.member, default: ([], s)].keys.append(key)
                 continue
             }
-            if MemberFields.all.contains(field) {
+            if let (field, name) = MemberFields.parse(key) {
                 let group = s.member + "\u{0}" + name
                 details[group, default: (s.member, name, [], s)].fields.append(field)
-            } else if let from = Self.dated(field, "roster@"), value == "member" || value == "left" {
+            } else if let (field, from, name) = Roster.parse(key), field == Roster.rosterField, value == "member" || value == "left" {
                 if value == "left" {
                     told(1, .left(name: name, from: from, tasks: []), about: name)
                 } else {
                     told(2, .joined(name: name, from: from), about: name)
                 }
-            } else if let from = Self.dated(field, "away@"), value.isEmpty || CivilDate(iso: Substring(value)) != nil {
+            } else if let (field, from, name) = Roster.parse(key), field == Roster.awayField,
+                value.isEmpty || CivilDate(iso: Substring(value)) != nil
+            {
                 told(3, .away(name: name, from: from, through: CivilDate(iso: Substring(value))), about: name)
             } else {
                 other[s.member, default: ([], s)].keys.append(key)
@@ -110,20 +112,6 @@ extension Household {
         // By who wrote it, then the kind, then the key (a date in it sorts by date).
         out.sort { ($0.change.member, $0.rank, $0.key) < ($1.change.member, $1.rank, $1.key) }
         return out.map { ($0.change, $0.key, $0.stamp) }
-    }
-
-    /// `member:<field>:<name>`: the field is up to the second `:`, the name all after it.
-    static func memberKey(_ key: String) -> (field: String, name: String)? {
-        guard key.hasPrefix(MemberFields.prefix) else { return nil }
-        let rest = key.dropFirst(MemberFields.prefix.count)
-        guard let colon = rest.firstIndex(of: ":") else { return nil }
-        let name = String(rest[rest.index(after: colon)...])
-        return name.isEmpty ? nil : (String(rest[..<colon]), name)
-    }
-
-    /// The date of a field `<prefix>YYYY-MM-DD`.
-    static func dated(_ field: String, _ prefix: String) -> CivilDate? {
-        field.hasPrefix(prefix) ? CivilDate(iso: Substring(field.dropFirst(prefix.count))) : nil
     }
 
     /// The tasks the commit that wrote a leave (the settings key `key` with `stamp`) gave away
