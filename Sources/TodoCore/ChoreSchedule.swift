@@ -352,39 +352,35 @@ public struct ChoreSchedule: Sendable {
         return fewest(on: date, projected: projected)
     }
 
-    /// Of the rotation's members present on `date`, the one with the fewest credits over their
-    /// last 28 present days before it (ties in rotation order).
+    /// Of the rotation's members present on `date`, the one with the fewest credits in the 28
+    /// days before it, counting only the days on which each of them was present (an absence
+    /// neither owes nor earns turns); ties to whoever did it longest ago, then in rotation order.
     func fewest(on date: CivilDate, projected: [(String, CivilDate)]) -> String? {
         let roster = context.roster
         let names = rotation(on: date).filter { roster.isPresent($0, on: date) }
         guard !names.isEmpty else { return nil }
-        // Each member's window: 28 present days back from the day before `date`.
-        var since: [CivilDate] = []
-        for n in names {
-            var start = date.adding(days: -28)
-            if let m = roster.member(n), !m.away.isEmpty {
-                var counted = 0
-                var d = date.adding(days: -1)
-                var steps = 0
-                while counted < 28 && steps < 3_660 {
-                    if m.awayWindow(on: d) == nil { counted += 1 }
-                    start = d
-                    d = d.adding(days: -1)
-                    steps += 1
-                }
-            }
-            since.append(start)
-        }
+        let since = date.adding(days: -28)
+        let watched = names.compactMap { roster.member($0) }.filter { !$0.away.isEmpty }
+        func everyoneThere(_ day: CivilDate) -> Bool { watched.allSatisfy { $0.awayWindow(on: day) == nil } }
         var counts = [Int](repeating: 0, count: names.count)
+        // Ties go to whoever did it longest ago (never: first), then by rotation order.
+        var last = [CivilDate?](repeating: nil, count: names.count)
         func count(_ member: String, _ day: CivilDate) {
-            guard day < date, let i = names.firstIndex(of: member), day >= since[i] else { return }
-            if let m = roster.member(member), m.awayWindow(on: day) != nil { return }
+            guard day < date, let i = names.firstIndex(of: member) else { return }
+            if last[i].map({ day > $0 }) ?? true { last[i] = day }
+            guard day >= since, everyoneThere(day) else { return }
             counts[i] += 1
         }
         for c in credits { count(c.member, c.day) }
         for (member, day) in projected { count(member, day) }
         var best = 0
-        for i in counts.indices where counts[i] < counts[best] { best = i }
+        for i in counts.indices.dropFirst() {
+            if counts[i] < counts[best] {
+                best = i
+            } else if counts[i] == counts[best], let b = last[best], last[i].map({ $0 < b }) ?? true {
+                best = i
+            }
+        }
         return names[best]
     }
 

@@ -134,7 +134,7 @@ import Testing
         #expect(Self.turns(t, "2026-12-05", 3, context: back).contains("Bob"))
     }
 
-    @Test func fewestCountsOnlyPresentMembersAndTheirPresentDays() {
+    @Test func fewestCountsOnlyPresentMembersAndDaysEveryoneWasThere() {
         var t = Self.chore(rotation: ["Alice", "Bob"], rotate: .fewest)
         for (i, d) in ["2026-11-30", "2026-12-01", "2026-12-02"].enumerated() {
             t.complete(Self.date(d), member: "Alice", day: Self.date(d), stamp: Self.stamp(Self.t0 + Int64(i) * Self.day))
@@ -143,6 +143,31 @@ import Testing
         let s = t.schedule(today: Self.date("2026-12-03"), context: ctx)!
         #expect(s.turn(on: Self.date("2026-12-03")) == "Alice", "Bob is away")
         #expect(s.turn(on: Self.date("2026-12-11")) == "Bob")
+        // Alice's three days before Bob left count; the days he was away do not.
+        #expect(s.fewest(on: Self.date("2026-12-12"), projected: [(("Bob"), Self.date("2026-12-11"))]) == "Bob")
+    }
+
+    @Test(arguments: [3, 4, 5]) func fewestStaysWithinOneOverFourWeeksOnceEveryoneIsBack(members: Int) {
+        let names = Array(["Ann", "Ben", "Cy", "Dee", "Eve"].prefix(members))
+        var t = Self.chore(rotation: names, rotate: .fewest)
+        // Ben is away the first two weeks; from then on, each day's member does it that day.
+        let ctx = Self.roster([("member:away@2026-11-30:Ben", "2026-12-13")])
+        var done: [(CivilDate, String)] = []
+        var d = Self.date("2026-11-30")
+        for i in 0..<84 {
+            let s = t.schedule(today: d, context: ctx)!
+            let who = s.turn(on: d)!
+            #expect(who != "Ben" || d > Self.date("2026-12-13"), "Ben is away on \(d)")
+            t.complete(d, member: who, day: d, stamp: Self.stamp(Self.t0 + Int64(i) * Self.day))
+            done.append((d, who))
+            d = d.adding(days: 1)
+        }
+        // Any 28 days from the day after everyone's return plus four weeks: counts differ by one at most.
+        for start in 42..<(84 - 28) {
+            var counts = Dictionary(uniqueKeysWithValues: names.map { ($0, 0) })
+            for (_, who) in done[start..<(start + 28)] { counts[who, default: 0] += 1 }
+            #expect(counts.values.max()! - counts.values.min()! <= 1, "\(done[start].0): \(counts)")
+        }
     }
 
     @Test func rosterKeysParseNamesWithColonsAndRefuseOthers() {
