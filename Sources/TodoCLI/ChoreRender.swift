@@ -11,6 +11,11 @@ enum ChoreText {
         "\(weekdays[d.weekday]) \(d.day) \(months[d.month - 1])" + (d.year == today.year ? "" : " \(d.year)")
     }
 
+    /// "every Tuesday", "every 3 days after it is done".
+    static func phrase(_ s: ChoreSchedule) -> String {
+        s.recurrence.rule.phrase + (s.occurrences.afterDone ? " after it is done" : "")
+    }
+
     /// "Tue 2 Dec, Bob" (the turn when there is one).
     static func occurrence(_ d: CivilDate, of schedule: ChoreSchedule, today: CivilDate) -> String {
         day(d, today: today) + (schedule.assignee(on: d).map { ", " + Terminal.safe($0) } ?? "")
@@ -55,7 +60,7 @@ enum ChoreText {
         var out: [(String, String)] = []
         if let r = task.recurrence {
             let s = ChoreSchedule(task, recurrence: r, today: today, context: context)
-            var how = "\(r.rule.phrase) (\(r.rule)), from \(day(r.from, today: today))"
+            var how = "\(phrase(s)) (\(r.rule)), from \(day(r.from, today: today))"
             if s.mode == .catchUp { how += "; every occurrence must be done (catch-up)" }
             out.append(("Repeats", how))
             if !s.rotation.isEmpty {

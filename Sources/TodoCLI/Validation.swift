@@ -76,6 +76,10 @@ extension Input {
         return r
     }
 
+    /// Why `--after-done` and `--catch-up` do not go together.
+    static let afterDoneAndCatchUp =
+        "Use either --after-done or --catch-up, not both: a chore that repeats from when it is done is never behind, so it has nothing to catch up."
+
     /// `--rotate A,B,C`: names separated by commas.
     static func rotation(_ text: String) throws -> [String] {
         let names = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }

@@ -129,11 +129,15 @@ public enum CalendarFeed {
                 guard task.status == .open else { continue }
                 let s = ChoreSchedule(task, recurrence: r, today: today, context: context)
                 let current = s.current
-                var d = r.first(onOrAfter: min(oldest, current ?? oldest))
+                let occurrences = s.occurrences
+                var d = occurrences.first(onOrAfter: min(oldest, current ?? oldest))
                 var steps = 0
                 // From the current occurrence when it is older than the window (a catch-up
                 // chore behind), else from the window's start; the count of steps is bounded.
-                while let date = d, date <= end, steps < 4_000 {
+                // A chore that repeats from when it was done has no dates after its current
+                // one yet: they move with the day it is done.
+                let last = occurrences.afterDone ? min(end, current ?? end) : end
+                while let date = d, date <= last, steps < 4_000 {
                     let uid = "\(task.id.hex)-\(ICalendarText.date(date))@todo"
                     let who = s.assignee(on: date)
                     switch s.status(of: date) {
@@ -149,7 +153,7 @@ public enum CalendarFeed {
                     case .missed:
                         if date >= oldest { add(uid, date, .missed, who: who) }
                     }
-                    d = r.next(after: date)
+                    d = occurrences.next(after: date)
                     steps += 1
                 }
             } else if let due = task.due {

@@ -93,7 +93,7 @@ public enum ChoreFields {
         if let r = task.extra["repeat"], r != .null, !validRepeat(r) {
             throw TaskFormatError("\"repeat\" must be {\"every\": RULE, \"from\": \"YYYY-MM-DD\"}")
         }
-        for field in ["schedule", "rotate"] {
+        for field in ["anchor", "schedule", "rotate"] {
             guard let v = task.extra[field] else { continue }
             // Null is what undoing the first setting writes; an unknown value reads as the default.
             guard v == .null || v.stringValue != nil else { throw TaskFormatError("\"\(field)\" must be a string") }
@@ -430,8 +430,8 @@ public struct ListFacts: Equatable, Sendable {
             from = today
             if s.rotate == .fewest && !s.rotation.isEmpty {
                 through = today
-            } else if s.mode == .calendar {
-                through = current.flatMap { rule.next(after: max($0, today)) }.map { $0.adding(days: -1) }
+            } else if s.followsCalendar {
+                through = current.flatMap { s.occurrences.next(after: max($0, today)) }.map { $0.adding(days: -1) }
             } else {
                 from = nil
             }

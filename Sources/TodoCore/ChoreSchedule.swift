@@ -84,6 +84,8 @@ public enum OccurrenceStatus: String, Sendable {
 
 public struct ChoreSchedule: Sendable {
     public let recurrence: Recurrence
+    /// The chore's occurrences: the rule's dates, or those counted from completions.
+    public let occurrences: ChoreOccurrences
     public let today: CivilDate
     public let mode: ChoreScheduleMode
     public let rotate: RotateMode
@@ -130,6 +132,7 @@ public struct ChoreSchedule: Sendable {
         self.entries = entries
         turnEntries = task.turnEntries
         let completions = task.completions
+        let afterDone = task.repeatsAfterDone
         // Every credit to attribute: live completions, and `done` entries no completion wrote.
         var pending: [(order: Stamp, key: String, credit: Credit)] = []
         var written = Set<String>()
@@ -162,7 +165,9 @@ public struct ChoreSchedule: Sendable {
         var resume: [CivilDate: (next: CivilDate?, steps: Int)] = [:]
         for p in pending {
             var credit = p.credit
-            if byDate[credit.named] != nil {
+            // After-done: the occurrence after it is counted from completions, so a credit stays
+            // on the date it named (two members who did one occurrence: one occurrence).
+            if byDate[credit.named] != nil && !afterDone {
                 // Someone else's completion got there first: the earliest occurrence after it,
                 // up to the day this one was done, that is neither credited nor skipped.
                 var (d, steps) = resume[credit.named] ?? (r.next(after: credit.named), 0)
@@ -181,14 +186,47 @@ public struct ChoreSchedule: Sendable {
         }
         self.credits = credits
         creditsByDate = byDate
+        let occurrences =
+            afterDone
+            ? Self.afterDone(r, entries: entries, credits: credits, byDate: byDate, context: context)
+            : ChoreOccurrences(calendar: r)
+        self.occurrences = occurrences
         var skippedDates: [CivilDate] = []
-        for date in skipped.sorted() where r.isOccurrence(date) {
+        for date in skipped.sorted() where occurrences.isOccurrence(date) {
             if Self.decide(entries[date.description], credits: byDate[date].map { $0.map { credits[$0] } } ?? []) == .skipped {
                 skippedDates.append(date)
             }
         }
         self.skippedDates = skippedDates
     }
+
+    /// The occurrences of a chore that repeats from when it was done: the dates on or after the
+    /// rule's start that are done or skipped, and the household day of the latest completion
+    /// (its `day`; an older version's entry: its stamp's day) or skip (its stamp's day).
+    static func afterDone(
+        _ r: Recurrence, entries: [String: OccurrenceEntry], credits: [Credit], byDate: [CivilDate: [Int]],
+        context: TurnContext
+    ) -> ChoreOccurrences {
+        var dates = Set(byDate.keys)
+        for key in entries.keys { if let d = CivilDate(iso: Substring(key)) { dates.insert(d) } }
+        var past: [CivilDate] = []
+        var lastDay: CivilDate?
+        func consider(_ day: CivilDate) { if lastDay.map({ day > $0 }) ?? true { lastDay = day } }
+        for date in dates.sorted() where date >= r.from {
+            let entry = entries[date.description]
+            let on = (byDate[date] ?? []).map { credits[$0] }
+            let state = decide(entry, credits: on)
+            guard state != .open else { continue }
+            past.append(date)
+            for c in on { consider(c.key == nil ? context.day(c.stamp.stamp.wall) : c.day) }
+            if let entry, entry.state == .skipped || on.isEmpty { consider(context.day(entry.stamp.stamp.wall)) }
+        }
+        return ChoreOccurrences(afterDone: r, past: past, lastDay: lastDay)
+    }
+
+    /// Whether an open occurrence is missed once the next one has come: a calendar chore's;
+    /// never one that catches up or repeats from when it was done.
+    public var followsCalendar: Bool { mode == .calendar && !occurrences.afterDone }
 
     /// The state that the latest of an occurrence's entry and its credits says.
     static func decide(_ entry: OccurrenceEntry?, credits: [Credit]) -> OccurrenceStatus {
@@ -210,7 +248,7 @@ public struct ChoreSchedule: Sendable {
     /// Done, skipped, open (due now or later) or missed.
     public func status(of date: CivilDate) -> OccurrenceStatus {
         let s = Self.decide(entries[date.description], credits: credits(on: date))
-        guard s == .open, mode == .calendar, let next = recurrence.next(after: date), next <= today else { return s }
+        guard s == .open, followsCalendar, let next = occurrences.next(after: date), next <= today else { return s }
         return .missed
     }
 
@@ -225,15 +263,16 @@ public struct ChoreSchedule: Sendable {
     /// The occurrence `list`, `agenda` and `done` use (FORMAT.md); nil when the rule has no
     /// more dates.
     public var current: CivilDate? {
+        if occurrences.afterDone { return occurrences.due }
         var d: CivilDate?
         switch mode {
-        case .catchUp: d = recurrence.first(onOrAfter: recurrence.from)
-        case .calendar: d = latest(onOrBefore: today) ?? recurrence.first(onOrAfter: recurrence.from)
+        case .catchUp: d = occurrences.first
+        case .calendar: d = latest(onOrBefore: today) ?? occurrences.first
         }
         // Each step passes a done or skipped occurrence; bounded by the entries there are.
         var steps = 0
         while let date = d, !isOpen(date) {
-            d = recurrence.next(after: date)
+            d = occurrences.next(after: date)
             steps += 1
             if steps > entries.count + credits.count + 1 { return nil }
         }
@@ -241,25 +280,7 @@ public struct ChoreSchedule: Sendable {
     }
 
     /// The latest occurrence on or before `day`; nil when the rule starts later.
-    public func latest(onOrBefore day: CivilDate) -> CivilDate? {
-        guard day >= recurrence.from else { return nil }
-        // A rule's longest gap is under 32 months of 31 days (999 months reads the months).
-        let span: Int
-        switch recurrence.rule.kind {
-        case .days(let n): span = n
-        case .weeks(let n): span = 7 * n
-        case .weekdays: span = 7
-        case .months(let n): span = 31 * n + 31
-        case .monthDay: span = 62
-        }
-        var d = recurrence.first(onOrAfter: day.adding(days: -span))
-        var last: CivilDate?
-        while let date = d, date <= day {
-            last = date
-            d = recurrence.next(after: date)
-        }
-        return last
-    }
+    public func latest(onOrBefore day: CivilDate) -> CivilDate? { occurrences.latest(onOrBefore: day) }
 
     /// The first `count` open occurrences from the current one on.
     public func upcoming(_ count: Int) -> [CivilDate] {
@@ -268,7 +289,7 @@ public struct ChoreSchedule: Sendable {
         var steps = 0
         while let date = d, out.count < count, steps < count + entries.count + credits.count + 1 {
             if isOpen(date) { out.append(date) }
-            d = recurrence.next(after: date)
+            d = occurrences.next(after: date)
             steps += 1
         }
         return out
@@ -322,15 +343,7 @@ public struct ChoreSchedule: Sendable {
         return nil
     }
 
-    func skippedBefore(_ date: CivilDate) -> Int {
-        var lo = 0
-        var hi = skippedDates.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if skippedDates[mid] < date { lo = mid + 1 } else { hi = mid }
-        }
-        return lo
-    }
+    func skippedBefore(_ date: CivilDate) -> Int { ChoreOccurrences.count(skippedDates, before: date) }
 
     /// The fewest-completions turn; occurrences after today count the open ones before them,
     /// from the current one on, as done by their own turn's member.
@@ -345,7 +358,7 @@ public struct ChoreSchedule: Sendable {
                 {
                     projected.append((who, p))
                 }
-                d = recurrence.next(after: p)
+                d = occurrences.next(after: p)
                 steps += 1
             }
         }
@@ -390,7 +403,7 @@ public struct ChoreSchedule: Sendable {
         var steps = 0
         while let date = d, steps < Self.turnSearchLimit {
             if isOpen(date), turn(on: date) == member { return date }
-            d = recurrence.next(after: date)
+            d = occurrences.next(after: date)
             steps += 1
         }
         return nil
@@ -411,13 +424,13 @@ public struct ChoreSchedule: Sendable {
 
     /// The missed occurrences dated from `since` up to today, in date order.
     public func missed(since: CivilDate) -> [CivilDate] {
-        guard mode == .calendar else { return [] }
+        guard followsCalendar else { return [] }
         var out: [CivilDate] = []
-        var d = recurrence.first(onOrAfter: since)
+        var d = occurrences.first(onOrAfter: since)
         var steps = 0
         while let date = d, date <= today, steps < 400 {
             if status(of: date) == .missed { out.append(date) }
-            d = recurrence.next(after: date)
+            d = occurrences.next(after: date)
             steps += 1
         }
         return out
@@ -430,7 +443,7 @@ public struct ChoreSchedule: Sendable {
         var dates = Set(creditsByDate.keys)
         for (key, _) in entries { if let d = CivilDate(iso: Substring(key)) { dates.insert(d) } }
         // Missed ones: open occurrences before the current one, back from today.
-        if mode == .calendar, var d = latest(onOrBefore: today) {
+        if followsCalendar, var d = latest(onOrBefore: today) {
             var steps = 0
             while steps < limit + dates.count, d >= recurrence.from {
                 if status(of: d) == .missed { dates.insert(d) }

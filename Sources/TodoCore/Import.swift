@@ -21,7 +21,8 @@ public struct ImportedTask: Sendable, Equatable {
     /// `occurrences`, `turns`), entries as they were written: their keys and stamps say who did
     /// what, which a completion's credit depends on (docs/FORMAT.md).
     public var maps: [String: JSONValue] = [:]
-    /// A chore's `schedule` and `rotate` as written (from `todo list --json`).
+    /// A chore's `anchor`, `schedule` and `rotate` as written (from `todo list --json`).
+    public var anchor: String?
     public var schedule: String?
     /// A task's own alarm (`todo list --json`'s `alarm`), as written.
     public var alarm: String?

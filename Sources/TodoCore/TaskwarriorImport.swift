@@ -214,12 +214,12 @@ extension TaskImport {
 }
 
 extension TaskImport {
-    /// A chore's `repeat`, `rotation`, `schedule`, `rotate`, `completions`, `occurrences` and
+    /// A chore's `repeat`, `rotation`, `anchor`, `schedule`, `rotate`, `completions`, `occurrences` and
     /// `turns` and a checklist's `items`, as `todo list --json` prints them (docs/FORMAT.md):
     /// checked as a task file's, the maps kept entry for entry.
     static func choreFields(_ v: JSONValue, into t: inout ImportedTask) throws(ImportError) {
         var probe = Task(id: TaskID(high: 0, low: 0), title: "probe", createdAt: "", createdBy: "")
-        let keys = ["repeat", "rotation", "schedule", "rotate"] + ChoreFields.maps.sorted()
+        let keys = ["repeat", "rotation", "anchor", "schedule", "rotate"] + ChoreFields.maps.sorted()
         for key in keys { if let value = v[key] { probe.extra[key] = value } }
         do {
             try ChoreFields.check(&probe)
@@ -228,6 +228,7 @@ extension TaskImport {
         }
         t.recurrence = probe.recurrence
         t.rotation = probe.rotation
+        t.anchor = probe.extra["anchor"]?.stringValue
         t.schedule = probe.extra["schedule"]?.stringValue
         t.rotate = probe.extra["rotate"]?.stringValue
         for map in ChoreFields.maps { if let m = probe.extra[map] { t.maps[map] = m } }

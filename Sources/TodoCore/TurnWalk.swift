@@ -1,9 +1,10 @@
 import Synchronization
 
 /// The walk that decides whose turn each occurrence of a rotating chore is, in rotation order
-/// (docs/FORMAT.md, "Turns"): occurrences in date order, each with its natural member, take-over
-/// pins, the queue of skip carries and absences' stand-ins. Worked out once up to the latest
-/// date asked for and kept, so that asking for many dates costs one walk.
+/// (docs/FORMAT.md, "Turns"): the chore's occurrences (`ChoreOccurrences`) in date order, each
+/// with its natural member, take-over pins, the queue of skip carries and absences' stand-ins.
+/// Worked out once up to the latest date asked for and kept, so that asking for many dates
+/// costs one walk.
 final class TurnWalk: Sendable {
     struct State {
         /// The next occurrence to decide; nil when the rule has no more dates.
@@ -36,7 +37,7 @@ final class TurnWalk: Sendable {
             if let closed = closedForm(date, st, s) { return closed }
             while let d = st.next, d <= date, st.steps < Self.stepLimit {
                 decide(d, &st, s)
-                st.next = s.recurrence.next(after: d)
+                st.next = s.occurrences.next(after: d)
                 st.steps += 1
             }
             if let t = st.turns[date] { return t }
@@ -67,7 +68,7 @@ final class TurnWalk: Sendable {
     /// plain count gives.
     func start(_ st: inout State, _ s: ChoreSchedule) {
         st.started = true
-        let first = s.recurrence.first(onOrAfter: s.recurrence.from)
+        let first = s.occurrences.first
         guard let event = Self.firstEvent(s), let f = first, event > f else {
             st.next = first
             return
@@ -76,11 +77,11 @@ final class TurnWalk: Sendable {
         if let before = s.latest(onOrBefore: event.adding(days: -1)) {
             let names = s.segments.first?.names ?? []
             if !names.isEmpty {
-                let k = s.recurrence.index(of: before)
+                let k = s.occurrences.index(of: before)
                 st.lastNatural = names[((k % names.count) + names.count) % names.count]
                 st.lastRotation = names
             }
-            st.next = s.recurrence.next(after: before)
+            st.next = s.occurrences.next(after: before)
         } else {
             st.next = first
         }
@@ -96,7 +97,7 @@ final class TurnWalk: Sendable {
     func plainCount(_ date: CivilDate, _ s: ChoreSchedule) -> String? {
         let names = s.rotation(on: date)
         guard !names.isEmpty else { return nil }
-        let k = s.recurrence.index(of: date) - s.skippedBefore(date)
+        let k = s.occurrences.index(of: date) - s.skippedBefore(date)
         return names[((k % names.count) + names.count) % names.count]
     }
 

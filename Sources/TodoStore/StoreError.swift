@@ -46,6 +46,11 @@ public enum StoreError: Error, Sendable {
     /// `done --on DATE` for an occurrence after today that is not the chore's current one
     /// (done ahead of time is the current occurrence only).
     case notYetDue(task: String, date: CivilDate, current: CivilDate?)
+    /// A chore that repeats from when it was done (`anchor` `done`) with a rule that is not an
+    /// interval: a weekday or a day of the month (`task` nil: one being added).
+    case afterDoneNeedsInterval(task: String?, rule: RepeatRule)
+    /// `catch-up` for a chore that repeats from when it was done, which is never behind.
+    case catchUpAfterDone(String?)
     /// `swap` or `pass` on a chore without a rotation.
     case noRotation(String)
     /// `swap` or `pass` naming someone the chore's rotation does not have.

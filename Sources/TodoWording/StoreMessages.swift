@@ -108,6 +108,22 @@ extension Worded {
             self.init(
                 "\(date) has not come yet for chore \(safe(task)); only its current occurrence can be done ahead of time. Nothing was changed.\(next)",
                 exit: .usage)
+        case .afterDoneNeedsInterval(let task?, let rule):
+            self.init(
+                "Chore \(safe(task)) cannot repeat \(rule.phrase) after it is done: only a number of days, weeks or months (3d, 2w, month) can be counted from when it was done. Nothing was changed.\nGive it such a rule, or make it follow the calendar with `todo edit \(safe(task)) --no-after-done`.",
+                exit: .usage)
+        case .afterDoneNeedsInterval(nil, let rule):
+            self.init(
+                "A chore cannot repeat \(rule.phrase) after it is done: only a number of days, weeks or months (3d, 2w, month) can be counted from when it was done. Nothing was added.\nUse such a rule with --after-done, or leave --after-done out.",
+                exit: .usage)
+        case .catchUpAfterDone(let task?):
+            self.init(
+                "Chore \(safe(task)) repeats from when it is done, so it is never behind and has nothing to catch up. Nothing was changed.\nMake it follow the calendar first with `todo edit \(safe(task)) --no-after-done`.",
+                exit: .usage)
+        case .catchUpAfterDone(nil):
+            self.init(
+                "A chore that repeats from when it is done is never behind, so it has nothing to catch up: use either --after-done or --catch-up. Nothing was added.",
+                exit: .usage)
         case .noRotation(let task):
             self.init(
                 "Chore \(safe(task)) has no rotation, so it has no turns to swap or pass. Nothing was changed.\nGive it one with `todo edit \(safe(task)) --rotate A,B,...`.",

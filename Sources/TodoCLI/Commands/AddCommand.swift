@@ -10,6 +10,7 @@ struct AddCommand: ParsableCommand {
             Example: todo add "Buy milk" --due tomorrow --assign Bob --tag groceries --priority high
 
             A chore: todo add "Take out the trash" --every tue --rotate Alice,Bob,Carol
+            One that repeats from when it was done: todo add "Water plants" --every 3d --after-done
             A checklist: todo add "Groceries" --item milk --item eggs
             """)
 
@@ -25,6 +26,8 @@ struct AddCommand: ParsableCommand {
     @Option(help: "With --every: members taking turns, e.g. Alice,Bob,Carol.") var rotate: String?
     @Option(help: "With --every: the first day (default today).") var from: String?
     @Flag(name: .customLong("catch-up"), help: "With --every: every occurrence must be done (a missed one stays due).") var catchUp = false
+    @Flag(name: .customLong("after-done"), help: "With --every 3d, 2w, month...: count the next date from the day it is done, not from the calendar.")
+    var afterDone = false
     @Option(help: "With --rotate: order (one after another, the default) or fewest (whoever did it least in 4 weeks).") var turns: String?
     @Option(name: .customLong("item"), help: "A checklist item (repeat for more).") var items: [String] = []
     @Option(help: ArgumentHelp("Its own alarm in `todo calendar`: this long before (30m, 2h, 1d) or a time of day on its day (HH:MM).", valueName: "when"))
@@ -32,7 +35,10 @@ struct AddCommand: ParsableCommand {
     @OptionGroup var output: JSONFlag
 
     func validate() throws {
-        if every == nil && (rotate != nil || from != nil || catchUp) { throw ValidationError("--rotate, --from and --catch-up need --every.") }
+        if every == nil && (rotate != nil || from != nil || catchUp || afterDone) {
+            throw ValidationError("--rotate, --from, --catch-up and --after-done need --every.")
+        }
+        if afterDone && catchUp { throw ValidationError(Input.afterDoneAndCatchUp) }
         if rotate == nil && turns != nil { throw ValidationError("--turns needs --rotate.") }
         if items.count > Input.maxItems { throw ValidationError("At most \(Input.maxItems) items.") }
         if let alarm, TaskAlarm(alarm) == nil { throw ValidationError(Input.badAlarm(alarm)) }
@@ -56,6 +62,7 @@ struct AddCommand: ParsableCommand {
             new.recurrence = Recurrence(rule: rule, from: try Input.startDate(from, today: Env.today(h.clock)))
             new.rotation = try rotate.map(Input.rotation) ?? []
             new.schedule = catchUp ? .catchUp : .calendar
+            new.anchor = afterDone ? .done : .due
             new.rotate = try turns.map(Input.turns) ?? .order
         }
         new.items = try items.map(Input.item)

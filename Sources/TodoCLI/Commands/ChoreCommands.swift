@@ -211,7 +211,7 @@ struct ChoresCommand: ParsableCommand {
         }
         for (t, s, current) in chores {
             let short = lengths[t.id.hex] ?? String(t.id.hex.prefix(4))
-            var line = "\(Terminal.dim(short))  \(Terminal.safe(t.title))  \(t.recurrence?.rule.phrase ?? "")"
+            var line = "\(Terminal.dim(short))  \(Terminal.safe(t.title))  \(ChoreText.phrase(s))"
             if let current {
                 line += "  next: " + ChoreText.occurrence(current, of: s, today: today)
                 if current < today { line += Terminal.red(" (overdue)") }
@@ -240,6 +240,7 @@ struct ChoresCommand: ParsableCommand {
             ("id", .string(t.id.hex)), ("title", .string(t.title)),
             ("every", .string(s.recurrence.rule.description)),
             ("from", .string(s.recurrence.from.description)),
+            ("anchor", .string(s.occurrences.afterDone ? ChoreAnchor.done.rawValue : ChoreAnchor.due.rawValue)),
             ("schedule", .string(s.mode.rawValue)),
             ("rotate", .string(s.rotate.rawValue)),
             ("next", current.map { .string($0.description) } ?? .null),

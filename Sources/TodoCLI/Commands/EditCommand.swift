@@ -31,6 +31,8 @@ struct EditCommand: ParsableCommand {
     @Option(help: "How the rotation takes turns: order or fewest.") var turns: String?
     @Flag(name: .customLong("catch-up"), help: "Every occurrence must be done (a missed one stays due).") var catchUp = false
     @Flag(name: .customLong("no-catch-up"), help: "Follow the calendar: a missed occurrence is missed (the default).") var noCatchUp = false
+    @Flag(name: .customLong("after-done"), help: "Count the next date from the day it is done (rules 3d, 2w, month...).") var afterDone = false
+    @Flag(name: .customLong("no-after-done"), help: "Count the next date from the calendar (the default).") var noAfterDone = false
     @Option(help: ArgumentHelp("Its own alarm in `todo calendar`: this long before (30m, 2h, 1d) or a time of day on its day (HH:MM).", valueName: "when"))
     var alarm: String?
     @Flag(name: .customLong("no-alarm"), help: "Remove its own alarm (the feed's --alarm applies again).") var noAlarm = false
@@ -45,6 +47,8 @@ struct EditCommand: ParsableCommand {
         if every != nil && noRepeat { throw ValidationError("Use either --every or --no-repeat, not both.") }
         if from != nil && every == nil { throw ValidationError("--from needs --every.") }
         if catchUp && noCatchUp { throw ValidationError("Use either --catch-up or --no-catch-up, not both.") }
+        if afterDone && noAfterDone { throw ValidationError("Use either --after-done or --no-after-done, not both.") }
+        if afterDone && catchUp { throw ValidationError(Input.afterDoneAndCatchUp) }
         if alarm != nil && noAlarm { throw ValidationError("Use either --alarm or --no-alarm, not both.") }
         if let alarm, TaskAlarm(alarm) == nil { throw ValidationError(Input.badAlarm(alarm)) }
     }
@@ -72,6 +76,8 @@ struct EditCommand: ParsableCommand {
         if let turns { edit.rotate = try Input.turns(turns) }
         if catchUp { edit.schedule = .catchUp }
         if noCatchUp { edit.schedule = .calendar }
+        if afterDone { edit.anchor = .done }
+        if noAfterDone { edit.anchor = .due }
         if let a = alarm.flatMap(TaskAlarm.init) { edit.alarm = .set(a) }
         if noAlarm { edit.alarm = .clear }
         edit.addItems = try addItems.map(Input.item)

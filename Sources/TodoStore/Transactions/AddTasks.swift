@@ -10,6 +10,10 @@ extension Household {
             guard let id = TaskID(hex), id != HouseholdSettings.id else { throw .invalidTaskID(hex) }
             chosen = id
         }
+        if new.anchor == .done, let r = new.recurrence {
+            guard r.rule.isInterval else { throw .afterDoneNeedsInterval(task: nil, rule: r.rule) }
+            guard new.schedule != .catchUp else { throw .catchUpAfterDone(nil) }
+        }
         let stamper = try stamper()
         var rng = SystemRandomNumberGenerator()
         let (added, commit) = try transact { snap in

@@ -34,7 +34,7 @@ extension Household {
             let schedule = ChoreSchedule(task, recurrence: r, today: today, context: context)
             var dates: [CivilDate]
             if let date {
-                guard r.isOccurrence(date) else { throw StoreError.notAnOccurrence(task: short, date: date) }
+                guard schedule.occurrences.isOccurrence(date) else { throw StoreError.notAnOccurrence(task: short, date: date) }
                 switch action {
                 case .done:
                     if date > today && date != schedule.current {
@@ -49,7 +49,8 @@ extension Household {
             } else {
                 guard let current = schedule.current else { return [] }
                 dates = [current]
-                if all, schedule.mode == .catchUp, current <= today {
+                // After-done: the dates after the current one move with it, so it is the only one.
+                if all, schedule.mode == .catchUp, !schedule.occurrences.afterDone, current <= today {
                     // Bounded: at most two years of daily occurrences past the current one.
                     dates = schedule.upcoming(366 * 2).filter { $0 <= today }
                 }
@@ -142,11 +143,21 @@ extension Household {
         return ChoreSchedule(task, recurrence: r, today: today, context: context)
     }
 
+    /// Throws unless a chore that repeats from when it was done has an interval rule (`Nd`,
+    /// `Nw`, `Nmonths`), and, when `settingCatchUp`, unless it does not repeat so.
+    static func checkAnchor(_ task: Task, settingCatchUp: Bool = false) throws(StoreError) {
+        guard let r = task.recurrence, task.anchor == .done else { return }
+        let short = String(task.id.hex.prefix(8))
+        guard r.rule.isInterval else { throw StoreError.afterDoneNeedsInterval(task: short, rule: r.rule) }
+        if settingCatchUp { throw StoreError.catchUpAfterDone(short) }
+    }
+
     /// A new task's chore and checklist fields.
     static func addChoreFields(_ new: NewTask, to task: inout Task, stamp: FieldStamp) {
         if let r = new.recurrence {
             task.setRecurrence(r, stamp: stamp)
             if !new.rotation.isEmpty { task.setRotation(new.rotation, stamp: stamp) }
+            if new.anchor != .due { task.setAnchor(new.anchor, stamp: stamp) }
             if new.schedule != .calendar { task.setScheduleMode(new.schedule, stamp: stamp) }
             if new.rotate != .order { task.setRotateMode(new.rotate, stamp: stamp) }
         }
@@ -220,9 +231,17 @@ extension Household {
             if task.isChore { task.changeRotation(names, from: rotationFrom, stamp: stamp) } else { task.setRotation(names, stamp: stamp) }
             fields.append("rotation")
         }
+        if let anchor = edit.anchor, anchor != task.anchor, task.isChore {
+            task.setAnchor(anchor, stamp: stamp)
+            fields.append("anchor")
+        }
         if let mode = edit.schedule, mode != task.scheduleMode, task.isChore {
             task.setScheduleMode(mode, stamp: stamp)
             fields.append("schedule")
+        }
+        // Only what this edit asks is checked: a file merged into an odd pair still takes other edits.
+        if edit.recurrence != nil || edit.anchor == .done || edit.schedule == .catchUp {
+            try Self.checkAnchor(task, settingCatchUp: edit.schedule == .catchUp)
         }
         switch edit.alarm {
         case .set(let a)? where task.alarm != a:
@@ -277,6 +296,7 @@ extension Household {
         if let r = item.recurrence {
             task.setRecurrence(r, stamp: stamp)
             if !item.rotation.isEmpty { task.setRotation(item.rotation, stamp: stamp) }
+            if let a = item.anchor { try? task.write("anchor", .string(a), stamp: stamp) }
             if let s = item.schedule { try? task.write("schedule", .string(s), stamp: stamp) }
             if let r = item.rotate { try? task.write("rotate", .string(r), stamp: stamp) }
         }

@@ -57,6 +57,8 @@ public struct NewTask: Sendable {
     public var recurrence: Recurrence?
     /// A chore's members in turn.
     public var rotation: [String] = []
+    /// What the chore's next date is counted from: its rule's dates, or when it was done.
+    public var anchor = ChoreAnchor.due
     /// How the chore shows when it fell behind, and how its rotation picks turns.
     public var schedule = ChoreScheduleMode.calendar
     public var rotate = RotateMode.order
@@ -91,6 +93,8 @@ public struct TaskEdit: Sendable {
     public var recurrence: Setting<Recurrence>?
     /// A new rotation (empty: none).
     public var rotation: [String]?
+    /// What the chore's next date is counted from.
+    public var anchor: ChoreAnchor?
     /// How the chore shows when it fell behind; how its rotation picks turns.
     public var schedule: ChoreScheduleMode?
     public var rotate: RotateMode?
@@ -110,7 +114,7 @@ public struct TaskEdit: Sendable {
     /// Whether the edit asks for anything at all.
     public var isEmpty: Bool {
         title == nil && assignee == nil && priority == nil && notes == nil && due == nil && addTags.isEmpty
-            && removeTags.isEmpty && recurrence == nil && rotation == nil && schedule == nil && rotate == nil && alarm == nil && addItems.isEmpty && checkItems.isEmpty
+            && removeTags.isEmpty && recurrence == nil && rotation == nil && anchor == nil && schedule == nil && rotate == nil && alarm == nil && addItems.isEmpty && checkItems.isEmpty
             && uncheckItems.isEmpty && removeItems.isEmpty
     }
 
