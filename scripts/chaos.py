@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Randomized household exploration: three members with skewed clocks share a bare path remote
-and run random commands (tasks, chores, checklists, undo, conflict restores, syncs), some killed
+and run random commands (tasks, chores, checklists, undo and redo, members joining, going away
+and leaving, conflict restores, syncs), some killed
 with SIGKILL at a random moment, some syncs against a remote that has gone away. At the end
 everyone syncs until quiet and the run checks what the README promises: identical trees,
 `git fsck --strict` clean everywhere, no signal deaths or crash reports, only documented exit
@@ -397,12 +398,32 @@ class World:
         rc, out, err = self.run(m, args, kill)
 
     def op_undo(self, m, kill):
-        args = ["undo"]
+        args = ["redo"] if self.rng.random() < 0.3 else ["undo"]
         if self.rng.random() < 0.3:
             args.append("--force")
         rc, out, err = self.run(m, args, kill)
         if rc in (0, None):
             self.write(m, None, "*", None, acked=False, wild=True)
+
+    def op_roster(self, m, kill):
+        """Members join, go away and leave (docs/FORMAT.md, "Members"): a name already in use,
+        a window already past or a leaver handing tasks to themselves is refused or changes
+        nothing; every outcome must still be a documented exit code."""
+        names = [x.name for x in self.members] + ["Lee", "Sam"]
+        who = self.rng.choice(names)
+        roll = self.rng.random()
+        if roll < 0.3:
+            args = ["member", "add", who]
+        elif roll < 0.7:
+            args = ["member", "away", who, "--from", self.rng.choice(["today", "tomorrow", "+3d", "2025-11-18"]),
+                    "--until", self.rng.choice(["+2d", "+10d", "tomorrow", "2025-11-19"])]
+        elif roll < 0.85:
+            args = ["member", "away", who, "--clear"]
+        else:
+            args = ["member", "leave", self.rng.choice(["Lee", "Sam", who])]
+            if self.rng.random() < 0.5:
+                args += ["--to", self.rng.choice(names)]
+        self.run(m, args, kill)
 
     def op_restore_conflict(self, m, kill):
         rc, out, err = self.run(m, ["conflicts", "--json"])
@@ -509,7 +530,7 @@ class World:
         if self.rng.random() < 0.08:
             kill = self.rng.uniform(0.0, 0.15) if self.rng.random() < 0.7 else self.rng.uniform(0.0, 0.6)
         ops = [(self.op_add, 20), (self.op_edit, 30), (self.op_state, 12), (self.op_undo, 3),
-               (self.op_restore_conflict, 3), (self.op_sync, 15), (self.op_offline_sync, 2), (self.op_concurrent, 4), (self.op_read, 5)]
+               (self.op_restore_conflict, 3), (self.op_roster, 3), (self.op_sync, 15), (self.op_offline_sync, 2), (self.op_concurrent, 4), (self.op_read, 5)]
         op = self.rng.choices([o for o, _ in ops], [w for _, w in ops])[0]
         self.counts[op.__name__] = self.counts.get(op.__name__, 0) + 1
         op(m, kill)

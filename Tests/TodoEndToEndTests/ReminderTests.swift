@@ -61,7 +61,7 @@ import TodoCore
         let sb = try kimsHousehold()
         // Kim is known from the tasks before anyone entered an email.
         var r = try sb.todo("member")
-        #expect(r.exitCode == 0 && r.stdout == "Alice: reminders by standard output (no email or method set)\nKim: reminders by standard output (no email or method set)\n", "\(r)")
+        #expect(r.exitCode == 0 && r.stdout == "Alice: active; reminders by standard output (no email or method set)\nKim: active; reminders by standard output (no email or method set)\n", "\(r)")
         r = try sb.todo("member", "set", "kim", "--email", "kim@example.org")
         #expect(r.exitCode == 0 && r.stdout.hasPrefix("Kim <kim@example.org>: reminders by mail to kim@example.org"), "\(r)")
         #expect(try sb.subject() == "member: Kim")

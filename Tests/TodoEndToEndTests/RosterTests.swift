@@ -62,7 +62,7 @@ import TodoCore
         #expect(try turns(sb, trash) == "Next:     Thu 20 Nov, Alice; Thu 27 Nov, Sam; Thu 4 Dec, Kim")
         let shown = try run(sb, "show", plumber.short).stdout
         #expect(shown.contains("Kim"))
-        #expect(try run(sb, "member").stdout.contains("Bob: reminders by standard output (no email or method set), leaves 2025-11-21"))
+        #expect(try run(sb, "member").stdout.contains("Bob: leaves 2025-11-21; reminders by standard output (no email or method set)"))
 
         // Kim is away the week of 4 Dec: Alice stands in, and the order goes on.
         try run(sb, "member", "away", "Kim", "--from", "2025-12-01", "--until", "2025-12-07")

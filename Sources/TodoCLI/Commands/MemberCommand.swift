@@ -48,7 +48,7 @@ struct MemberListCommand: ParsableCommand {
         let today = Env.today(h.clock)
         var out = Output()
         for name in try h.memberNames() {
-            out.line(MemberText.summary(name, byFold[name.lowercased()] ?? MemberDetails()) + MemberText.state(roster.member(name), today: today))
+            out.line(MemberText.summary(name, byFold[name.lowercased()] ?? MemberDetails(), state: MemberText.state(roster.member(name), today: today)))
         }
         out.flush()
     }
@@ -73,7 +73,7 @@ struct MemberShowCommand: ParsableCommand {
         if let n = d.everyDays, n > 1 { out.line("Every:     \(n) days at most") }
         // Shown only for a member who is not simply active.
         let state = MemberText.state(try h.roster().member(member), today: Env.today(h.clock))
-        if !state.isEmpty { out.line("State:     " + String(state.dropFirst(2))) }
+        if state != "active" { out.line("State:     " + state) }
         for p in problems where p.member.lowercased() == member.lowercased() {
             out.line("Ignored:   \(Terminal.safe(RemindMessages.leftOut(p)))")
         }
@@ -251,17 +251,18 @@ struct MemberAwayCommand: ParsableCommand {
 }
 
 enum MemberText {
-    /// ", away 2026-12-21 to 2026-12-28", ", left on 2026-12-01", or nothing for an active member.
+    /// "active", "left on 2026-12-01", or what is coming: "leaves 2026-12-01", "away 2026-12-21
+    /// to 2026-12-28" (several joined with ", ").
     static func state(_ m: Roster.Member?, today: CivilDate) -> String {
-        guard let m else { return "" }
+        guard let m else { return "active" }
         if m.hasLeft(on: today) {
             let since = m.events.last { !$0.member && $0.date <= today }?.date
-            return ", left" + (since.map { " on \($0)" } ?? "")
+            return "left" + (since.map { " on \($0)" } ?? "")
         }
         var parts: [String] = []
         if let e = m.events.last(where: { $0.date > today }) { parts.append(e.member ? "joins \(e.date)" : "leaves \(e.date)") }
         for w in m.away where w.until >= today { parts.append("away \(w.from) to \(w.until)") }
-        return parts.isEmpty ? "" : ", " + parts.joined(separator: ", ")
+        return parts.isEmpty ? "active" : parts.joined(separator: ", ")
     }
 
     static func checkName(_ name: String) throws {
@@ -279,10 +280,10 @@ enum MemberText {
         }
     }
 
-    static func summary(_ name: String, _ d: MemberDetails) -> String {
+    static func summary(_ name: String, _ d: MemberDetails, state: String? = nil) -> String {
         var text = Terminal.safe(name)
         if let e = d.email { text += " <\(Terminal.safe(e))>" }
-        text += ": reminders by " + how(d)
+        text += ": " + (state.map { $0 + "; " } ?? "") + "reminders by " + how(d)
         if let n = d.everyDays, n > 1 { text += ", every \(n) days at most" }
         return text
     }
