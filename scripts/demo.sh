@@ -125,6 +125,18 @@ alice todo status
 bob todo show "$plumber"
 bob todo show "$milk"
 
+say "A chore that rotates, and the people behind it: Sam moves in, Bob is away for a few days, Sam moves out. Today's turn never moves."
+capture trash alice todo add "Take out the trash" --every day --rotate Alice,Bob
+alice todo member add Sam
+alice todo edit "$trash" --rotate Alice,Bob,Sam
+alice todo member away Bob --from +2d --until +4d
+alice todo show "$trash"
+alice todo member leave Sam --to Alice
+alice todo show "$trash"
+alice todo member
+alice todo sync
+bob todo sync
+
 say "Both members now hold the same tree, and git shows the history."
 show alice git -C "$alice_home" rev-parse "HEAD^{tree}"
 show bob git -C "$bob_home" rev-parse "HEAD^{tree}"

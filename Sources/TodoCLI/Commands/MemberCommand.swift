@@ -260,8 +260,11 @@ enum MemberText {
             return "left" + (since.map { " on \($0)" } ?? "")
         }
         var parts: [String] = []
-        if let e = m.events.last(where: { $0.date > today }) { parts.append(e.member ? "joins \(e.date)" : "leaves \(e.date)") }
-        for w in m.away where w.until >= today { parts.append("away \(w.from) to \(w.until)") }
+        let coming = m.events.last(where: { $0.date > today })
+        if let e = coming { parts.append(e.member ? "joins \(e.date)" : "leaves \(e.date)") }
+        // Absences after a coming leave no longer matter.
+        let end = coming.flatMap { $0.member ? nil : $0.date }
+        for w in m.away where w.until >= today && end.map({ w.from < $0 }) ?? true { parts.append("away \(w.from) to \(w.until)") }
         return parts.isEmpty ? "active" : parts.joined(separator: ", ")
     }
 
