@@ -72,6 +72,9 @@ import TodoCore
 
         // Refusals: unknown names 66, a pass to someone away 65, a window already past 64.
         #expect(try sb.todo("member", "leave", "Nobody").exitCode == 66)
+        let before66 = try sb.commits().count
+        #expect(try sb.todo("member", "leave", "Sam", "--to", "Nobody").exitCode == 66)
+        #expect(try sb.commits().count == before66, "nothing written")
         #expect(try sb.todo("member", "away", "Nobody", "--from", "2025-12-01", "--until", "2025-12-02").exitCode == 66)
         #expect(try sb.todo("member", "away", "Sam", "--from", "2025-11-01", "--until", "2025-11-02").exitCode == 64)
         #expect(try sb.todo("member", "away", "Sam", "--from", "2025-12-05", "--until", "2025-12-02").exitCode == 64)
