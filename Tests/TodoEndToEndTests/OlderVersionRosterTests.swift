@@ -20,19 +20,6 @@ let previousTodo = environment("TODO_PREVIOUS_BINARY")
 struct OlderVersionRosterTests {
     static let settingsPath = "tasks/00/00000000000000000000000000000000.json"
 
-    func committed(_ m: Member, _ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
-        let r = try m.git("show", "refs/heads/main:" + path)
-        try #require(r.exitCode == 0, "\(r)", sourceLocation: sourceLocation)
-        return try json(r.stdout)
-    }
-
-    @discardableResult
-    func older(_ m: Member, _ args: String..., sourceLocation: SourceLocation = #_sourceLocation) throws -> Run {
-        let r = try m.todo(args)
-        #expect(r.exitCode == 0 && r.stderr.isEmpty, "older todo \(args.joined(separator: " ")): \(r)", sourceLocation: sourceLocation)
-        return r
-    }
-
     /// The roster keys of a settings file, with their values and stamps.
     func rosterKeys(_ settings: JSONValue) -> [String: [JSONValue?]] {
         guard case .object(let members) = settings else { return [:] }
@@ -56,17 +43,17 @@ struct OlderVersionRosterTests {
         try alice.change("member", "away", "Kim", "--from", "2025-11-24", "--until", "2025-11-30")
         try alice.sync()
         try bob.join(url)
-        try older(bob, "list")
-        try older(bob, "show", trash.short)
-        try older(bob, "chores", "--json")
+        try bob.older(["list"])
+        try bob.older(["show", trash.short])
+        try bob.older(["chores", "--json"])
 
         // Apart: Alice puts Sam in the rotation and Lee leaves; Bob does today's trash (and on
         // the release with member details, records Kim's email).
         try alice.change("edit", trash.short, "--rotate", "Alice,Bob,Sam,Kim")
         try alice.change("member", "add", "Lee")
         try alice.change("member", "leave", "Lee")
-        try older(bob, "done", trash.short)
-        if release == "c80d975" { try older(bob, "member", "set", "Kim", "--email", "kim@example.org") }
+        try bob.older(["done", trash.short])
+        if release == "c80d975" { try bob.older(["member", "set", "Kim", "--email", "kim@example.org"]) }
         try alice.sync()
         // The older release makes the merge.
         try bob.sync()
@@ -74,13 +61,13 @@ struct OlderVersionRosterTests {
         #expect(try alice.head() == bob.head())
 
         // The judge, git: every roster key and its stamp, and the rotation's history, as written.
-        let mine = try committed(alice, Self.settingsPath)
+        let mine = try alice.committedJSON(Self.settingsPath)
         let written = rosterKeys(mine)
         #expect(written.count == 3, "Sam joined, Kim away, Lee joined and left the same day: \(mine)")
-        let theirs = try committed(bob, Self.settingsPath)
+        let theirs = try bob.committedJSON(Self.settingsPath)
         #expect(rosterKeys(theirs) == written, "\(theirs)")
         if release == "c80d975" { #expect(theirs["member:email:Kim"] == .string("kim@example.org")) }
-        let chore = try committed(bob, trash.path)
+        let chore = try bob.committedJSON(trash.path)
         #expect(chore["rotations"]?["2025-11-21"] != nil, "\(chore)")
         #expect(chore["rotation"] == .array(["Alice", "Bob", "Sam", "Kim"].map { .string($0) }))
         #expect(try alice.git("fsck", "--strict", "--no-progress").exitCode == 0)

@@ -7,6 +7,25 @@ import TodoCore
 /// sets it; without it this suite is skipped.
 let olderTodo = environment("TODO_OLD_BINARY")
 
+extension Member {
+    /// A file as committed on `main` in this member's replica, read with the git CLI.
+    func committedJSON(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
+        let r = try git("show", "refs/heads/main:" + path)
+        try #require(r.exitCode == 0, "\(r)", sourceLocation: sourceLocation)
+        return try json(r.stdout)
+    }
+
+    /// Runs this member's (older) `todo`: it must work and print nothing on stderr (no warning
+    /// about a malformed or unreadable file).
+    @discardableResult
+    func older(_ args: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> Run {
+        let r = try todo(args)
+        #expect(r.exitCode == 0 && r.stderr.isEmpty, "older todo \(args.joined(separator: " ")): \(r)", sourceLocation: sourceLocation)
+        #expect(!r.stdout.contains("malformed") && !r.stdout.contains("unreadable"), "\(r)", sourceLocation: sourceLocation)
+        return r
+    }
+}
+
 /// A household shared by a member on this version and one still on the older release, through a
 /// path remote (docs/FORMAT.md, "Older versions"): the older `todo` reads what this one writes,
 /// keeps `completions`, `schedule` and `rotate` when it edits a chore, and its `done` is credited
@@ -19,21 +38,14 @@ let olderTodo = environment("TODO_OLD_BINARY")
         "TODO_OLD_BINARY is not set: build an older todo with scripts/build-at.sh fb9737e .build-compat/fb9737e (make test does) and name it there"
     ))
 struct OlderVersionTests {
-    /// The task file as committed on `main` in `member`'s replica, read with the git CLI.
+    /// The task file as committed on `main` in `member`'s replica.
     func committed(_ member: Member, _ t: TaskRef, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
-        let r = try member.git("show", "refs/heads/main:" + t.path)
-        try #require(r.exitCode == 0, "\(r)", sourceLocation: sourceLocation)
-        return try json(r.stdout)
+        try member.committedJSON(t.path, sourceLocation: sourceLocation)
     }
 
-    /// Runs the older `todo` as `member`: it must work and print nothing on stderr (no warning
-    /// about a malformed or unreadable file).
     @discardableResult
     func older(_ member: Member, _ args: String..., sourceLocation: SourceLocation = #_sourceLocation) throws -> Run {
-        let r = try member.todo(args)
-        #expect(r.exitCode == 0 && r.stderr.isEmpty, "older todo \(args.joined(separator: " ")): \(r)", sourceLocation: sourceLocation)
-        #expect(!r.stdout.contains("malformed") && !r.stdout.contains("unreadable"), "\(r)", sourceLocation: sourceLocation)
-        return r
+        try member.older(args, sourceLocation: sourceLocation)
     }
 
     func credits(_ chores: [JSONValue], _ t: TaskRef) -> JSONValue? {
