@@ -423,6 +423,11 @@ class World:
             args = ["member", "leave", self.rng.choice(["Lee", "Sam", who])]
             if self.rng.random() < 0.5:
                 args += ["--to", self.rng.choice(names)]
+            # A leave hands the leaver's open tasks on: it rewrites assignees it has seen.
+            rc, out, err = self.run(m, args, kill)
+            if rc in (0, None):
+                self.write(m, None, "*", None, acked=False, wild=True)
+            return
         self.run(m, args, kill)
 
     def op_restore_conflict(self, m, kill):

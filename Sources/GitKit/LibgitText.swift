@@ -43,8 +43,6 @@ public enum LibgitText {
         ("hostkey", .hostKey),
         ("host key", .hostKey),
         ("authentication", .authentication),
-        ("401", .authentication),
-        ("403", .authentication),
         ("username/publickey", .authentication),
         ("unsupported url protocol", .unsupportedProtocol),
         ("malformed url", .malformedURL),
@@ -53,7 +51,6 @@ public enum LibgitText {
         ("://", .quotesScheme),
         ("not appear to be a git repository", .noRepository),
         ("repository not found", .noRepository),
-        ("404", .noRepository),
         ("could not find repository", .noRepository),
         ("not found", .noRepository),
         ("no such file or directory", .noRepository),
@@ -83,9 +80,35 @@ public enum LibgitText {
     static func facts(in message: String) -> Set<Fact> {
         let m = message.lowercased()
         var facts = Set(phrases.filter { m.contains($0.0) }.map(\.1))
-        // "unexpected http status code: 503"
-        if m.contains("status code") && m.contains("50") { facts.insert(.serverError) }
+        // "unexpected http status code: 503". Only a status libgit2 names as one counts: a
+        // number elsewhere (a path or host such as /srv/nas-401/home.git) says nothing.
+        switch httpStatus(in: m) {
+        case 401?, 403?, 407?: facts.insert(.authentication)
+        case 404?: facts.insert(.noRepository)
+        case let s? where (500...599).contains(s): facts.insert(.serverError)
+        default: break
+        }
         return facts
+    }
+
+    /// The three digits after "status code" (and an optional colon and spaces), if any.
+    static func httpStatus(in lowered: String) -> Int? {
+        let bytes = Array(lowered.utf8)
+        let key = Array("status code".utf8)
+        guard bytes.count >= key.count else { return nil }
+        for start in 0...(bytes.count - key.count) where bytes[start..<(start + key.count)].elementsEqual(key) {
+            var i = start + key.count
+            while i < bytes.count, bytes[i] == UInt8(ascii: ":") || bytes[i] == UInt8(ascii: " ") { i += 1 }
+            var value = 0
+            var n = 0
+            while i < bytes.count, n < 4, bytes[i] >= 0x30, bytes[i] <= 0x39 {
+                value = value * 10 + Int(bytes[i] - 0x30)
+                i += 1
+                n += 1
+            }
+            return n == 3 ? value : nil
+        }
+        return nil
     }
 
     /// The errno an operating-system failure's message names, for the errnos the store acts on.

@@ -32,6 +32,20 @@ private func gitError(_ message: String, code: Int32 = generic, errorClass: Int3
     @Test func anHTTPServerErrorStatusIsAServerError() {
         #expect(LibgitText.facts(in: "unexpected http status code: 503").contains(.serverError))
         #expect(!LibgitText.facts(in: "unexpected http status code: 404").contains(.serverError))
+        #expect(LibgitText.facts(in: "unexpected http status code: 401").contains(.authentication))
+        #expect(LibgitText.facts(in: "unexpected http status code: 403").contains(.authentication))
+        #expect(LibgitText.facts(in: "unexpected http status code: 404").contains(.noRepository))
+    }
+
+    /// A number in a path or a host name is not an HTTP status: a household whose remote lives
+    /// in /srv/nas-401 is missing, not refusing credentials.
+    @Test func numbersOutsideAStatusSayNothing() {
+        let missing = "failed to resolve path '/tmp/todo-chaos-401-x/remote.git': No such file or directory"
+        #expect(!LibgitText.facts(in: missing).contains(.authentication))
+        #expect(LibgitText.facts(in: missing).contains(.noRepository))
+        #expect(!LibgitText.facts(in: "could not read from /srv/backup-503/home.git").contains(.serverError))
+        #expect(!LibgitText.facts(in: "failed to connect to nas-403.local: Connection refused").contains(.authentication))
+        #expect(FailureShape.of(gitError(missing, errorClass: 2), timedOut: false) == .notFound)
     }
 
     @Test(arguments: [
