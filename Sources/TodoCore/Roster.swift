@@ -20,16 +20,33 @@ public struct Roster: Sendable, Equatable {
                 && a.away.map(\.from) == b.away.map(\.from) && a.away.map(\.until) == b.away.map(\.until)
         }
 
-        /// Whether the member has left on `day`.
+        /// `reach[i]`: the latest `until` among `away[0...i]`, so that a day no window reaches is
+        /// told in one binary search (a hostile file may hold thousands of windows).
+        var reach: [CivilDate] = []
+
+        /// Whether the member has left on `day` (`events` in date order).
         public func hasLeft(on day: CivilDate) -> Bool {
-            var left = false
-            for e in events where e.date <= day { left = !e.member }
-            return left
+            guard let i = Self.lastIndex(events.count, onOrBefore: day, { events[$0].date }) else { return false }
+            return !events[i].member
         }
 
-        /// The window `day` falls in, if any.
+        /// The window `day` falls in, if any (`away` in order of its first day).
         public func awayWindow(on day: CivilDate) -> (from: CivilDate, until: CivilDate)? {
-            away.first { $0.from <= day && day <= $0.until }
+            guard let last = Self.lastIndex(away.count, onOrBefore: day, { away[$0].from }) else { return nil }
+            if reach.count == away.count, reach[last] < day { return nil }
+            for i in stride(from: last, through: 0, by: -1) where away[i].until >= day { return away[i] }
+            return nil
+        }
+
+        /// The last position whose date is on or before `day`, in a list sorted by date.
+        static func lastIndex(_ count: Int, onOrBefore day: CivilDate, _ date: (Int) -> CivilDate) -> Int? {
+            var lo = 0
+            var hi = count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if date(mid) <= day { lo = mid + 1 } else { hi = mid }
+            }
+            return lo == 0 ? nil : lo - 1
         }
 
         public func state(on day: CivilDate) -> State {
@@ -87,6 +104,11 @@ public struct Roster: Sendable, Equatable {
             }
             m.events.sort { $0.date < $1.date }
             m.away.sort { ($0.from, $0.until) < ($1.from, $1.until) }
+            var latest: CivilDate?
+            m.reach = m.away.map { w in
+                if latest.map({ w.until > $0 }) ?? true { latest = w.until }
+                return latest ?? w.until
+            }
             out[k] = m
         }
         members = out

@@ -170,6 +170,31 @@ import Testing
         }
     }
 
+    @Test func overlappingWindowsAndManyEntriesAreReadRight() {
+        // A long window with short ones inside it, and a later one.
+        let ctx = Self.roster([
+            ("member:away@2026-12-01:Kim", "2026-12-10"), ("member:away@2026-12-03:Kim", "2026-12-04"),
+            ("member:away@2026-12-05:Kim", "2026-12-06"), ("member:away@2026-12-20:Kim", "2026-12-20"),
+            ("member:roster@2026-12-02:Kim", "left"), ("member:roster@2026-12-08:Kim", "member"),
+        ])
+        let kim = ctx.roster.member("kim")!
+        let away = (1...31).filter { kim.awayWindow(on: CivilDate(year: 2026, month: 12, day: $0)!) != nil }
+        #expect(away == Array(1...10) + [20])
+        #expect(kim.awayWindow(on: Self.date("2026-12-08"))?.from == Self.date("2026-12-01"))
+        let left = (1...31).filter { kim.hasLeft(on: CivilDate(year: 2026, month: 12, day: $0)!) }
+        #expect(left == Array(2...7))
+        #expect(!kim.hasLeft(on: Self.date("2026-11-30")) && kim.awayWindow(on: Self.date("2026-11-30")) == nil)
+        // Thousands of windows (a hostile file) are answered by search, not by a walk each time.
+        var many: [(String, String)] = []
+        for i in 0..<5_000 {
+            let d = Self.date("2026-01-01").adding(days: 2 * i)
+            many.append(("member:away@\(d):Kim", d.description))
+        }
+        let big = Self.roster(many)
+        #expect(big.roster.isPresent("Kim", on: Self.date("2026-01-02")))
+        #expect(!big.roster.isPresent("Kim", on: Self.date("2026-01-03")))
+    }
+
     @Test func rosterKeysParseNamesWithColonsAndRefuseOthers() {
         #expect(Roster.parse("member:roster@2026-12-01:Mx: Lee")?.name == "Mx: Lee")
         #expect(Roster.parse("member:away@2026-12-01:Kim")?.field == "away@")
