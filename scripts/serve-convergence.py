@@ -252,6 +252,12 @@ def main():
         if len(web_authors) != len(actors[0].added) or set(web_authors) != {"Kim"}:
             raise Failed(f"the page's {len(actors[0].added)} additions are {len(web_authors)} commits "
                          f"by {sorted(set(web_authors))}, not one each by Kim")
+        # A sync may have started housekeeping detached (`todo maintenance --auto`), which
+        # replaces packs while it runs: git fsck would then find a pack gone under it. One
+        # `todo maintenance` each waits its turn (exit 75 while another runs) and leaves the
+        # household and its path remote packed and still.
+        for env in (alice, bob):
+            todo_retrying(todo, env, ["maintenance"], time.monotonic() + 120)
         for env in (alice, bob):
             git(env, "fsck", "--strict", "--no-progress")
         subprocess.run(["git", "--git-dir", remote, "fsck", "--strict", "--no-progress"], env=alice,
