@@ -199,7 +199,10 @@ extension Household {
                 for object in old where unlink(object.path) == 0 { part.unreachableRemoved += 1 }
                 part.unreachableKept -= part.unreachableRemoved
             }
-            Repository.removeEmptyFanOutFolders(in: git + "objects")
+            // Not in a path remote: a plain `git push` there takes no lock of ours, and git
+            // 2.39's receive-pack fails ("unable to migrate objects to permanent storage") when
+            // a folder it just made vanishes before it moves an object in.
+            if !isRemote { Repository.removeEmptyFanOutFolders(in: git + "objects") }
             withExtendedLifetime(writers) {}
         }
         part.after = StorageState(Repository.objectStoreState(git + "objects"))
