@@ -167,11 +167,6 @@ public struct Roster: Sendable, Equatable {
 
     public func isPresent(_ name: String, on day: CivilDate) -> Bool { state(of: name, on: day) == .present }
 
-    /// Whether nothing here touches any of `names` (then turns are the rotation's alone).
-    func touchesNone(of names: [String]) -> Bool {
-        members.isEmpty || !names.contains { members[$0.lowercased()] != nil }
-    }
-
     /// The earliest date any entry of `names` takes effect; nil when none has an entry.
     func earliestDate(of names: [String]) -> CivilDate? {
         var best: CivilDate?

@@ -41,7 +41,6 @@ extension Household {
 
     /// `member leave NAME [--to OTHER]` in one commit (docs/FORMAT.md, "Members").
     public func leaveMember(_ name: String, to other: String?) throws(StoreError) -> LeaveOutcome {
-        let today = clock.today
         let from = clock.nextDay
         let member = try member(named: name)
         let roster = try roster()
@@ -91,7 +90,6 @@ extension Household {
             }
             return Update(tasks: changed, message: message, value: ())
         }
-        _ = today
         outcome.changed = true
         outcome.commit = commit
         return outcome
