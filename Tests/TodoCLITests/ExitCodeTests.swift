@@ -8,7 +8,7 @@ import TodoCore
 
 /// Every store failure has its exit code from the README's table; one nothing names is an
 /// internal error (70) that shows its cause.
-@Suite struct ExitCodeTests {
+@Suite(.timeLimit(.minutes(5))) struct ExitCodeTests {
     @Test func anInternalErrorExits70WithItsCause() {
         let cause = Cause(source: .other, path: "/h", text: "UnexpectedThing(x: 1)")
         let e = CLIError(StoreError.internalError(path: "/h", cause: cause))

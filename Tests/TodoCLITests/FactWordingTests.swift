@@ -10,7 +10,7 @@ import TodoCore
 /// line words every one of them. Each list below names every case once: the switches in `name` are exhaustive, so
 /// a new case fails to compile here until it has a sample, and the count check fails until the
 /// sample is listed.
-@Suite struct FactWordingTests {
+@Suite(.timeLimit(.minutes(5))) struct FactWordingTests {
     static let commit = CommitFacts(id: "0123456789", authorName: "Bob", authorEmail: "bob@example.org")
     static let link = FormatViolation(kind: .symbolicLink, path: "x")
     static let failure = SyncError(.unreachable, .unreachable(remote: "ssh://host/h.git", said: "connection refused"))

@@ -6,7 +6,7 @@ import Testing
 /// Chores that repeat from when they were done (docs/FORMAT.md, "Chores that repeat from when
 /// they were done"): the next date is the day of the latest completion or skip plus the rule's
 /// interval, an open occurrence is never missed, and turns advance one per occurrence.
-@Suite struct AfterDoneTests {
+@Suite(.timeLimit(.minutes(5))) struct AfterDoneTests {
     typealias C = ChoreScheduleTests
 
     static func date(_ s: String) -> CivilDate { C.date(s) }

@@ -5,7 +5,7 @@ import Testing
 
 /// What a chore's merged file says (docs/FORMAT.md, "What is derived, never stored"): credits,
 /// missed occurrences, the current occurrence and turns, the same whichever way it merged.
-@Suite struct ChoreScheduleTests {
+@Suite(.timeLimit(.minutes(5))) struct ChoreScheduleTests {
     static let id = TaskID("3f2a9c0e5b7d41e8a6c2d9f0b1e4c7a5")!
     /// Tue 1 Dec 2026, 09:00 UTC.
     static let t0: Int64 = 1_796_115_600_000

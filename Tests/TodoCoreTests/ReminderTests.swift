@@ -4,7 +4,7 @@ import Testing
 
 /// Members' details as the settings file holds them, the checks of what members type, and what a
 /// reminder says (`MemberFields`, `MemberInput`, `URLParts`, `Reminder`).
-@Suite struct MemberAndReminderTests {
+@Suite(.timeLimit(.minutes(5))) struct MemberAndReminderTests {
     static let today = CivilDate(year: 2026, month: 11, day: 25)!
 
     static func task(_ n: Int, _ title: String, assignee: String?, due: Due?) -> Task {

@@ -8,7 +8,7 @@ import Testing
 /// away changes every day and merge every evening. After each merge both replicas agree; no
 /// occurrence goes to a member away or gone on its day; a turn never changes after its day; and
 /// in stretches where nothing interferes, each run of n occurrences has n different members.
-@Suite struct RosterPropertyTests {
+@Suite(.timeLimit(.minutes(10))) struct RosterPropertyTests {
     static let choreID = TaskID("7c1a9c0e5b7d41e8a6c2d9f0b1e4c7a5")!
     static let settingsID = TaskID("00000000000000000000000000000000")!
     /// Mon 5 Jan 2026, 09:00 UTC.

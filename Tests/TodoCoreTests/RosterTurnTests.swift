@@ -6,7 +6,7 @@ import Testing
 /// Whose turn it is when people come and go (docs/FORMAT.md, "Turns: decided once and kept"
 /// and "Members"): skips carry, rotation changes and the roster take effect from their date,
 /// absences get a stand-in, and no turn already passed ever moves.
-@Suite struct RosterTurnTests {
+@Suite(.timeLimit(.minutes(5))) struct RosterTurnTests {
     static let id = TaskID("5e1a9c0e5b7d41e8a6c2d9f0b1e4c7a5")!
     /// Mon 30 Nov 2026, 09:00 UTC.
     static let t0: Int64 = 1_796_029_200_000

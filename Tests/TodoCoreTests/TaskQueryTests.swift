@@ -3,7 +3,7 @@ import Testing
 @testable import TodoCore
 
 /// The listing rules every front end shares (`TaskQuery`).
-@Suite struct TaskQueryTests {
+@Suite(.timeLimit(.minutes(5))) struct TaskQueryTests {
     static let today = CivilDate(year: 2026, month: 11, day: 25)!
 
     static func task(_ n: Int, _ title: String, status: Status = .open, deleted: Bool = false, assignee: String? = nil,

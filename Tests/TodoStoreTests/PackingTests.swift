@@ -5,7 +5,7 @@ import Testing
 
 /// `Repository.packEverything` on a bare repository like a path remote: what it keeps, what it
 /// removes, and what it leaves to others (docs/FORMAT.md, "Housekeeping").
-@Suite struct PackingTests {
+@Suite(.timeLimit(.minutes(5))) struct PackingTests {
     /// Six pushes' packs become one with deltas; objects no reference reaches, which were in
     /// those packs, are kept; a pack that appears while the run works is left alone.
     @Test func onePackHoldsEverythingAndNewPacksAreLeftAlone() throws {

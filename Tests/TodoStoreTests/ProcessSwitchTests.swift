@@ -5,7 +5,7 @@ import Testing
 /// libgit2's process-wide switches stay on in a process that has not declared itself one
 /// command (`GitLibrary.declareOneCommand`, which only the CLI calls): a long-running front end
 /// may be reading or writing another repository on another thread at that moment.
-@Suite struct ProcessSwitchTests {
+@Suite(.timeLimit(.minutes(5))) struct ProcessSwitchTests {
     /// The hash check of objects read is not turned off here: a loose object whose content is
     /// not what its id says (another blob's bytes under its name) is refused even after the
     /// request to stop checking.

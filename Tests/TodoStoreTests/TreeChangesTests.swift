@@ -6,7 +6,7 @@ import Testing
 /// `TreeChanges`, which the check of received commits reads trees through: every entry whose
 /// id or mode differs from the older tree's entry of that name, or that the older tree lacks,
 /// is returned (with that older entry); the others are not.
-@Suite struct TreeChangesTests {
+@Suite(.timeLimit(.minutes(5))) struct TreeChangesTests {
     @Test func everyEntryThatDiffersIsReturnedWithItsOlderEntry() throws {
         GitLibrary.start()
         let dir = TempDir()

@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+/// Rules about the project's own source text that the compiler does not check.
+@Suite(.timeLimit(.minutes(2))) struct SourceRulesTests {
+    /// The repository's top folder, found from this file's place in it.
+    static let top = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Every `.swift` file under `folder` (relative to the top), with its text.
+    static func swiftFiles(under folder: String) throws -> [(path: String, text: String)] {
+        let root = top.appendingPathComponent(folder)
+        guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else {
+            return []
+        }
+        var files: [(String, String)] = []
+        for case let url as URL in walker where url.pathExtension == "swift" {
+            let relative = String(url.path.dropFirst(top.path.count + 1))
+            files.append((relative, try String(contentsOf: url, encoding: .utf8)))
+        }
+        return files.sorted { $0.0 < $1.0 }
+    }
+
+    /// A suite without a time limit can hang `make test` until CI's own limit ends it.
+    @Test func everySuiteHasATimeLimit() throws {
+        let files = try Self.swiftFiles(under: "Tests")
+        #expect(files.count > 50)
+        var suites = 0
+        var missing: [String] = []
+        for (path, text) in files {
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            for (number, line) in lines.enumerated()
+            where line.drop(while: { $0 == " " }).hasPrefix("@" + "Suite") {
+                // The attribute runs to the declaration it decorates.
+                var attribute = ""
+                for next in lines[number...] {
+                    attribute += next + "\n"
+                    if ["struct ", "final class ", "enum ", "actor "].contains(where: next.contains) { break }
+                }
+                suites += 1
+                if !attribute.contains(".timeLimit(") { missing.append("\(path):\(number + 1)") }
+            }
+        }
+        #expect(suites > 100)
+        #expect(missing.isEmpty, "suites without .timeLimit: \(missing.joined(separator: ", "))")
+    }
+}
