@@ -1,4 +1,4 @@
-/// Taskwarrior's recurrence and the attributes `todo` has no field for (README "Import").
+/// Taskwarrior's recurrence and the attributes `todo` has no field for (docs/GUIDE.md, "Commands in detail").
 ///
 /// - A recurring template (`recur` and `due`, status `recurring`) becomes one chore whose rule
 ///   comes from `recur` and whose start is the template's due date. Its instances (`parent`
