@@ -39,8 +39,8 @@ enum DoctorMessages {
             return "the household has \(SyncMessages.violation(problem))"
         case .taskFilesReadable:
             return "every task file can be read"
-        case .workTreeNotCompared:
-            return "the work tree could not be compared with the last commit"
+        case .workTreeNotCompared(let reason):
+            return "the work tree could not be compared with the last commit, so hand edits were not checked: \(Worded(reason).sentence)"
         case .noHandEdits:
             return "no uncommitted changes in tasks/"
         case .handEdit(let path):
@@ -49,6 +49,10 @@ enum DoctorMessages {
             return "the merge driver runs this todo (\(setting))"
         case .mergeDriver(let problem, let nowSetTo):
             return driver(problem) + (nowSetTo.map { "; now set to \($0)" } ?? "")
+        case .zoneFollowed(let name):
+            return name.map { "the household's days follow \($0)" } ?? "no household time zone recorded: this machine's zone decides \"today\" (todo timezone ZONE sets one)"
+        case .zoneUnknown(let name, let using):
+            return "the household's time zone \(name) is not in this machine's time zone database; \"today\" here follows this machine's zone (\(using)) meanwhile"
         case .clocksInStep:
             return "no stamps more than a day ahead of this machine's clock"
         case .clockAhead(let member, let days, let tasks):
@@ -115,6 +119,8 @@ enum DoctorMessages {
             return "sync refuses it; ask that member to remove it with a new commit"
         case .syncFailed(let e):
             return SyncMessages.text(e).split(separator: "\n").dropFirst().joined(separator: " ")
+        case .installZoneData(let name):
+            return "install or update this machine's time zone database so that it has \(name) (Debian: apt-get install tzdata)"
         case .runMaintenance:
             return "run `todo maintenance` to pack them (it also runs by itself after the next change)"
         }

@@ -109,8 +109,9 @@ extension Household {
     /// The objects folder of the household's path remote; nil without a remote, for a network
     /// remote, or when it cannot be opened.
     public func pathRemoteObjectsDirectory() -> String? {
+        // No remote, a network remote or one that cannot be opened have no objects folder here (see the doc comment).
         guard let url = try? remoteURL(), let remotePath = Self.localPath(url),
-            let remote = try? Repository.open(path: remotePath)
+            let remote = try? Repository.open(path: remotePath)  // cannot be opened: none
         else { return nil }
         return remote.gitDirectory + "objects"
     }
@@ -143,6 +144,7 @@ extension Household {
                     try maintainRepository(repo, lockPath: local + "todo/maintenance.lock", isRemote: false, started: started, options: options))
             }
             if options.includeRemote, let url = try remoteURL(), let remotePath = Self.localPath(url) {
+                // A path remote that cannot be opened is reported as missing (remoteMissing), not as a failure.
                 guard let remote = try? Repository.open(path: remotePath) else {
                     report.remoteMissing = remotePath
                     return report
@@ -171,6 +173,7 @@ extension Household {
         var part = MaintenancePart(place: git, isRemote: isRemote, before: before, after: before)
         // On a share where flock does not work this only keeps two runs of this machine apart;
         // nothing here relies on it for safety.
+        // Held by another run: this part is skipped and says so (part.skipped).
         guard let lock = try? FileLock.acquire(path: lockPath, timeout: 0) else {
             part.skipped = true
             part.busy = true
@@ -191,6 +194,7 @@ extension Household {
         // The lock this todo's writers take: the household's, or in a path remote the one
         // pushes take (other pushers there retry a folder that vanished, as git does, or fail
         // and send again at the next sync).
+        // Busy writers: no loose objects are removed this time (see below); nothing is lost.
         let writers = isRemote ? try? FileLock.acquire(path: git + "todo-push.lock", timeout: 0) : lockIfFree()
         if let writers {
             if !isRemote, !old.isEmpty, let references = outcome.references, try target.referenceState() == references {
@@ -219,6 +223,7 @@ extension Household {
         if fix, objectStores().contains(where: { Self.maintenanceDue(objectsDirectory: $0.place + "objects") }) {
             var options = MaintenanceOptions()
             options.auto = true
+            // doctor --fix packs when it can; a failure here leaves the storage finding as it was reported.
             fixedReport = try? maintain(options)
         }
         for store in objectStores() {

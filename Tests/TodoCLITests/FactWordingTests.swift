@@ -109,8 +109,9 @@ import TodoCore
         .notATaskFile(path: "tasks/zz", reason: "not a task file"), .neverReadable(path: "tasks/ab/x.json", reason: "bad"),
         .unreadable(path: "tasks/ab/x.json", reason: "bad"),
         .restored(path: "tasks/ab/x.json", reason: "bad", from: "0123456789", in: nil), .disallowedPath(link),
-        .taskFilesReadable, .workTreeNotCompared, .noHandEdits, .handEdit(path: "tasks/ab/x.json"),
+        .taskFilesReadable, .workTreeNotCompared(reason: .locked(repo: "r", seconds: 2)), .noHandEdits, .handEdit(path: "tasks/ab/x.json"),
         .mergeDriverRunsThis(setting: "todo merge-driver"), .mergeDriver(.notConfigured, nowSetTo: nil),
+        .zoneFollowed(name: "Europe/Paris"), .zoneUnknown(name: "Mars/Olympus", using: "UTC"),
         .clocksInStep, .clockAhead(member: nil, days: 3, tasks: 1),
         .noRemote, .waitingOffline, .syncRunning(remote: "r"), .remoteWaiting(remote: "r"), .remoteEmpty(remote: "r"),
         .remoteIsAnotherHousehold(remote: "r"), .remoteHasRefused(remote: "r", problem: link, commit: commit),
@@ -140,6 +141,8 @@ import TodoCore
         case .handEdit: "handEdit"
         case .mergeDriverRunsThis: "mergeDriverRunsThis"
         case .mergeDriver: "mergeDriver"
+        case .zoneFollowed: "zoneFollowed"
+        case .zoneUnknown: "zoneUnknown"
         case .clocksInStep: "clocksInStep"
         case .clockAhead: "clockAhead"
         case .noRemote: "noRemote"
@@ -169,7 +172,7 @@ import TodoCore
         .setMergeDriver(command: "todo merge-driver %O %A %B %P"), .checkClock(member: "Bob"),
         .anotherHousehold(remote: "r", household: "home"), .askAuthorToRemove,
         // A one-line failure has empty advice (the line is the message); this one has two.
-        .syncFailed(SyncError(.noRepository, .noRepository(remote: "r"))), .runMaintenance,
+        .syncFailed(SyncError(.noRepository, .noRepository(remote: "r"))), .installZoneData(name: "Mars/Olympus"), .runMaintenance,
     ]
 
     static func name(_ a: DoctorFinding.Advice) -> String {
@@ -190,6 +193,7 @@ import TodoCore
         case .anotherHousehold: "anotherHousehold"
         case .askAuthorToRemove: "askAuthorToRemove"
         case .syncFailed: "syncFailed"
+        case .installZoneData: "installZoneData"
         case .runMaintenance: "runMaintenance"
         }
     }

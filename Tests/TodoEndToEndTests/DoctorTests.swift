@@ -27,7 +27,7 @@ import TodoCore
         defer { withExtendedLifetime(host) {} }
         let r = try alice.todo("doctor")
         #expect(r.exitCode == 0, "\(r)")
-        for check in ["locks", "task-file", "hand-edit", "merge-driver", "clock", "remote"] {
+        for check in ["locks", "task-file", "hand-edit", "merge-driver", "timezone", "clock", "remote"] {
             #expect(lines(r, "ok", check).count == 1, "\(check): \(r)")
         }
         #expect(!r.stdout.contains("problem:"), "\(r)")

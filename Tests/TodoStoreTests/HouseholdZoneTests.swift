@@ -45,6 +45,21 @@ struct HouseholdZoneTests {
         let again = try reopened(dir)
         #expect(again.clock.today.description == "2025-11-20")
         #expect(try again.zone().source == .unknownRecorded("Mars/Olympus_Mons"))
+        // Never silently: doctor says which zone this machine lacks and which it follows.
+        let found = try again.checkZone()
+        #expect(found.count == 1 && found[0].check == "timezone" && found[0].status == .problem)
+        guard case .zoneUnknown(let name, _)? = found.first?.fact, case .installZoneData(let advised)? = found.first?.advice else {
+            Issue.record("\(found)")
+            return
+        }
+        #expect(name == "Mars/Olympus_Mons" && advised == name)
+        try h.setZone("Europe/Paris")
+        let known = try reopened(dir).checkZone()
+        #expect(known.first?.status == .ok)
+        guard case .zoneFollowed("Europe/Paris")? = known.first?.fact else {
+            Issue.record("\(known)")
+            return
+        }
     }
 
     @Test func unsafeZoneNamesAreNotRead() {

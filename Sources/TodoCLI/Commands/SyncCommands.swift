@@ -337,6 +337,7 @@ struct StatusCommand: ParsableCommand {
                 ("waiting", .bool(s.waiting)),
                 ("handEdits", .array(edited.map { .string($0) })),
                 ("unreadable", .array(unreadable.map { .object([("path", .string($0.path)), ("reason", .string($0.reason))]) })),
+                ("notChecked", .array(s.notChecked.map { .object([("check", .string($0.check.rawValue)), ("reason", .string(Worded($0.error).sentence))]) })),
             ])))
             return
         }
@@ -362,6 +363,10 @@ struct StatusCommand: ParsableCommand {
         if s.unsent.count > 10 { out.line("  ... and \(s.unsent.count - 10) more") }
         if s.unmerged > 0 { out.line("Fetched, not merged: \(s.unmerged) task\(s.unmerged == 1 ? "" : "s")") }
         if s.newConflicts > 0 { out.line("New conflicts: \(s.newConflicts) (see `todo conflicts`)") }
+        for n in s.notChecked {
+            let what = n.check == .handEdits ? "files changed by hand" : "whether every task file can be read"
+            out.line("Not checked: \(what), because: \(Terminal.safe(Worded(n.error).sentence))")
+        }
         out.flush()
     }
 }

@@ -14,7 +14,7 @@ public struct DoctorFinding: Sendable {
         case fixed
     }
 
-    /// Which check: `locks`, `unsent`, `task-file`, `hand-edit`, `merge-driver`, `clock`, `storage`, `remote`.
+    /// Which check: `locks`, `unsent`, `task-file`, `hand-edit`, `merge-driver`, `timezone`, `clock`, `storage`, `remote`.
     public let check: String
     public var status: Status
     /// The file concerned, if any.
@@ -82,6 +82,7 @@ extension Household {
             findings += files
             findings += checkHandEdits(fix: options.fix)
             findings += checkMergeDriver(options)
+            findings += try checkZone()
             findings += checkClocks(tasks)
             findings += checkStorage(fix: options.fix)
             if !options.offline {
@@ -142,8 +143,11 @@ extension Household {
     // MARK: Hand edits
 
     func checkHandEdits(fix: Bool) -> [DoctorFinding] {
-        guard let edited = try? handEdits(repairing: fix) else {
-            return [DoctorFinding("hand-edit", .problem, .workTreeNotCompared)]
+        let edited: [String]
+        do {
+            edited = try handEdits(repairing: fix)
+        } catch {
+            return [DoctorFinding("hand-edit", .problem, .workTreeNotCompared(reason: error))]
         }
         if edited.isEmpty { return [DoctorFinding("hand-edit", .ok, .noHandEdits)] }
         return edited.map {
@@ -173,6 +177,7 @@ extension Household {
         guard let problem else {
             return [DoctorFinding("merge-driver", .ok, .mergeDriverRunsThis(setting: current ?? ""))]
         }
+        // Not repaired: reported as a problem with its advice (below).
         if options.fix, (try? setMergeDriver(options.driverCommand)) != nil {
             return [DoctorFinding("merge-driver", .fixed, .mergeDriver(problem, nowSetTo: options.driverCommand))]
         }
@@ -181,6 +186,23 @@ extension Household {
                 "merge-driver", .problem, .mergeDriver(problem, nowSetTo: nil), advice: .setMergeDriver(command: options.driverCommand),
                 fixable: true)
         ]
+    }
+
+    // MARK: Time zone
+
+    func checkZone() throws -> [DoctorFinding] {
+        let zone = try zone()
+        switch zone.source {
+        case .recorded:
+            return [DoctorFinding("timezone", .ok, .zoneFollowed(name: zone.rules.name))]
+        case .machine:
+            return [DoctorFinding("timezone", .ok, .zoneFollowed(name: nil))]
+        case .unknownRecorded(let name):
+            return [
+                DoctorFinding(
+                    "timezone", .problem, .zoneUnknown(name: name, using: zone.rules.name), advice: .installZoneData(name: name))
+            ]
+        }
     }
 
     // MARK: Clocks
@@ -209,6 +231,7 @@ extension Household {
     // MARK: Remote
 
     func checkRemote(_ options: SyncOptions) -> [DoctorFinding] {
+        // A remote setting that cannot be read counts as none; the other checks read the config too and report it.
         guard let url = (try? remoteURL()).flatMap({ $0 }), !url.isEmpty else {
             return [DoctorFinding("remote", .ok, .noRemote)]
         }

@@ -93,6 +93,7 @@ extension String {
 extension Household {
     /// The `merge.todo.driver` setting; nil when unset.
     public func mergeDriver() -> String? {
+        // An unreadable setting is reported as not configured, which is what a merge would find.
         (try? repo.configString(MergeDriverConfig.key)).flatMap { $0 }
     }
 
@@ -118,6 +119,7 @@ extension Household {
         else { return false }
         let fresh = replacement()
         guard fresh != current else { return false }
+        // Not updated: the caller reports the setting as it was.
         return (try? setMergeDriver(fresh)) != nil
     }
 }

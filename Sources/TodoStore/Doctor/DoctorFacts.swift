@@ -35,7 +35,8 @@ extension DoctorFinding {
         case taskFilesReadable
 
         // MARK: hand-edit
-        case workTreeNotCompared
+        /// The comparison failed; `reason` says why (a fact, worded by the store's error).
+        case workTreeNotCompared(reason: StoreError)
         case noHandEdits
         case handEdit(path: String)
 
@@ -43,6 +44,13 @@ extension DoctorFinding {
         case mergeDriverRunsThis(setting: String)
         /// What is wrong with the driver setting; `nowSetTo` after `--fix` replaced it.
         case mergeDriver(DriverProblem, nowSetTo: String?)
+
+        // MARK: timezone
+        /// The household's days follow `name` (nil: none recorded, this machine's zone).
+        case zoneFollowed(name: String?)
+        /// The household's recorded zone `name` is not in this machine's time zone database:
+        /// this machine's own zone, `using`, decides "today" here meanwhile.
+        case zoneUnknown(name: String, using: String)
 
         // MARK: clock
         case clocksInStep
@@ -110,6 +118,8 @@ extension DoctorFinding {
         case askAuthorToRemove
         /// What to do about the sync failure.
         case syncFailed(SyncError)
+        /// Install or update this machine's time zone database (tzdata) so that it knows `name`.
+        case installZoneData(name: String)
         /// `todo maintenance` packs them (it also runs by itself after the next change).
         case runMaintenance
     }

@@ -148,6 +148,7 @@ extension Household {
     /// by a tick.
     func recordChecked(_ folders: Set<String>, started: timespec) {
         mkdir(repo.gitDirectory + "todo", 0o755)
+        // A cache of which folders were checked: without it the next command checks them again.
         if (try? writeFile(checkedMarkerPath, folders.sorted().joined(separator: "\n") + "\n", sync: false)) != nil {
             var times = [timespec(tv_sec: started.tv_sec - 1, tv_nsec: started.tv_nsec), timespec(tv_sec: started.tv_sec - 1, tv_nsec: started.tv_nsec)]
             utimensat(AT_FDCWD, checkedMarkerPath, &times, 0)
@@ -206,6 +207,7 @@ enum UnreadableRecord {
         var text = tree.hex + "\n"
         for b in bad { text += clean(b.path) + "\t" + clean(b.reason) + "\n" }
         mkdir(repo.gitDirectory + "todo", 0o755)
+        // A cache: without it the next command reads the files again.
         try? writeFile(path(repo), text, sync: false)
     }
 }
@@ -218,7 +220,7 @@ extension Snapshot {
         guard let tasksTree else { return [] }
         if let (tree, recorded) = UnreadableRecord.read(repo) {
             if tree == tasksTree { return recorded }
-            if let patched = try? patchUnreadable(recorded, from: tree) { return patched }
+            if let patched = try? patchUnreadable(recorded, from: tree) { return patched }  // cannot patch: all files are read again below
         }
         let bad = try loadAllCached().bad
         UnreadableRecord.write(repo, tree: tasksTree, bad: bad)

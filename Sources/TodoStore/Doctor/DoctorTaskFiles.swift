@@ -84,7 +84,7 @@ extension Household {
                 if !known { return true }
             }
             let bytes = try repo.readBlob(entry.id, limit: TaskCodec.maxFileSize + 1)
-            let readable = (try? TaskCodec.decode(bytes, expectedID: id)) != nil
+            let readable = (try? TaskCodec.decode(bytes, expectedID: id)) != nil  // whether it decodes is the question asked
             judged[entry.id] = readable
             if readable { found = ReadableVersion(path: path, bytes: bytes, commit: oid) }
             return !readable

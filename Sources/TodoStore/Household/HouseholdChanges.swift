@@ -129,15 +129,16 @@ extension Household {
             guard info.parents.count == 1 else { return walked < Self.leaveSearchLimit }
             let parentTree = try repo.commit(info.parents[0]).tree
             guard let nb = try repo.treeEntry(info.tree, path: path)?.id,
+                // A version that cannot be decoded is not the leave being looked for: the search goes on.
                 let after = try? decodeBlob(nb, id: HouseholdSettings.id), after.stamps[key] == stamp
             else { return walked < Self.leaveSearchLimit }
             let ob = try repo.treeEntry(parentTree, path: path)?.id
-            if let ob, (try? decodeBlob(ob, id: HouseholdSettings.id))?.stamps[key] == stamp {
+            if let ob, (try? decodeBlob(ob, id: HouseholdSettings.id))?.stamps[key] == stamp {  // as above
                 return walked < Self.leaveSearchLimit
             }
             var tasks: [(id: TaskID, to: String?, stamp: FieldStamp)] = []
             for (id, ob, nb) in try changedTaskFiles(old: parentTree, new: info.tree) where id != HouseholdSettings.id {
-                guard let ob, let nb, let b = try? decodeBlob(ob, id: id), let a = try? decodeBlob(nb, id: id),
+                guard let ob, let nb, let b = try? decodeBlob(ob, id: id), let a = try? decodeBlob(nb, id: id),  // an unreadable version is not a reassignment
                     let s = a.stamps["assignee"], s != b.stamps["assignee"], s.member == stamp.member,
                     b.assignee?.lowercased() == name.lowercased(), a.assignee?.lowercased() != name.lowercased()
                 else { continue }

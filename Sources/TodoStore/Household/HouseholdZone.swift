@@ -105,6 +105,7 @@ public struct HouseholdZone: Sendable {
     /// The clock `clock` with the household's zone's offsets, when one is recorded and this
     /// machine knows it; else `clock` itself.
     static func clock(_ clock: WallClock, repo: Repository) -> WallClock {
+        // No recorded zone this machine can read: the machine's zone, as documented; doctor reports a zone this machine lacks, and commands that fail to read the household report that themselves.
         guard let snap = try? Snapshot(repo: repo), let name = recordedName(snap), let rules = load(name) else {
             return clock
         }

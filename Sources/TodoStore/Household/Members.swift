@@ -46,6 +46,7 @@ extension Household {
     public func knownMember(_ name: String) throws(StoreError) -> String? {
         let names = try memberNames()
         if let hit = names.first(where: { $0.lowercased() == name.lowercased() }) { return hit }
+        // No identity here: names are matched against the household's alone.
         if let me = try? identity().name, me.lowercased() == name.lowercased() { return me }
         // An author matched by name keeps the author's spelling; one matched by email, as typed.
         if let author = ((try? history(limit: 1, author: name)) ?? []).first?.authorName {

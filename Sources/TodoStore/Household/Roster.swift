@@ -36,13 +36,14 @@ extension Snapshot {
     }
 
     private func settingsEntry() -> ObjectID? {
+        // No settings file readable: no roster, every name a member (docs/FORMAT.md, "Members"); status and doctor report an unreadable file.
         guard let tree, let entry = try? repo.treeEntry(tree, path: HouseholdSettings.id.path) else { return nil }
         return entry.id
     }
 
     private func settings(blob: ObjectID) -> Task? {
         if let hit = lastSettings.withLock({ $0?.blob == blob ? $0 : nil }) { return hit.task }
-        let task = try? decode(blob: blob, id: HouseholdSettings.id)
+        let task = try? decode(blob: blob, id: HouseholdSettings.id)  // unreadable: as above
         lastSettings.withLock { $0 = (blob, task, nil) }
         return task
     }

@@ -113,7 +113,7 @@ public struct Snapshot {
         for i in c.facts.indices {
             guard let f = c.facts[i], f.isChore, !f.holds(on: today) else { continue }
             var task = c.tasks[i]
-            if task.extra.isEmpty, let text = c.unparsed[i], case .object(let members)? = try? JSONParser.parse(Array(text)) {
+            if task.extra.isEmpty, let text = c.unparsed[i], case .object(let members)? = try? JSONParser.parse(Array(text)) {  // not parsed: the task stays as the cache had it
                 for (k, v) in members { task.extra[k] = v }
             }
             c.facts[i] = ListFacts(task, today: today, context: context)

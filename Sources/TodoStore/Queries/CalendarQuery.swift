@@ -17,10 +17,12 @@ extension Household {
         // that can make events are read from their files.
         var (tasks, _) = try snap.loadAll()
         for i in tasks.indices where CalendarFeed.mayHaveEvents(tasks[i], options: options, today: today) {
+            // A file that cannot be read in full keeps its summary from the list; list and doctor report it.
             if let full = try? snap.task(tasks[i].id) { tasks[i] = full }
         }
         if let member = options.member {
             var known = CalendarFeed.members(tasks)
+            // No identity here: the member is looked for among the household's names alone.
             if let me = try? identity().name { known.insert(me) }
             // Else a commit author: the history is read only for a name not found so far.
             guard known.contains(member) || !((try? history(limit: 1, author: member)) ?? []).isEmpty else {

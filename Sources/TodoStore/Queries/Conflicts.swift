@@ -16,9 +16,10 @@ extension Snapshot {
         let (tasks, _) = try loadAll()
         var out: [LoggedConflict] = []
         for summary in tasks where !summary.conflicts.isEmpty {
+            // An unreadable task file has no readable log; list, status and doctor report the file.
             guard let task = try? task(summary.id) else { continue }
             for json in task.conflicts {
-                if let entry = try? ConflictEntry(json: json) { out.append(LoggedConflict(entry: entry, task: task)) }
+                if let entry = try? ConflictEntry(json: json) { out.append(LoggedConflict(entry: entry, task: task)) }  // an entry that cannot be parsed is not shown; the file keeps it
             }
         }
         return out.sorted { a, b in
@@ -48,6 +49,7 @@ extension Household {
     public func markConflictsSeen(upTo time: Int64) {
         guard time > conflictsSeen() else { return }
         mkdir(repo.gitDirectory + "todo", 0o755)
+        // Only which entries count as new for status: not written, they are told again.
         try? writeFile(seenPath, "\(time)\n", sync: false)
     }
 }

@@ -52,8 +52,9 @@ extension Household {
                     diffs = try changedTaskFiles(old: parentTree, new: info.tree)
                 }
                 let changes = diffs.map { (tid, old, new) -> TaskChange in
+                    // A version that cannot be decoded is compared as absent: log shows the change as a whole file.
                     let before = old.flatMap { try? decodeBlob($0, id: tid) }
-                    let after = new.flatMap { try? decodeBlob($0, id: tid) }
+                    let after = new.flatMap { try? decodeBlob($0, id: tid) }  // absent: as above
                     return TaskChange(id: tid, before: before, after: after, fields: changedFields(before, after))
                 }
                 entries.append(

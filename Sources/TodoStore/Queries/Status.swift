@@ -23,6 +23,21 @@ public struct HouseholdStatus: Sendable {
     public let unreadable: [BadFile]
     /// Cloned from an empty remote, waiting for its first history (docs/FORMAT.md, "Joining").
     public let waiting: Bool
+    /// Checks that could not run, and why: `handEdits` or `unreadable` is then empty for want
+    /// of an answer, not because nothing was found.
+    public let notChecked: [NotChecked]
+
+    /// A check `status` could not run.
+    public struct NotChecked: Sendable {
+        public enum Check: String, Sendable {
+            /// Task files changed by hand (the work tree against the last commit).
+            case handEdits = "hand-edits"
+            /// Committed task files that cannot be read.
+            case taskFiles = "task-files"
+        }
+        public let check: Check
+        public let error: StoreError
+    }
 
     /// A file or commit that stops every push (docs/ARCHITECTURE.md, "What is sent").
     public struct Blocked: Sendable {
@@ -62,7 +77,7 @@ extension Household {
                         unsent.append(task)
                     } else if bad.contains(id.path) {
                         unreadable.append(id.path)
-                    } else if let task = try? here.decode(blob: blob, id: id) {
+                    } else if let task = try? here.decode(blob: blob, id: id) {  // cannot be read: counted as unreadable, shown as such
                         unsent.append(task)
                     } else {
                         unreadable.append(id.path)
@@ -83,12 +98,17 @@ extension Household {
             if remote != nil, let head, head != tracking, !behindOnly, let r = try Outgoing.check(repo, head: head, remote: tracking) {
                 blocked = HouseholdStatus.Blocked(path: r.path, problem: r.problem, commit: r.commit)
             }
+            var notChecked: [HouseholdStatus.NotChecked] = []
+            var edited: [String] = []
+            do { edited = try handEdits() } catch { notChecked.append(.init(check: .handEdits, error: error)) }
+            var broken: [BadFile] = []
+            do { broken = try here.unreadable() } catch { notChecked.append(.init(check: .taskFiles, error: error)) }
             let seen = conflictsSeen()
             let newConflicts = try here.conflicts().filter { $0.time > seen }.count
             return HouseholdStatus(
                 remote: remote, unsent: unsent, unsentShortIDs: try here.shortIDs(unsent.map(\.id)), unmerged: unmerged, sync: syncState(), newConflicts: newConflicts,
-                unsentUnreadable: unreadable, blocked: blocked, handEdits: (try? handEdits()) ?? [],
-                unreadable: (try? here.unreadable()) ?? [], waiting: isWaitingForRemote())
+                unsentUnreadable: unreadable, blocked: blocked, handEdits: edited,
+                unreadable: broken, waiting: isWaitingForRemote(), notChecked: notChecked)
         } catch {
             throw StoreError.from(error, path: path)
         }

@@ -32,6 +32,7 @@ extension Household {
                 throw SyncError(.noRepository, .noRepositoryToJoin(remote: shown), detail: e.detail, cause: e.cause)
             }
             if let tip = try repo.resolve(reference: trackingRef) {
+                // A tip that cannot be read is not refused here: the check of what was received names it.
                 if (try? looksLikeHousehold(repo, tip: tip)) == false {
                     throw SyncError(.notAHousehold, .notAHousehold(remote: shown))
                 }
@@ -72,8 +73,9 @@ extension Household {
     /// False when that cannot be done (no repository there, its lock busy or not writable):
     /// the caller fetches as for any remote.
     static func copyAll(fromPath remotePath: String, into repo: Repository, callbacks: RemoteCallbacks) throws -> Bool {
+        // Nothing (no repository there, its lock busy): the caller fetches as from any remote, which reports what is wrong.
         guard let remote = try? Repository.open(path: remotePath),
-            let lock = try? FileLock.acquire(path: remote.gitDirectory + "todo-maintenance.lock", timeout: 2)
+            let lock = try? FileLock.acquire(path: remote.gitDirectory + "todo-maintenance.lock", timeout: 2)  // busy: fetch instead
         else { return false }
         defer { withExtendedLifetime(lock) {} }
         guard let tip = try remote.resolve(reference: branch) else { return true }

@@ -36,6 +36,7 @@ func runProgram(
     let task = Task {
         defer { outcome.finished.signal() }
         guard
+            // A helper that cannot be started answers nothing, as one that prints nothing: the caller asks the next helper or says no credentials were found.
             let result = try? await run(
                 name.contains("/") ? .path(FilePath(name)) : .name(name), arguments: Arguments(Array(argv.dropFirst())), environment: environment,
                 platformOptions: options, input: .string(input), output: .string(limit: 1 << 20), error: .discarded)

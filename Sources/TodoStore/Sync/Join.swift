@@ -16,6 +16,7 @@ extension Household {
     /// Whether this household waits for its remote's first history: it was cloned from an empty
     /// remote and has not synced with a history since.
     public func isWaitingForRemote() -> Bool {
+        // An unreadable setting is no waiting: the household then syncs as any other, which reports a broken config.
         ((try? repo.configString(Self.waitingKey)) ?? nil) == "true"
     }
 
@@ -109,6 +110,7 @@ extension Household {
         let tree = try repo.commit(tip).tree
         if let tasks = try repo.treeEntry(tree, path: "tasks"), tasks.kind == .tree { return true }
         guard let attributes = try repo.treeEntry(tree, path: MergeSetup.attributesPath), attributes.kind == .blob,
+            // An unreadable attributes file is no sign of a household: the caller refuses the remote as not one.
             let bytes = try? repo.readBlob(attributes.id, limit: 1 << 16)
         else { return false }
         return String(decoding: bytes, as: UTF8.self).contains("merge=todo")

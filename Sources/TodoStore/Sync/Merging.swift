@@ -105,6 +105,7 @@ extension Household {
         var future: [Authorship] = []
         let now = clock.nowMillis()
         for (id, _, blob) in diff {
+            // A file that cannot be decoded has no stamps to look at; the check of what was received reports it.
             guard let id, let blob, let task = try? after.decode(blob: blob, id: id) else { continue }
             future += TaskMerge.futureStamps(in: task, now: now).map(Authorship.init)
         }

@@ -74,7 +74,11 @@ final class Network {
                 if stop?.requested == true { throw stopped(what) }
                 // Someone pushed first: the caller fetches and merges, which no retry can replace.
                 if e.isNonFastForward { throw e }
-                let shape = FailureShape.of(e, timedOut: watchdog.fired || monotonicSeconds() > deadline)
+                // The watchdog cut the exchange off: a timeout. Past the deadline without it, a
+                // timeout only when the failure says nothing more precise: a slow machine that
+                // retried a missing remote until the deadline still reports it missing.
+                var shape = FailureShape.of(e, timedOut: watchdog.fired)
+                if !watchdog.fired, monotonicSeconds() > deadline, shape == .refused || shape == .other { shape = .timeout }
                 let error =
                     callbacks.sshExit.flatMap { sshError($0, e, what: what) }
                     ?? classify(shape, e, what: what, refusedHost: callbacks.certificateRefused)

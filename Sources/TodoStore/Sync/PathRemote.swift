@@ -32,7 +32,7 @@ extension Household {
         // The push is done: a HEAD that cannot be pointed at `main` costs only `git clone`'s
         // checkout, never the sync.
         try? Self.pointHeadAtMain(remote)
-        _ = try? remote.consolidatePacks(above: Self.packLimit)
+        _ = try? remote.consolidatePacks(above: Self.packLimit)  // packing the remote is housekeeping: a failure loses nothing
         return true
     }
 
@@ -69,6 +69,7 @@ extension Household {
         }
         // Only what the remote's main reaches counts as shared: a sync killed while copying into
         // the remote can leave our newest commits there without their history.
+        // A commit the remote cannot answer for is not counted as shared: its objects are copied again.
         let shared = have.filter { (try? remote.isAncestor($0, of: tip)) == true }
         let objects = try remote.objectsMissing(reaching: [tip], from: shared)
         try remote.copy(objects, to: quarantine) { done, total in

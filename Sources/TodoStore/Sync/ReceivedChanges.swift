@@ -69,8 +69,9 @@ extension Household {
             var folded: Set<FieldStamp> = []
             if let i = files.firstIndex(where: { $0.0 == HouseholdSettings.id }) {
                 let (id, ob, nb) = files.remove(at: i)
+                // What a sync received is told in words as far as it can be read; an unreadable settings file is reported by status and doctor.
                 if let nb, let after = try? decodeBlob(nb, id: id) {
-                    let before = ob.flatMap { try? decodeBlob($0, id: id) }
+                    let before = ob.flatMap { try? decodeBlob($0, id: id) }  // no earlier version: all of it is new
                     for (change, key, stamp) in Self.describeSettings(before: before, after: after, me: myNames, foreign: foreign) {
                         guard foldLeaves, case .left(let name, let from, _) = change.what,
                             let given = try leaveReassignments(key: key, stamp: stamp, name: name, from: oldID, to: newID)
@@ -80,7 +81,7 @@ extension Household {
                         }
                         var tasks: [Reassignment] = []
                         for g in given {
-                            guard let blob = try repo.treeEntry(newTree, path: g.id.path)?.id, let now = try? decodeBlob(blob, id: g.id)
+                            guard let blob = try repo.treeEntry(newTree, path: g.id.path)?.id, let now = try? decodeBlob(blob, id: g.id)  // unreadable now: not listed as handed on
                             else { continue }
                             // Told in the leave while the assignee is still the one it wrote.
                             if now.stamps["assignee"] == g.stamp { folded.insert(g.stamp) }
@@ -95,8 +96,9 @@ extension Household {
             }
             var out: [ReceivedChange] = []
             for (id, ob, nb) in files {
+                // A file that cannot be decoded is told by the sync's own check (and status), not described here.
                 guard let nb, let after = try? decodeBlob(nb, id: id) else { continue }
-                let before = ob.flatMap { try? decodeBlob($0, id: id) }
+                let before = ob.flatMap { try? decodeBlob($0, id: id) }  // no earlier version to compare: told as added
                 out += Self.describe(
                     before: before, after: after, replica: replica, me: myNames, since: sinceMillis, folded: folded)
             }
@@ -172,6 +174,7 @@ extension Household {
         // New conflict-log entries: a deletion that set my edit aside is told as such.
         let known = ConflictLog.ids(before.conflicts)
         for json in after.conflicts {
+            // An entry that cannot be parsed is left out of the words; `todo conflicts` shows the log as it is.
             guard let entry = try? ConflictEntry(json: json), !known.contains(entry.id) else { continue }
             // Of a task new in the range, entries whose writes are all older than `since` are old.
             if unknownBefore, let since, ![entry.kept.stamp, entry.lost.stamp].contains(where: { ($0?.wall ?? 0) >= since }) {
@@ -258,6 +261,7 @@ extension Household {
     public func recordLastSync(from old: String?, to new: String?) {
         guard let new, old != new else { return }
         mkdir(repo.gitDirectory + "todo", 0o755)
+        // A note for `changes --last-sync` only: not written, that command says there is no last sync.
         try? writeFile(lastSyncPath, "\(old ?? "-") \(new)\n", sync: false)
     }
 

@@ -45,6 +45,7 @@ extension Network {
     /// passphrase, as `~/…` where they are in the home directory.
     static func lockedKeys(_ exit: SSHExit) -> [String] {
         guard exit.command.variant == .openSSH,
+            // Which keys are locked is advice: without ssh's options the message names no key.
             let options = try? exit.command.options(address: exit.address, batch: true),
             let config = runProgram(exit.command.argv(options + ["-G", exit.address.destination]), input: "", deadline: monotonicSeconds() + 10)
         else { return [] }

@@ -47,6 +47,7 @@ extension Household {
     /// is ever force-pushed.
     public func sync(_ options: SyncOptions) throws(SyncError) -> SyncReport {
         let started = clock.nowMillis()
+        // The log names the remote when it can be read; the sync itself reports a config it cannot read.
         let log = SyncLog(directory: options.logDirectory, household: name, remote: (try? remoteURL()) ?? nil, clock: clock)
         do {
             let report = try syncLocked(options)
@@ -74,6 +75,7 @@ extension Household {
     func withUnsentNote(_ e: SyncError) -> SyncError {
         // A sync outrun by other pushes says so already.
         guard e.kind == .transient || e.kind == .local, e.code != .pushRaces,
+            // The count of unsent changes only adds to a message that stands on its own.
             let n = try? status().unsent.count, n > 0
         else { return e }
         return e.noting(unsent: .init(count: n, waitingForRemote: isWaitingForRemote()))

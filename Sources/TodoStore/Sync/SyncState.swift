@@ -46,6 +46,7 @@ extension Household {
         ]
         let text = KeyValueText.render(fields.compactMap { k, v in v.map { (k, $0) } })
         mkdir(repo.gitDirectory + "todo", 0o755)
+        // Last sync's time and error are a record for status: the sync's own outcome is already reported.
         try? writeFile(syncStatePath, text, sync: false)
     }
 
@@ -70,6 +71,7 @@ extension Household {
 
     /// The household's `todo.quietFor` setting (git config), as written.
     public func quietForSetting() -> String? {
+        // An unreadable setting is no setting: the documented default applies.
         (try? repo.configString("todo.quietFor")) ?? nil
     }
 

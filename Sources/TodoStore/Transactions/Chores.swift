@@ -296,13 +296,14 @@ extension Household {
         if let r = item.recurrence {
             task.setRecurrence(r, stamp: stamp)
             if !item.rotation.isEmpty { task.setRotation(item.rotation, stamp: stamp) }
+            // Each of these fields takes a string, and the record a JSON object: these writes cannot fail.
             if let a = item.anchor { try? task.write("anchor", .string(a), stamp: stamp) }
-            if let s = item.schedule { try? task.write("schedule", .string(s), stamp: stamp) }
-            if let r = item.rotate { try? task.write("rotate", .string(r), stamp: stamp) }
+            if let s = item.schedule { try? task.write("schedule", .string(s), stamp: stamp) }  // a string: cannot fail
+            if let r = item.rotate { try? task.write("rotate", .string(r), stamp: stamp) }  // a string: cannot fail
         }
         if let a = item.alarm, let alarm = TaskAlarm(a) { task.setAlarm(alarm, stamp: stamp) }
         for (map, value) in item.maps { task.extra[map] = value }
         for o in item.occurrences { task.setOccurrence(o.date, o.state, stamp: stamp) }
-        if item.updatesExisting { try? task.write(ImportRecord.field, ImportRecord.make(item), stamp: stamp) }
+        if item.updatesExisting { try? task.write(ImportRecord.field, ImportRecord.make(item), stamp: stamp) }  // a JSON object: cannot fail
     }
 }

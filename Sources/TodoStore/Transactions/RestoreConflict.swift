@@ -44,7 +44,7 @@ extension Household {
             try set(entry.field, entry.lost.value)
         case .invalidFile:
             guard case .string(let text)? = entry.lost.value["data"], entry.lost.value["encoding"] == .string("utf8"),
-                let old = try? TaskCodec.decode(Array(text.utf8), expectedID: task.id)
+                let old = try? TaskCodec.decode(Array(text.utf8), expectedID: task.id)  // a version that is no task: refused as unreadableVersion (below)
             else {
                 throw StoreError.nothingToRestore(.unreadableVersion)
             }

@@ -72,7 +72,7 @@ extension Household {
                 }
                 let open = t.isChore || t.status == .open
                 if open, t.rotation.isEmpty, t.assignee?.lowercased() == fold {
-                    try? t.write("assignee", to.map { .string($0) } ?? .null, stamp: stamp)
+                    try t.write("assignee", to.map { .string($0) } ?? .null, stamp: stamp)
                     reassigned.append(t)
                     touched = true
                 }

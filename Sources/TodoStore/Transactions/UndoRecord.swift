@@ -72,6 +72,7 @@ extension Household {
         var record = undoRecord()
         record.add(made: made, tookBack: target)
         mkdir(repo.gitDirectory + "todo", 0o755)
+        // Without the record an undo counts as a change like any other (docs/FORMAT.md, "The undo stack"): the undo itself is committed.
         try? writeFile(undoRecordPath, record.text, sync: false)
     }
 
