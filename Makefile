@@ -5,12 +5,12 @@
 #   make build     debug build (.build/debug/todo)
 #   make release   release build (.build-release/release/todo and todo-serve)
 #   make release-todo  release build of todo alone (what make demo needs)
-#   make old-todo  debug builds of the older releases (OLD_COMMIT, PREVIOUS_COMMIT) into .build-compat/, for the
-#                  compatibility test; kept and reused
+#   make old-todo  debug builds of the older releases (OLD_COMMIT, PREVIOUS_COMMIT) into COMPAT_CACHE
+#                  (~/.cache/todo/build-at), for the compatibility tests; kept and reused by every clone
 #   make install   release build of todo and todo-serve into $(DESTDIR)$(PREFIX)/bin, man page into .../share/man/man1,
 #                  bash, zsh and fish completions into .../share/{bash-completion,zsh,fish}
 #   make bench     release build, then the benchmark table (BENCH_RUNS, BENCH_OUT)
-#   make clean     remove the build directories (.build-compat too) and bench-results.md
+#   make clean     remove the build directories (.build-compat too) and bench-results.md (COMPAT_CACHE stays)
 
 SWIFT ?= swift
 PREFIX ?= /usr/local
@@ -38,16 +38,24 @@ SERVE_BIN = $(RELEASE_SCRATCH)/release/todo-serve
 DEBUG_DIR = .build/debug
 SCREENS ?= .build/screens
 
-# The older release the compatibility test (OlderVersionTests) runs beside this one: the last
-# before `completions`, `schedule` and `rotate` (docs/FORMAT.md, "Older versions").
-# Built once from this repository's history and kept; `make test` passes it as TODO_OLD_BINARY.
+# The older releases the compatibility tests run beside this one, built once from this
+# repository's history (debug, `todo` alone) and kept outside the clone, in COMPAT_CACHE, so a
+# fresh clone of the same history reuses them. OlderVersionTests runs OLD_COMMIT, the last
+# release before `completions`, `schedule` and `rotate` (docs/FORMAT.md, "Older versions");
+# OlderVersionRosterTests runs PREVIOUS_COMMIT too, the release before the roster. `make test`
+# passes them as TODO_OLD_BINARY and TODO_PREVIOUS_BINARY.
+COMPAT_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/todo/build-at
 OLD_COMMIT ?= fb9737e
-OLD_DIR = .build-compat/$(OLD_COMMIT)
+OLD_DIR = $(COMPAT_CACHE)/$(OLD_COMMIT)
 OLD_BIN = $(OLD_DIR)/todo
-# The release before the roster (OlderVersionRosterTests), passed as TODO_PREVIOUS_BINARY.
 PREVIOUS_COMMIT ?= c80d975
-PREVIOUS_DIR = .build-compat/$(PREVIOUS_COMMIT)
+PREVIOUS_DIR = $(COMPAT_CACHE)/$(PREVIOUS_COMMIT)
 PREVIOUS_BIN = $(PREVIOUS_DIR)/todo
+
+# Test processes at once (scripts/run-tests.py): the Swift suites are shared between them, and
+# the browser test and the convergence run are two more jobs beside them.
+TEST_JOBS ?= 3
+TEST_BUNDLE = $(DEBUG_DIR)/todoPackageTests.xctest
 
 .PHONY: all deps build release release-todo old-todo test demo bench install uninstall clean
 
@@ -70,28 +78,29 @@ old-todo: deps
 	SWIFT="$(SWIFT)" sh scripts/build-at.sh $(OLD_COMMIT) $(OLD_DIR)
 	SWIFT="$(SWIFT)" sh scripts/build-at.sh $(PREVIOUS_COMMIT) $(PREVIOUS_DIR)
 
-# The tests run one at a time: Swift Testing counts a test's time limit from when it is
-# scheduled, and on a 2-core machine its shared threads run only two at once, so in parallel
-# a healthy test could fail for having waited its turn; and in-process credential-helper
-# runs need a free shared thread. The older release is built after this one, so that it
-# resolves its dependencies to the versions in Package.resolved.
+# The suites run in TEST_JOBS processes of the test bundle, each one test at a time (Swift
+# Testing counts a test's time limit from when it is scheduled, so within a process they do not
+# queue for the shared threads), beside the browser test and the convergence run; see
+# docs/TESTING.md. The older releases are built after this one, so that they resolve their
+# dependencies to the versions in Package.resolved.
 test: deps
 	sh scripts/deps.sh --test
 	sh scripts/servers/install.sh
 	$(SWIFT) build --build-tests
 	SWIFT="$(SWIFT)" sh scripts/build-at.sh $(OLD_COMMIT) $(OLD_DIR) >/dev/null
 	SWIFT="$(SWIFT)" sh scripts/build-at.sh $(PREVIOUS_COMMIT) $(PREVIOUS_DIR) >/dev/null
-	TODO_OLD_BINARY="$(CURDIR)/$(OLD_BIN)" TODO_PREVIOUS_BINARY="$(CURDIR)/$(PREVIOUS_BIN)" $(SWIFT) test --no-parallel
-	/usr/bin/python3 scripts/browser-test.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve --screens $(SCREENS)
-	/usr/bin/python3 scripts/serve-convergence.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve
+	TODO_OLD_BINARY="$(OLD_BIN)" TODO_PREVIOUS_BINARY="$(PREVIOUS_BIN)" /usr/bin/python3 scripts/run-tests.py \
+		--bundle $(TEST_BUNDLE) --jobs $(TEST_JOBS) --logs .build/test-logs \
+		--extra browser="/usr/bin/python3 scripts/browser-test.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve --screens $(SCREENS)" \
+		--extra convergence="/usr/bin/python3 scripts/serve-convergence.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve"
 
 demo: release-todo
 	TODO_BIN="$(CURDIR)/$(RELEASE_BIN)" bash scripts/demo.sh
 
 # The baseline the "before", "chores" and "roster" sections compare with: BENCH_BASELINE, else
 # a release build of the release before the roster (PREVIOUS_COMMIT), made once and kept.
-BASELINE_DIR = .build-compat/$(PREVIOUS_COMMIT)-release
-BENCH_BASELINE ?= $(CURDIR)/$(BASELINE_DIR)/todo
+BASELINE_DIR = $(COMPAT_CACHE)/$(PREVIOUS_COMMIT)-release
+BENCH_BASELINE ?= $(BASELINE_DIR)/todo
 
 bench: release
 	sh scripts/deps.sh --bench

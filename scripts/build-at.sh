@@ -7,7 +7,8 @@
 # The commit's tree is taken from this repository's own history with `git archive` into DIR/src
 # and built (debug, the `todo` product only) with its own scratch directory DIR/build, so it
 # never touches .build. The binary is DIR/todo, and DIR/commit names the commit it was built
-# from. When both are there and name COMMIT, nothing is built again.
+# from. When both are there and name COMMIT, nothing is built again, whichever clone asks:
+# the source is the commit's, so a build made for one clone serves them all.
 #
 # Needs the commit in the local history (a full clone, as CI has; a shallow one is refused with
 # what to do). When the working copy has a Package.resolved, the old build resolves its
@@ -27,6 +28,13 @@ commit=$(git -C "$top" rev-parse --verify --quiet "$1^{commit}") || {
 mkdir -p "$2"
 dir=$(cd "$2" && pwd)
 bin="$dir/todo"
+
+# DIR may be shared by several clones (make test keeps it in ~/.cache): one build at a time.
+if [ -z "${BUILD_AT_LOCKED:-}" ] && command -v flock >/dev/null 2>&1; then
+    BUILD_AT_LOCKED=1
+    export BUILD_AT_LOCKED
+    exec flock "$dir.lock" sh "$0" "$@"
+fi
 
 if [ -x "$bin" ] && [ "$(cat "$dir/commit" 2>/dev/null)" = "$commit" ]; then
     echo "$bin"
