@@ -7,13 +7,14 @@ let systemPackage = Target.Dependency.product(name: "SystemPackage", package: "s
 /// libgit2 and the libraries it needs are linked from their static libraries (Debian's
 /// libgit2-dev brings them all): loading libgit2.so and its twenty shared libraries cost about
 /// 3 ms at every start, a tenth of a `todo add`. GSSAPI, which libgit2 calls only for a Kerberos
-/// credential that todo never offers, is not linked (CInterposers/no_gssapi.c). The wraps send two of
-/// libgit2's calls to CInterposers first (deferred_certificates.c, deferred_ssh2.c).
+/// credential that todo never offers, is not linked (CInterposers/no_gssapi.c). The wraps send some of
+/// libgit2's calls to CInterposers first (deferred_certificates.c, deferred_ssh2.c, deferred_tls.c).
 let libgit2Link: [LinkerSetting] = [
     .unsafeFlags(
         ["libgit2.a", "libmbedtls.a", "libmbedx509.a", "libmbedcrypto.a", "libhttp_parser.a", "libssh2.a",
          "libcrypto.a", "libpcre2-8.a", "libz.a"].flatMap { ["-Xlinker", "-l:\($0)"] }
-            + ["-Xlinker", "--wrap=mbedtls_x509_crt_parse_file", "-Xlinker", "--wrap=libssh2_init"])
+            + ["mbedtls_x509_crt_parse_file", "libssh2_init", "git_mbedtls_stream_global_init", "git_mbedtls_stream_new",
+               "git_mbedtls_stream_wrap", "git_mbedtls__set_cert_location"].flatMap { ["-Xlinker", "--wrap=\($0)"] })
 ]
 
 let package = Package(

@@ -21,8 +21,9 @@ public enum GitLibrary {
     private static let state = Mutex(State())
 
     /// Initialises libgit2 and turns on fsync of the git directory, so that an acknowledged
-    /// commit survives power loss. The system's CA bundle, which libgit2 would parse here, is
-    /// left for `loadCertificates` (see CInterposers): most commands never use TLS.
+    /// commit survives power loss. TLS, which libgit2 would set up here, and the system's CA
+    /// bundle, which it would parse, are left for `loadCertificates` (see CInterposers): most
+    /// commands never use TLS.
     public static func start(fsync: Bool = true) {
         state.withLock { s in
             if s.started { return }
@@ -70,6 +71,8 @@ public enum GitLibrary {
     /// `useCertificates`); called before any http(s) transfer.
     public static func loadCertificates() throws {
         start()
+        // TLS itself was put off too (CInterposers/deferred_tls.c); its set-up names the bundle.
+        try check(todo_tls_set_up(), call: "git_mbedtls_stream_global_init")
         let file: String? = state.withLock { s in
             if s.certificatesLoaded { return nil }
             s.certificatesLoaded = true

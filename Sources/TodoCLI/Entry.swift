@@ -7,13 +7,19 @@ import TodoStore
 public enum TodoCLI {
     public static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        // What argument-parser answers to `todo --version` alone, without building the command
+        // tree first (that took two thirds of its instructions, docs/SPEED.md).
+        if arguments == ["--version"] {
+            print(Todo.version)
+            exit(0)
+        }
         let verbose = arguments.contains("--verbose")
         Household.declareOneCommandProcess()
         do {
             // The web front end is another executable: nothing of it is parsed or linked here.
             if let serve = CommandLineFront.serveArguments(arguments) { try ServeCommand.exec(serve) }
             let arguments = try CommandLineFront.prepare(arguments)
-            var command = try Todo.parseAsRoot(arguments)
+            var command = try Todo.parseCommandLine(arguments)
             do {
                 try command.run()
                 AutoMaintenance.check(after: command)

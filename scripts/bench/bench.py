@@ -681,6 +681,33 @@ def before_section(bench, sizes, pairs=20):
             bench.row(f"`todo {label}`: instructions executed (callgrind), this build and the baseline",
                       size, f"{counted['now'] / 1e6:.1f} M; before: {counted['before'] / 1e6:.1f} M ({ratio:.2f}×)", None,
                       "≤ 1.05× before — " + ("met" if ratio <= 1.05 else "MISSED"))
+    start_rows(bench, stripped)
+
+
+# What starting a command may cost against the baseline (instructions, callgrind): `todo
+# --version` answers before anything else, `todo add` in a household just made has nothing to
+# read, so both measure start-up itself (docs/SPEED.md).
+START_TARGETS = (("--version", ["--version"], 0.50),
+                 ("add", ["add", "Buy milk", "--due", "+3d", "--tag", "bench"], 0.60))
+
+
+def start_rows(bench, stripped):
+    """`todo --version` and `todo add` in a fresh household (`init`, then the add), under
+    callgrind, this build and the baseline each in a household of its own, with their targets."""
+    counted = {}
+    for name, binary in (("now", bench.todo), ("before", bench.baseline)):
+        home = bench.path(f"start-{name}")
+        env = bench.env(home)
+        run([binary, "init", "--name", "Alice", "--email", "alice@example.org"], env=env)
+        counted[name] = {label: instructions(stripped[name], args, env) for label, args, _ in START_TARGETS}
+    for label, _, target in START_TARGETS:
+        now, before = counted["now"][label], counted["before"][label]
+        if not (now and before):
+            continue
+        where = " in a fresh household" if label == "add" else ""
+        bench.row(f"`todo {label}`{where}: instructions executed (callgrind), this build and the baseline",
+                  0, f"{now / 1e6:.1f} M; before: {before / 1e6:.1f} M ({now / before:.2f}×)", None,
+                  f"≤ {target:.2f}× before — " + ("met" if now <= target * before else "MISSED"))
 
 
 def instructions(binary, args, env):

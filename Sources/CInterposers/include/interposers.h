@@ -13,6 +13,9 @@ int todo_is_library_starting(void);
 /// The CA bundle whose parse was put off, or NULL when none was.
 const char *todo_deferred_certificate_file(void);
 
+/// Sets TLS up if git_libgit2_init put it off (deferred_tls.c), once: 0, or libgit2's error code.
+int todo_tls_set_up(void);
+
 /// syncfs(2) of the file system holding `fd`; -1 with errno ENOSYS where there is none.
 int todo_syncfs(int fd);
 
