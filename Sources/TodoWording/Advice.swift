@@ -125,6 +125,11 @@ extension LocalPaths {
         self == .shown || !Self.isLocal(remote) ? "the household remote \(remote)" : "the household remote"
     }
 
+    /// The remote alone ("ssh://host/h.git"), or "the household remote" when it is withheld.
+    func remoteName(_ remote: String) -> String {
+        self == .shown || !Self.isLocal(remote) ? remote : "the household remote"
+    }
+
     /// A path, `file:` URL, or anything without a scheme or a host.
     static func isLocal(_ remote: String) -> Bool {
         remote.hasPrefix("/") || remote.hasPrefix("~") || remote.hasPrefix(".") || remote.hasPrefix("file:") || !remote.contains(":")

@@ -42,9 +42,9 @@ public enum SyncMessages {
         case .sshHostUnresolvable(let remote, let host):
             return "Could not find the host \(host) of \(paths.remote(remote)): ssh could not resolve the name."
         case .noGitOnServer(let remote, let said):
-            return "The server of \(paths.remote(remote)) has no git for ssh logins (\(paths.said(said, remote: remote)))."
+            return "The server of \(paths.remoteName(remote)) has no git for ssh logins (\(paths.said(said, remote: remote)))."
         case .sshFailed(let remote, let said):
-            return "The ssh connection to \(paths.remote(remote)) failed (\(paths.said(said, remote: remote)))."
+            return "The ssh connection to \(paths.remoteName(remote)) failed (\(paths.said(said, remote: remote)))."
         case .timedOut(let seconds, let step):
             return "The household remote did not answer within \(seconds) seconds (\(step))."
         case .stopped(let step):
@@ -66,15 +66,15 @@ public enum SyncMessages {
         case .remoteMissing(let remote):
             return "\(cap(paths.remote(remote))) is missing, though earlier syncs found it there. Do not create a new repository there: that would split the household."
         case .repositoryGone(let remote):
-            return "There is no git repository at \(paths.remote(remote)), though earlier syncs found one there. Do not create a new repository there: that would split the household."
+            return "There is no git repository at \(paths.remoteName(remote)), though earlier syncs found one there. Do not create a new repository there: that would split the household."
         case .noRepository(let remote):
-            return "There is no git repository at \(paths.remote(remote))."
+            return "There is no git repository at \(paths.remoteName(remote))."
         case .noRepositoryToJoin(let remote):
-            return "There is no git repository at \(paths.remote(remote)). Nothing was created."
+            return "There is no git repository at \(paths.remoteName(remote)). Nothing was created."
         case .badURL(let remote):
-            return "\(paths == .shown || !LocalPaths.isLocal(remote) ? remote : "The household remote") is not a remote URL todo understands."
+            return "\(cap(paths.remoteName(remote))) is not a remote URL todo understands."
         case .failed(let remote, let said):
-            return "The sync with \(paths.remote(remote)) failed (\(paths.said(said, remote: remote)))."
+            return "The sync with \(paths.remoteName(remote)) failed (\(paths.said(said, remote: remote)))."
         case .noRemote:
             return "This household has no remote."
         case .pushRaces(let rounds):
@@ -86,7 +86,7 @@ public enum SyncMessages {
         case .unrelatedHistories:
             return "The remote's history has nothing in common with this household's, so it is another household.\nNothing was merged."
         case .notAHousehold(let remote):
-            return "The main branch of \(paths.remote(remote)) is not a todo household: it has neither a tasks/ folder nor todo's merge setup in .gitattributes. Nothing was created."
+            return "The main branch of \(paths.remoteName(remote)) is not a todo household: it has neither a tasks/ folder nor todo's merge setup in .gitattributes. Nothing was created."
         case .remoteData(let problem, let commit):
             return "The remote has \(violation(problem)) in commit \(commit.id) by \(author(commit)).\nNothing was merged; ask that member to remove it, or check the remote."
         case .remoteMainNotACommit(let commit):
