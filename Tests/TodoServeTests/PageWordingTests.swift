@@ -71,7 +71,8 @@ struct PageWordingTests {
         try await f.application().test(.router) { client in
             let device = try await client.signIn(f, as: "Ann")
             for e in failures {
-                try f.household().recordSync(at: 1_700_000_000_000, error: e, said: ServeWording.sync(e))
+                // As the sync records it: the first line of what `describe` returns.
+                try f.household().recordSync(at: 1_700_000_000_000, error: e, said: Household.firstLine(ServeWording.sync(e)))
                 let r = try await client.get("/sync", device)
                 #expect(r.status == .ok)
                 #expect(r.text.contains("Last problem"), "\(WordingSamples.name(e.problem))")

@@ -85,6 +85,7 @@ struct NeutralWordingTests {
         #expect(!found("Cannot write to /home/kim/.local/share/todo (Permission denied).").isEmpty)
         #expect(!found("The remote \(Self.local)/remote.git is missing.").isEmpty)
         #expect(!found("run todo doctor there").isEmpty)
+        #expect(found("The owner can look at `todo doctor`.").contains("a command: todo doctor`."))
         #expect(found("Another todo command has been working on the household; other members' todo refuses it.").isEmpty)
         #expect(found("Could not reach the household remote https://host/h.git (connection refused).").isEmpty)
     }

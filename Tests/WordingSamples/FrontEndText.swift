@@ -19,7 +19,7 @@ public enum FrontEndText {
         var found: [String] = []
         let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).map(String.init)
         for (i, raw) in words.enumerated() {
-            let word = String(raw.drop(while: { "([{\"'“‘,;:".contains($0) }))
+            let word = String(raw.drop(while: { "([{\"'“‘`,;:".contains($0) }))
             if word.lowercased() == "todo", i + 1 < words.count {
                 let next = String(words[i + 1].prefix(while: { $0.isLetter || $0 == "-" }))
                 if commandWords.contains(next.lowercased()) || next.hasPrefix("-") { found.append("a command: todo \(words[i + 1])") }
