@@ -92,17 +92,20 @@ let package = Package(
         .executableTarget(name: "todo-serve", dependencies: ["TodoServe"]),
         // Helpers shared by the test targets only.
         .target(name: "TestKit", path: "Tests/TestKit"),
+        // One value of every failure the front ends word, and the check that words stay
+        // front-end neutral (docs/ARCHITECTURE.md, "Words").
+        .target(name: "WordingSamples", dependencies: ["TodoStore", "TodoCore", "GitKit", systemPackage], path: "Tests/WordingSamples"),
         .testTarget(name: "TodoCoreTests", dependencies: ["TodoCore", "TestKit"]),
         .testTarget(name: "TodoStoreTests", dependencies: ["TodoStore", "TodoCore", "TestKit"]),
-        .testTarget(name: "TodoWordingTests", dependencies: ["TodoWording", "TodoStore", "TodoCore", "TestKit"]),
+        .testTarget(name: "TodoWordingTests", dependencies: ["TodoWording", "TodoStore", "TodoCore", "TestKit", "WordingSamples"]),
         .testTarget(name: "TodoEndToEndTests", dependencies: ["TodoCore", "TestKit"]),
         // The commands' rendering (internal to TodoCLI) on hostile data.
-        .testTarget(name: "TodoCLITests", dependencies: ["TodoCLI", "TodoStore", "TodoCore", "TestKit"]),
+        .testTarget(name: "TodoCLITests", dependencies: ["TodoCLI", "TodoStore", "TodoCore", "TestKit", "WordingSamples"]),
         // The server's routes through Hummingbird's in-process client.
         .testTarget(
             name: "TodoServeTests",
             dependencies: [
-                "TodoServe", "TodoStore", "TodoCore", "TestKit", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "TodoServe", "TodoStore", "TodoCore", "TestKit", "WordingSamples", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),

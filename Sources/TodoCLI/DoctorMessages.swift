@@ -76,7 +76,7 @@ enum DoctorMessages {
         case .remoteShared(let remote):
             return "\(remote) is reachable and its main shares history with this household"
         case .syncFailed(let e):
-            return SyncMessages.text(e).split(separator: "\n").first.map(String.init) ?? ""
+            return SyncMessages.fact(e.problem, paths: .shown).split(separator: "\n").first.map(String.init) ?? ""
         case .storage(let remote, let state):
             return "\(remote ? "the remote's objects" : "objects"): \(describe(state))"
         case .storagePacked(let remote, let objects, let after):
@@ -114,11 +114,11 @@ enum DoctorMessages {
             return "ask \(member ?? "a member") to check their clock (or check this one); merges still converge"
         case .anotherHousehold(let remote, let household):
             return "sync refuses to merge it. "
-                + SyncMessages.anotherHouseholdAdvice(remote: remote, household: household).split(separator: "\n").joined(separator: " ")
+                + AdviceText.text(.joinOtherHousehold(remote: remote, household: household)).split(separator: "\n").joined(separator: " ")
         case .askAuthorToRemove:
             return "sync refuses it; ask that member to remove it with a new commit"
         case .syncFailed(let e):
-            return SyncMessages.text(e).split(separator: "\n").dropFirst().joined(separator: " ")
+            return CLIError.text(e).split(separator: "\n").dropFirst().joined(separator: " ")
         case .installZoneData(let name):
             return "install or update this machine's time zone database so that it has \(name) (Debian: apt-get install tzdata)"
         case .runMaintenance:

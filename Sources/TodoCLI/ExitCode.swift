@@ -22,7 +22,6 @@ struct CLIError: Error {
 extension CLIError {
     /// A failure nothing names: exit 70 with its cause, never a guess at what it means.
     init(internal cause: String) {
-        let w = Worded(internal: cause)
-        self.init(w.message, exit: w.exit)
+        self.init(Worded(internal: cause))
     }
 }

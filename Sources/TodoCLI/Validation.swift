@@ -58,8 +58,12 @@ enum Input {
         try due(text, today: today, minuteOfDay: 0).date
     }
 
+    /// The shared sentence, then where the manual says more.
     private static func due(_ text: String, today: CivilDate, minuteOfDay: Int) throws -> Due {
-        try usage(FormInput.due(text, today: today, minuteOfDay: minuteOfDay))
+        switch FormInput.due(text, today: today, minuteOfDay: minuteOfDay) {
+        case .success(let due): return due
+        case .failure(let p): throw CLIError(String(p.message.dropLast()) + "; see todo(1), DATES.", exit: .usage)
+        }
     }
 }
 

@@ -82,7 +82,7 @@ enum OtherPages {
         case .restored: "restored it"
         case .edited: "edited it"
         case .assignedToMe: "assigned it to you"
-        case .conflict: "made a change that conflicted (see todo conflicts)"
+        case .conflict: "made a change that conflicted (the version set aside is kept in the household's conflict log)"
         case .deletedMyEdit: "deleted it, with your edit"
         }
     }
@@ -109,7 +109,10 @@ enum OtherPages {
         ])
         var c = Pages.frame(site, session, title: "Sync", nav: "navSync", notice: Pages.notice(request))
         c["facts"] = facts
-        if let e = state.lastError { c["lastError"] = Pages.safe(e) }
+        if let e = state.lastError {
+            c["lastError"] = Pages.safe(e)
+            c["lastErrorAdvice"] = ServeWording.syncAdvice(errorClass: state.lastErrorClass)
+        }
         return Pages.html(site.render("sync", c))
     }
 

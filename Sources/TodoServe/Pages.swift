@@ -42,12 +42,17 @@ enum Pages {
     // MARK: Error pages
 
     static func error(_ site: Site, _ e: PageError) -> Response {
+        var headers: HTTPFields = [:]
+        if let wait = e.retryAfter { headers[.retryAfter] = "\(wait)" }
+        return html(errorHTML(site, e), status: HTTPResponse.Status(code: e.status), headers: headers)
+    }
+
+    /// The error page's HTML.
+    static func errorHTML(_ site: Site, _ e: PageError) -> String {
         let (title, text) = words(e)
         var c = frame(site, nil, title: title)
         c["paragraphs"] = [text]
-        var headers: HTTPFields = [:]
-        if let wait = e.retryAfter { headers[.retryAfter] = "\(wait)" }
-        return html(site.render("message", c), status: HTTPResponse.Status(code: e.status), headers: headers)
+        return site.render("message", c)
     }
 
     static func words(_ e: PageError) -> (String, String) {
@@ -63,7 +68,7 @@ enum Pages {
         case 422: return ("Not accepted", "Something typed was not accepted. Go back and check the form.")
         case 429: return ("Too many requests", "This device sent too many requests. Wait a little, then try again.")
         case 431: return ("Too much", "The request's headers are larger than this server takes.")
-        default: return ("Something went wrong", "The server could not answer. Nothing was changed. The owner of the server can look at `todo doctor`.")
+        default: return ("Something went wrong", "The server could not answer. Nothing was changed. " + ServeWording.askOwner)
         }
     }
 

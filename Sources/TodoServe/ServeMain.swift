@@ -183,7 +183,7 @@ public enum ServeMain {
             switch error {
             case .householdNotFound, .invalidHouseholdName:
                 throw Failure(exit: .noInput, message: "no household \"\(name)\" in \(environment.home). Create it with `todo init`, or choose one with -H.")
-            default: throw Failure(exit: .config, message: Worded(error).message)
+            default: throw Failure(exit: .config, message: Worded(error, paths: .shown).fact)
             }
         }
     }

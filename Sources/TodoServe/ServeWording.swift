@@ -2,11 +2,12 @@ import TodoCore
 import TodoStore
 import TodoWording
 
-/// What a page says for a store failure. Refused input is worded by `TodoWording.FormInput`
-/// (the CLI's sentences); a store failure's page is worded here, because `Worded`'s messages
-/// name paths on the server and commands to type there, which a member's phone should not see
-/// (docs/THREAT-MODEL.md, "errors telling too much"): the page says what happened and that the
-/// owner should look, and the owner finds the CLI's words with `todo status` or `todo doctor`.
+/// What a page says for a store failure or a sync. Refused input is worded by
+/// `TodoWording.FormInput` (the facts the CLI states too); a store failure's page is worded
+/// here, shorter than `Worded`'s facts (docs/THREAT-MODEL.md, "errors telling too much"): what
+/// happened, and what the member can do or whom to ask. A page names no command, flag, manual
+/// section or path on the server (docs/ARCHITECTURE.md, "Words"; `PageWordingTests`).
+/// `askOwner` is the page's one way of saying "someone else must act".
 enum ServeWording {
     /// A store failure as a page: a status, a heading and what to do.
     static func failure(_ error: StoreError) -> (status: Int, title: String, text: String) {
@@ -18,10 +19,10 @@ enum ServeWording {
         case .handEdits:
             return (
                 409, "A task file was changed by hand",
-                "A task file in the household was changed outside todo, so nothing was saved. The owner of the server should run `todo status` and `todo doctor` there."
+                "A task file in the household was changed outside todo, so nothing was saved. " + askOwner
             )
         case .diskFull:
-            return (507, "The server's disk is full", "Nothing was saved. The owner of the server should free some space, then try again.")
+            return (507, "The server's disk is full", "Nothing was saved. Ask whoever runs the household's server to free some space, then try again.")
         case .locked:
             return (503, "The household is busy", "Another todo command is working on the household. Nothing was saved; try again in a moment.")
         case .notAnOccurrence, .notYetDue:
@@ -29,15 +30,28 @@ enum ServeWording {
         case .notAChore:
             return (409, "Not a chore", "Only chores can be skipped.")
         case .householdNotFound, .notAHousehold, .invalidHouseholdName:
-            return (503, "The household is gone", "The server cannot open its household. The owner should check it with `todo status`.")
+            return (503, "The household is gone", "The server cannot open its household. " + askOwner)
         case .notWritable:
-            return (507, "The household cannot be written", "Nothing was saved. The owner of the server should check the household folder's permissions.")
+            return (507, "The household cannot be written", "Nothing was saved. " + askOwner)
         default:
-            return (500, "Something went wrong", "Nothing was saved. The owner of the server can look at `todo doctor` for the cause.")
+            return (500, "Something went wrong", "Nothing was saved. " + askOwner)
         }
     }
 
-    /// A failed sync in the words `todo sync` uses (`SyncOptions.describe`), so `sync-state`
-    /// reads the same whichever front end ran it.
-    static func sync(_ error: SyncError) -> String { SyncMessages.text(error) }
+    /// Whom to ask when the member cannot act.
+    static let askOwner = "Ask whoever runs the household's server to look at it."
+
+    /// A failed sync's fact, as every front end records it (`SyncOptions.describe`), so
+    /// `sync-state` reads the same whichever front end ran it, and names no command or path.
+    static func sync(_ error: SyncError) -> String { SyncMessages.describe(error) }
+
+    /// What the member can do about the last sync's failure, by its class (`sync-state` keeps
+    /// the fact and `SyncError.Class`'s raw value).
+    static func syncAdvice(errorClass: String?) -> String {
+        switch errorClass.flatMap(SyncError.Class.init(rawValue:)) {
+        case .transient: "Nothing was lost: the sync is tried again later, or now with \"Sync now\"."
+        case .local: "Nothing was lost. " + askOwner
+        case .authentication, .configuration, .data, nil: askOwner
+        }
+    }
 }

@@ -121,7 +121,7 @@ enum Subcommands {
         do {
             spelled = try Household.open(home: environment.home, name: household, clock: environment.clock).knownMember(name)
         } catch {
-            throw Failure(exit: .config, message: Worded(error).message)
+            throw Failure(exit: .config, message: Worded(error, paths: .shown).fact)
         }
         guard let spelled else {
             throw Failure(

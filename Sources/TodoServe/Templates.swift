@@ -248,7 +248,7 @@ enum Templates {
         {{#facts}}<dt>{{name}}</dt><dd>{{value}}</dd>
         {{/facts}}
         </dl>
-        {{#lastError}}<h2>Last problem</h2><p class="error">{{lastError}}</p>{{/lastError}}
+        {{#lastError}}<h2>Last problem</h2><p class="error">{{lastError}}</p><p>{{lastErrorAdvice}}</p>{{/lastError}}
         <form method="post" action="{{base}}/sync">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <button type="submit">Sync now</button>

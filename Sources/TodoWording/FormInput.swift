@@ -10,7 +10,8 @@ public struct InputProblem: Error, Sendable, Equatable {
 
 /// What people type, checked by the rules every front end shares (`FieldRules`, `Due.parse`)
 /// and refused in the same words: a form shows the sentence `todo add` gives for the same text.
-/// The command line adds its own hints (an example command, a flag) after these.
+/// No command, flag or manual section: the command line adds its own hints (an example
+/// command, a flag, where todo(1) says more) after these.
 public enum FormInput {
     /// A task's title; empty (or only spaces) or too long is refused.
     public static func title(_ text: String) -> Result<String, InputProblem> {
@@ -53,13 +54,13 @@ public enum FormInput {
         }
     }
 
-    /// A date (and time) as `todo add --due` takes it; `now`, `today` and the like read
+    /// A date (and time), as a task's due date takes it; `now`, `today` and the like read
     /// `clock`, the household's (its zone gives both the date and the time of day).
     public static func due(_ text: String, clock: WallClock) -> Result<Due, InputProblem> {
         due(text, today: clock.today, minuteOfDay: clock.minuteOfDay)
     }
 
-    /// A date when only its day counts (`now` is today), as `--on` takes it.
+    /// A date when only its day counts (`now` is today).
     public static func day(_ text: String, today: CivilDate) -> Result<CivilDate, InputProblem> {
         due(text, today: today, minuteOfDay: 0).map(\.date)
     }
@@ -70,7 +71,7 @@ public enum FormInput {
         } catch {
             return .failure(
                 InputProblem(
-                    "\"\(safe(text))\" is not a date I understand.\nUse YYYY-MM-DD, today, tomorrow, yesterday, now, a weekday (friday, next mon), eod, eow, sow, eom, som, eoy, 15th, +3d, +2w, +1m or +1y, optionally with a time (\"friday 18:00\"), or a time alone (18:00); see todo(1), DATES."))
+                    "\"\(safe(text))\" is not a date I understand.\nUse YYYY-MM-DD, today, tomorrow, yesterday, now, a weekday (friday, next mon), eod, eow, sow, eom, som, eoy, 15th, +3d, +2w, +1m or +1y, optionally with a time (\"friday 18:00\"), or a time alone (18:00)."))
         }
     }
 }

@@ -1,39 +1,46 @@
 import TodoCore
 import TodoStore
 
-/// A failure worded for a person: a message of one or two lines (what happened, then what to
-/// do), the exit code `todo` gives it (a web page maps it to a status), and technical detail
-/// for `--verbose`. The sentences are shared by every front end (docs/ARCHITECTURE.md).
+/// A failure worded for a person: the fact (what happened, and what it did or did not change, in
+/// words any front end can show), what the person can do about it (`advice`, a value each front
+/// end words: the command line names a command, a page says whom to ask), the exit code `todo`
+/// gives it (a web page maps it to a status), and technical detail for `--verbose`.
+/// docs/ARCHITECTURE.md, "Words".
 public struct Worded: Sendable {
-    public let message: String
+    /// One line or more: what happened. No command, flag, manual section, and no path on this
+    /// machine unless the front end asked for them (`LocalPaths.shown`).
+    public let fact: String
+    public let advice: Advice?
     public let exit: Exit
     public var detail: String?
 
-    public init(_ message: String, exit: Exit, detail: String? = nil) {
-        self.message = message
+    public init(_ fact: String, advice: Advice? = nil, exit: Exit, detail: String? = nil) {
+        self.fact = fact
+        self.advice = advice
         self.exit = exit
         self.detail = detail
     }
 
-    /// The first line: what happened, without the advice that follows it.
-    public var sentence: String { String(message.split(separator: "\n", maxSplits: 1).first ?? "") }
+    /// The first line: what happened.
+    public var sentence: String { String(fact.split(separator: "\n", maxSplits: 1).first ?? "") }
 
     /// A failure nothing names: exit 70 with its cause, never a guess at what it means.
     public init(internal cause: String) {
         self.init(
-            "Internal error: \(safe(cause)).\nThis is a bug in todo, not something you did; what was committed before it is safe (`todo doctor` checks the household).",
-            exit: .software)
+            "Internal error: \(safe(cause)).\nThis is a bug in todo, not something you did; what was committed before it is safe.",
+            advice: .checkHousehold, exit: .software)
     }
 }
 
 /// Text from outside made safe to show (control characters and bidirectional overrides visible).
 func safe(_ s: String) -> String { DisplayText.escaped(s) }
 
-/// The one table from store failures to messages and exit codes (README "Exit codes").
+/// The one table from store failures to facts, advice and exit codes (README "Exit codes").
 
 extension Worded {
-    /// Says what happened and what to do, for every store failure.
-    public init(_ error: StoreError) {
+    /// Says what happened, for every store failure; `paths` says whether the places on this
+    /// machine it concerns are named (the command line) or described (anything else).
+    public init(_ error: StoreError, paths: LocalPaths = .withheld) {
         switch error {
         case .invalidHouseholdName(let name):
             self.init(
@@ -41,101 +48,91 @@ extension Worded {
                 exit: .usage)
         case .householdNotFound(let name, let home):
             self.init(
-                "There is no household \"\(name)\" in \(safe(home)).\nRun `todo init\(name == "home" ? "" : " --household \(name)")` to create it.",
-                exit: .notFound)
+                "There is no household \"\(name)\"\(paths == .shown ? " in \(safe(home))" : "").",
+                advice: .createHousehold(name: name, home: home), exit: .notFound)
         case .householdExists(let name, let path):
             self.init(
-                "Household \"\(name)\" already exists at \(safe(path)).\nUse it as it is, or choose another name with --household.",
-                exit: .cannotWrite)
+                "Household \"\(name)\" already exists\(paths == .shown ? " at \(safe(path))" : "").",
+                advice: .useOrRenameHousehold(path: path), exit: .cannotWrite)
         case .notWritable(let path, let cause):
             self.init(
-                "Cannot write to \(safe(path)) (\(safe(cause.text))).\nCheck its permissions, or set TODO_HOME to a writable directory. Nothing was changed.",
-                exit: .cannotWrite)
+                "Cannot write to \(paths.name(path, "the household's files")) (\(Self.reason(cause, paths))). Nothing was changed.",
+                advice: .makeWritable(path: path), exit: .cannotWrite)
         case .diskFull(let path, _):
             self.init(
-                "The disk holding \(safe(path)) is full. Nothing was changed.\nFree some space and run the command again.",
-                exit: .cannotWrite)
+                "The disk holding \(paths.name(path, "the household")) is full. Nothing was changed.",
+                advice: .freeSpace, exit: .cannotWrite)
         case .taskNotFound(let prefix):
-            self.init(
-                "No task has an id starting with \"\(safe(prefix))\".\nRun `todo list --all` to see the ids.",
-                exit: .notFound)
+            self.init("No task has an id starting with \"\(safe(prefix))\".", advice: .findTaskIDs, exit: .notFound)
         case .idTooShort(let prefix):
             self.init(
-                "\"\(safe(prefix))\" is too short for a task id: give at least \(ShortIDs.minimum) characters (`todo list` shows them).",
-                exit: .usage)
+                "\"\(safe(prefix))\" is too short for a task id: give at least \(ShortIDs.minimum) characters.",
+                advice: .shortIDsAreListed, exit: .usage)
         case .invalidTaskID(let id):
             self.init(
                 "\"\(safe(id))\" is not a task id to add a task under: it must be 32 lowercase hex digits, and not the settings file's. Nothing was added.",
                 exit: .usage)
         case .settingsNotATask(let prefix):
             self.init(
-                "\"\(safe(prefix))\" names the household settings file, not a task: it cannot be shown, changed or restored as one.\nChange the settings with `todo timezone` or `todo member`; run `todo list --all` to see the task ids.",
-                exit: .notFound)
+                "\"\(safe(prefix))\" names the household settings file, not a task: it cannot be shown, changed or restored as one.",
+                advice: .changeSettings, exit: .notFound)
         case .conflictNotFound(let prefix):
-            self.init(
-                "No conflict-log entry has an id starting with \"\(safe(prefix))\".\nRun `todo conflicts` to see the entries.",
-                exit: .notFound)
+            self.init("No conflict-log entry has an id starting with \"\(safe(prefix))\".", advice: .findConflictIDs, exit: .notFound)
         case .nothingToRestore(.unreadableVersion):
             self.init(
-                "The set-aside version of this task is not a readable task file, so there is no value to restore.\nIts raw bytes are in `todo conflicts --json`.",
-                exit: .data)
+                "The set-aside version of this task is not a readable task file, so there is no value to restore.",
+                advice: .conflictBytes, exit: .data)
         case .nothingToRestore(.nothingLost):
             self.init("Nothing was lost in this entry: the task file was kept.", exit: .data)
         case .nothingToRestore(.unreadableEntry):
             self.init(
-                "The value this entry set aside is not a chore occurrence, take-over or checklist item, so there is nothing to restore.\nIt is in `todo conflicts --json`.",
-                exit: .data)
+                "The value this entry set aside is not a chore occurrence, take-over or checklist item, so there is nothing to restore.",
+                advice: .conflictBytes, exit: .data)
         case .badImport(let file, let error):
-            self.init("Cannot import \(safe(file)): \(safe(ImportWording.text(error))). Nothing was imported.", exit: .data)
-        case .itemNotFound(let task, let item):
             self.init(
-                "Task \(safe(task)) has no item \"\(safe(item))\".\nRun `todo show \(safe(task))` to see its items and their numbers.",
-                exit: .notFound)
+                "Cannot import \(paths.name(file, "the file")): \(safe(ImportWording.text(error))). Nothing was imported.", exit: .data)
+        case .itemNotFound(let task, let item):
+            self.init("Task \(safe(task)) has no item \"\(safe(item))\".", advice: .showTask(task, .items), exit: .notFound)
         case .itemCheckedAndUnchecked(let task, let item):
             self.init(
-                "--check and --uncheck both name item \"\(safe(item))\" of task \(safe(task)). Nothing was changed.\nSay one of them.",
-                exit: .usage)
+                "One change both checks and unchecks item \"\(safe(item))\" of task \(safe(task)). Nothing was changed.",
+                advice: .checkOrUncheck, exit: .usage)
         case .notAChore(let task):
             self.init(
-                "Task \(safe(task)) is not a chore: it does not repeat, so it has no occurrences or turns (`skip`, `swap`, `pass` and `--on` act on chores). Nothing was changed.\nMake it a chore with `todo edit \(safe(task)) --every RULE`.",
-                exit: .usage)
+                "Task \(safe(task)) is not a chore: it does not repeat, so it has no occurrences or turns to skip, swap or pass. Nothing was changed.",
+                advice: .makeChore(task), exit: .usage)
         case .notAnOccurrence(let task, let date):
             self.init(
-                "\(date) is not an occurrence of chore \(safe(task)). Nothing was changed.\nRun `todo show \(safe(task))` to see its rule and dates.",
-                exit: .usage)
+                "\(date) is not an occurrence of chore \(safe(task)). Nothing was changed.",
+                advice: .showTask(task, .ruleAndDates), exit: .usage)
         case .notYetDue(let task, let date, let current):
-            let next = current.map { " Its current occurrence is \($0): `todo done \(safe(task))` completes it." } ?? ""
             self.init(
-                "\(date) has not come yet for chore \(safe(task)); only its current occurrence can be done ahead of time. Nothing was changed.\(next)",
-                exit: .usage)
-        case .afterDoneNeedsInterval(let task?, let rule):
+                "\(date) has not come yet for chore \(safe(task)); only its current occurrence can be done ahead of time. Nothing was changed.",
+                advice: current.map { .doCurrentOccurrence(task: task, date: $0) }, exit: .usage)
+        case .afterDoneNeedsInterval(let task, let rule):
             self.init(
-                "Chore \(safe(task)) cannot repeat \(rule.phrase) after it is done: only a number of days, weeks or months (3d, 2w, month) can be counted from when it was done. Nothing was changed.\nGive it such a rule, or make it follow the calendar with `todo edit \(safe(task)) --no-after-done`.",
-                exit: .usage)
-        case .afterDoneNeedsInterval(nil, let rule):
-            self.init(
-                "A chore cannot repeat \(rule.phrase) after it is done: only a number of days, weeks or months (3d, 2w, month) can be counted from when it was done. Nothing was added.\nUse such a rule with --after-done, or leave --after-done out.",
-                exit: .usage)
+                "\(task.map { "Chore \(safe($0))" } ?? "A chore") cannot repeat \(rule.phrase) after it is done: only a number of days, weeks or months (3d, 2w, month) can be counted from when it was done. Nothing was \(task == nil ? "added" : "changed").",
+                advice: .useIntervalOrCalendar(task: task), exit: .usage)
         case .catchUpAfterDone(let task?):
             self.init(
-                "Chore \(safe(task)) repeats from when it is done, so it is never behind and has nothing to catch up. Nothing was changed.\nMake it follow the calendar first with `todo edit \(safe(task)) --no-after-done`.",
-                exit: .usage)
+                "Chore \(safe(task)) repeats from when it is done, so it is never behind and has nothing to catch up. Nothing was changed.",
+                advice: .followCalendarToCatchUp(task: task), exit: .usage)
         case .catchUpAfterDone(nil):
             self.init(
-                "A chore that repeats from when it is done is never behind, so it has nothing to catch up: use either --after-done or --catch-up. Nothing was added.",
-                exit: .usage)
+                "A chore that repeats from when it is done is never behind, so it has nothing to catch up. Nothing was added.",
+                advice: .followCalendarToCatchUp(task: nil), exit: .usage)
         case .noRotation(let task):
             self.init(
-                "Chore \(safe(task)) has no rotation, so it has no turns to swap or pass. Nothing was changed.\nGive it one with `todo edit \(safe(task)) --rotate A,B,...`.",
-                exit: .usage)
+                "Chore \(safe(task)) has no rotation, so it has no turns to swap or pass. Nothing was changed.",
+                advice: .giveRotation(task), exit: .usage)
         case .notInRotation(let task, let member, let rotation):
             self.init(
-                "\"\(safe(member))\" is not in the rotation of chore \(safe(task)) (\(rotation.map(safe).joined(separator: ", "))). Nothing was changed.\nName one of them, or add them with `todo edit \(safe(task)) --rotate ...`.",
-                exit: .usage)
+                "\"\(safe(member))\" is not in the rotation of chore \(safe(task)) (\(rotation.map(safe).joined(separator: ", "))). Nothing was changed.",
+                advice: .joinRotation(task), exit: .usage)
         case .noComingTurn(let task, let member):
             self.init(
-                "\(safe(member)) has no coming turn of chore \(safe(task)). Nothing was changed.\nRun `todo show \(safe(task))` to see whose turns come next.",
-                exit: .data)
+                "\(safe(member)) has no coming turn of chore \(safe(task)). Nothing was changed.",
+                advice: .showTask(task, .turns), exit: .data)
         case .noSuchMember(let name):
             self.init(
                 "\"\(safe(name))\" is not a member of this household: no task, rotation, change or roster entry names them. Nothing was changed.",
@@ -157,21 +154,19 @@ extension Worded {
                 "The id \"\(safe(prefix))\" matches several tasks: \(candidates.joined(separator: ", ")).\nType more of the id.",
                 exit: .usage)
         case .malformedTask(let path, let reason):
+            self.init("The task file \(safe(path)) is malformed (\(safe(reason))).", advice: .repairTaskFile, exit: .data)
+        case .handEdits(let repo, let paths_):
+            let shown = paths_.prefix(3).map(safe).joined(separator: ", ") + (paths_.count > 3 ? ", ..." : "")
             self.init(
-                "The task file \(path) is malformed (\(safe(reason))).\nRepair or remove it with git in the household repository.",
-                exit: .data)
-        case .handEdits(let repo, let paths):
-            let shown = paths.prefix(3).map(safe).joined(separator: ", ") + (paths.count > 3 ? ", ..." : "")
-            self.init(
-                "Task files in \(safe(repo)) were changed by hand and not committed: \(shown).\nCommit them (git -C \(safe(repo)) commit -a) or discard them (git -C \(safe(repo)) checkout -- .), then try again.",
-                exit: .data)
+                "Task files in \(paths.name(repo, "the household")) were changed by hand and not committed: \(shown).",
+                advice: .commitOrDiscard(repo: repo), exit: .data)
         case .locked(let repo, let seconds):
             self.init(
-                "Another todo command has been working on \(safe(repo)) for over \(seconds) seconds.\nNothing was changed; try again in a moment.",
+                "Another todo command has been working on \(paths.name(repo, "the household")) for over \(seconds) seconds.\nNothing was changed; try again in a moment.",
                 exit: .busy)
         case .notAHousehold(let path, let reason):
             self.init(
-                "\(safe(path)) is not a usable household repository (\(safe(reason))).",
+                "\(paths == .shown ? safe(path) : "The household's folder") is not a usable household repository (\(paths.said(safe(reason), remote: path))).",
                 exit: .data)
         case .mergeFailed(let failures):
             let first = failures.prefix(3).map { safe(MergeWording.text($0)) }.joined(separator: "\n")
@@ -184,10 +179,17 @@ extension Worded {
                 exit: .data)
         case .git(let g):
             self.init(
-                "The household repository could not be updated (\(safe(g.message))). Nothing was changed.",
+                "The household repository could not be updated\(paths == .shown ? " (\(safe(g.message)))" : ""). Nothing was changed.",
                 exit: .software, detail: safe(g.description))
         case .internalError(let path, let cause):
-            self.init(internal: "\(cause.text) (in \(path))")
+            self.init(internal: paths == .shown ? "\(cause.text) (in \(path))" : Self.reason(cause, paths))
         }
+    }
+
+    /// Why a system call failed: its own words on the command line; only the errno's
+    /// elsewhere, since libgit2's and a call's words may name a path.
+    static func reason(_ cause: Cause, _ paths: LocalPaths) -> String {
+        if paths == .shown { return safe(cause.text) }
+        return cause.errno.map { "\($0)" } ?? "an unexpected failure"
     }
 }

@@ -1,123 +1,150 @@
 import TodoStore
 
-/// The sentences for every sync problem: what happened and what to do. The store reports the
-/// facts (`SyncProblem`); this is the one place the front ends word them. The first line is
-/// also what the sync log and `todo status` keep (the store records it through
-/// `SyncOptions.describe`).
+/// The facts of every sync problem, in words any front end can show, and what a person can do
+/// about it as a value (`Advice`) that each front end words. The store reports the facts
+/// (`SyncProblem`); this is the one place they are put in words. The first line is also what
+/// the sync log and the household's sync state keep (`SyncOptions.describe`), and any front end
+/// shows it whichever ran the sync: it names no command and no path on this machine.
 public enum SyncMessages {
-    /// The whole message: the problem, then the note about changes waiting to be sent.
-    public static func text(_ e: SyncError) -> String {
-        var text = text(e.problem)
-        if let unsent = e.unsent {
-            let n = unsent.count
-            // A household waiting for the remote's first history sends nothing until that exists.
-            let when = unsent.waitingForRemote ? "on the first sync after the household's creator has synced" : "on the next sync"
-            text += "\nYour \(n) change\(n == 1 ? " is" : "s are") saved and will be sent \(when)."
-        }
-        return text
+    /// The problem's facts, then the note about changes waiting to be sent.
+    public static func fact(_ e: SyncError, paths: LocalPaths = .withheld) -> String {
+        fact(e.problem, paths: paths) + (unsentNote(e).map { "\n" + $0 } ?? "")
     }
 
-    /// One or two lines (more for a list of failures): what happened, then what to do.
-    public static func text(_ problem: SyncProblem) -> String {
+    /// "Your 3 changes are saved and will be sent on the next sync.", when changes wait.
+    public static func unsentNote(_ e: SyncError) -> String? {
+        guard let unsent = e.unsent else { return nil }
+        let n = unsent.count
+        // A household waiting for the remote's first history sends nothing until that exists.
+        let when = unsent.waitingForRemote ? "on the first sync after the household's creator has synced" : "on the next sync"
+        return "Your \(n) change\(n == 1 ? " is" : "s are") saved and will be sent \(when)."
+    }
+
+    /// What to say in the sync log and the sync state: the fact's first line, no path.
+    public static func describe(_ e: SyncError) -> String {
+        String(fact(e.problem).split(separator: "\n", maxSplits: 1).first ?? "")
+    }
+
+    /// One line or more: what happened, and what it changed or did not.
+    public static func fact(_ problem: SyncProblem, paths: LocalPaths = .withheld) -> String {
         switch problem {
         case .sshNotRunnable(let command, let reason):
-            return "Could not run ssh for the household remote (\(command): \(reason)).\nInstall OpenSSH's client, or check GIT_SSH_COMMAND, git's core.sshCommand or GIT_SSH."
-        case .hostKeyChanged(let host, let presented, let target):
+            return "Could not run ssh for the household remote (\(paths.name(command, "ssh")): \(reason))."
+        case .hostKeyChanged(let host, let presented, _):
             let presented = presented.map { " (it now presents \($0))" } ?? ""
-            return """
-                The ssh host key of \(host) has CHANGED since it was recorded in known_hosts\(presented). This may be an attack: another machine may be answering in the server's place. Nothing was fetched or sent.
-                Check it before anything else: on the server itself, show its key's fingerprint with `ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub` and compare. Only if it matches (the server was reinstalled or its key renewed), remove the old key with `ssh-keygen -R '\(host)'` and connect once with `ssh \(target)` to record the new one.
-                """
-        case .hostKeyUnknown(let host, let target):
-            return """
-                The ssh host key of \(host) is not known yet (not in known_hosts), so the remote cannot be trusted yet. Nothing was fetched or sent.
-                Connect once at a terminal with `ssh \(target)`: compare the fingerprint ssh shows with the server's own (`ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub` on the server) and answer yes only if they match.
-                """
+            return "The ssh host key of \(host) has CHANGED since it was recorded in known_hosts\(presented). This may be an attack: another machine may be answering in the server's place. Nothing was fetched or sent."
+        case .hostKeyUnknown(let host, _):
+            return "The ssh host key of \(host) is not known yet (not in known_hosts), so the remote cannot be trusted yet. Nothing was fetched or sent."
         case .sshKeyLocked(let remote, let key):
-            return """
-                The household remote \(remote) did not accept your credentials: the ssh key \(key) needs its passphrase, and without a terminal (cron, --quiet) nobody can be asked for it, and ssh-agent does not hold it.
-                Load it into ssh-agent with `ssh-add \(key)` so that sync can use it unattended, or run `todo sync` at a terminal to be asked.
-                """
-        case .sshCredentialsRefused(let remote, let said, let user):
-            return """
-                The household remote \(remote) did not accept your credentials (\(said)).
-                Check that your public key is in the server's authorized_keys for \(user ?? "your user"), and that ssh finds the key: load it into ssh-agent (ssh-add), or name it with IdentityFile in ~/.ssh/config.
-                """
+            return "\(cap(paths.remote(remote))) did not accept your credentials: the ssh key \(paths.name(key, "it offered")) needs its passphrase, and without a terminal nobody can be asked for it, and ssh-agent does not hold it."
+        case .sshCredentialsRefused(let remote, let said, _):
+            return "\(cap(paths.remote(remote))) did not accept your credentials (\(paths.said(said, remote: remote)))."
         case .sshHostUnresolvable(let remote, let host):
-            return """
-                Could not find the host \(host) of the household remote \(remote): ssh could not resolve the name.
-                If it is a Host alias, check that ~/.ssh/config defines it (with its HostName); if the host is on your home network, sync again when you are back on it.
-                """
+            return "Could not find the host \(host) of \(paths.remote(remote)): ssh could not resolve the name."
         case .noGitOnServer(let remote, let said):
-            return "The server of \(remote) has no git for ssh logins (\(said)).\nInstall git there, or make git-upload-pack and git-receive-pack reachable on the PATH of non-interactive logins."
+            return "The server of \(paths.remoteName(remote)) has no git for ssh logins (\(paths.said(said, remote: remote)))."
         case .sshFailed(let remote, let said):
-            return "The ssh connection to \(remote) failed (\(said))."
+            return "The ssh connection to \(paths.remoteName(remote)) failed (\(paths.said(said, remote: remote)))."
         case .timedOut(let seconds, let step):
             return "The household remote did not answer within \(seconds) seconds (\(step))."
         case .stopped(let step):
             return "The sync was stopped before it finished (\(step)), because the program running it is shutting down.\nNothing was lost: what waits to be sent goes with the next sync."
         case .unreachable(let remote, let said):
-            return "Could not reach the household remote \(remote) (\(said))."
+            return "Could not reach \(paths.remote(remote)) (\(paths.said(said, remote: remote)))."
         case .hostNotFound(let remote, let said):
-            return "Could not find the host of the household remote \(remote) (\(said))."
+            return "Could not find the host of \(paths.remote(remote)) (\(paths.said(said, remote: remote)))."
         case .remoteBusy(let said):
             return "The household remote is busy (\(said))."
         case .kerberosOnly(let remote):
-            return "The household remote \(remote) asks for Kerberos sign-in (HTTP Negotiate), which todo does not offer.\nAsk for password sign-in on that server, or use an ssh remote."
+            return "\(cap(paths.remote(remote))) asks for Kerberos sign-in (HTTP Negotiate), which todo does not offer."
         case .credentialsRefused(let remote):
-            return "The household remote \(remote) did not accept your credentials.\nStore the password with a git credential helper."
+            return "\(cap(paths.remote(remote))) did not accept your credentials."
         case .hostKeyUnverified(let host):
-            return "The ssh host key of \(host ?? "the server") could not be verified, so the remote cannot be trusted yet.\nConnect once at a terminal with `ssh HOST` and compare the fingerprint it shows with the server's own."
+            return "The ssh host key of \(host ?? "the server") could not be verified, so the remote cannot be trusted yet."
         case .untrustedCertificate(let host):
-            return "The https certificate of \(host) is not trusted.\nInstall its CA certificate in the system store (update-ca-certificates) or name it in git's http.sslCAInfo setting."
+            return "The https certificate of \(host) is not trusted."
         case .remoteMissing(let remote):
-            return "The household remote \(remote) is missing, though earlier syncs found it there.\nIf it is on a drive or a network share, check that it is mounted, and check the URL with `todo remote`. Do not create a new repository there: that would split the household."
+            return "\(cap(paths.remote(remote))) is missing, though earlier syncs found it there. Do not create a new repository there: that would split the household."
         case .repositoryGone(let remote):
-            return "There is no git repository at \(remote), though earlier syncs found one there.\nCheck that the server still serves it and the URL with `todo remote`. Do not create a new repository there: that would split the household."
+            return "There is no git repository at \(paths.remoteName(remote)), though earlier syncs found one there. Do not create a new repository there: that would split the household."
         case .noRepository(let remote):
-            return "There is no git repository at \(remote).\nCheck the URL with `todo remote`, or create the repository there (git init --bare)."
+            return "There is no git repository at \(paths.remoteName(remote))."
         case .noRepositoryToJoin(let remote):
-            // There is no household yet to run `todo remote` in.
-            return "There is no git repository at \(remote). Nothing was created.\nCheck the URL with whoever set up the household; to start a household there yourself, create the repository (git init --bare) and run `todo init --remote URL`."
+            return "There is no git repository at \(paths.remoteName(remote)). Nothing was created."
         case .badURL(let remote):
-            return "\(remote) is not a remote URL todo understands (use a path, file://, git://, ssh:// or https://)."
+            return "\(cap(paths.remoteName(remote))) is not a remote URL todo understands."
         case .failed(let remote, let said):
-            return "The sync with \(remote) failed (\(said))."
+            return "The sync with \(paths.remoteName(remote)) failed (\(paths.said(said, remote: remote)))."
         case .noRemote:
-            return "This household has no remote. Set one with `todo remote set URL`."
+            return "This household has no remote."
         case .pushRaces(let rounds):
             return "Other members kept pushing while this sync ran (\(rounds) rounds). Your changes are saved and will be sent on the next sync."
         case .pushRefused(let remote, let reason):
-            return "The household remote \(remote) refused the push of main (\(reason)).\nYour changes are saved; ask whoever runs the remote to allow pushes to main."
-        case .anotherHousehold(let remote, let household):
-            return "The remote's history has nothing in common with this household's, so it is another household. Nothing was merged or sent.\n"
-                + anotherHouseholdAdvice(remote: remote, household: household)
+            return "\(cap(paths.remote(remote))) refused the push of main (\(reason)).\nYour changes are saved; ask whoever runs the remote to allow pushes to main."
+        case .anotherHousehold:
+            return "The remote's history has nothing in common with this household's, so it is another household. Nothing was merged or sent."
         case .unrelatedHistories:
-            return "The remote's history has nothing in common with this household's, so it is another household.\nNothing was merged; check the remote URL (todo remote)."
+            return "The remote's history has nothing in common with this household's, so it is another household.\nNothing was merged."
         case .notAHousehold(let remote):
-            return "The main branch of \(remote) is not a todo household: it has neither a tasks/ folder nor todo's merge setup in .gitattributes. Nothing was created.\nCheck the URL: `todo clone` needs the remote a household syncs with (the URL its creator gave `todo init --remote`)."
+            return "The main branch of \(paths.remoteName(remote)) is not a todo household: it has neither a tasks/ folder nor todo's merge setup in .gitattributes. Nothing was created."
         case .remoteData(let problem, let commit):
             return "The remote has \(violation(problem)) in commit \(commit.id) by \(author(commit)).\nNothing was merged; ask that member to remove it, or check the remote."
         case .remoteMainNotACommit(let commit):
             return "The remote's main points at \(commit), which is not a commit it holds.\nNothing was merged; check the remote."
         case .unsendablePath(let problem, let commit):
-            return "Nothing was sent: this household has \(violation(problem))\(by(commit)), and other members' todo refuses every commit that adds it, even if a later one removes it.\nRepair it with `todo doctor --fix`: one new commit on the remote's main takes the place of the commits not yet sent, with every task as it is now and without that path; those commits, which nobody else has, are kept under refs/todo/set-aside/."
+            return "Nothing was sent: this household has \(violation(problem))\(by(commit)), and other members' todo refuses every commit that adds it, even if a later one removes it."
         case .unsendableFile(let path, let reason, let commit):
-            return "Nothing was sent: the task file \(path) \(refusal(.unreadableTask(reason: reason)))\(by(commit)).\nRepair it with a new commit: `todo doctor --fix` restores its last readable version, or fix the file and commit it with git. Never rewrite history that others may have."
+            return "Nothing was sent: the task file \(path) \(refusal(.unreadableTask(reason: reason)))\(by(commit))."
         case .diskFull:
             return "The disk is full. Nothing was lost; free some space and sync again."
         case .householdBusy:
             return "The household was busy for too long. Nothing was lost; sync again in a moment."
         case .handEdits(let paths):
-            return "Task files were changed by hand and not committed (\(paths.prefix(3).joined(separator: ", "))).\nCommit or discard them with git, then sync again."
+            return "Task files were changed by hand and not committed (\(paths.prefix(3).joined(separator: ", ")))."
         case .mergeFailed(let failures):
             return failures.prefix(3).map(MergeWording.text).joined(separator: "\n") + "\nNothing was merged."
         case .repository(let said):
-            return "The household repository could not be updated (\(said)). Nothing was lost."
+            return "The household repository could not be updated\(paths == .shown ? " (\(said))" : ""). Nothing was lost."
         case .store(let error):
-            return Worded(error).message
+            return Worded(error, paths: paths).fact
         }
     }
+
+    /// What a person can do about `problem`, for the front end to word; nil when the fact says
+    /// it all (try again later, ask a member).
+    public static func advice(_ problem: SyncProblem) -> Advice? {
+        switch problem {
+        case .sshNotRunnable: .installSSH
+        case .hostKeyChanged(let host, _, let target): .compareChangedHostKey(host: host, target: target)
+        case .hostKeyUnknown(_, let target): .recordHostKey(target: target)
+        case .sshKeyLocked(_, let key): .loadSSHKey(key: key)
+        case .sshCredentialsRefused(_, _, let user): .checkSSHKey(user: user)
+        case .sshHostUnresolvable: .checkSSHHost
+        case .noGitOnServer: .installGitOnServer
+        case .kerberosOnly: .usePasswordOrSSH
+        case .credentialsRefused: .storePassword
+        case .hostKeyUnverified: .verifyHostKey
+        case .untrustedCertificate: .trustCertificate
+        case .remoteMissing: .mountOrCheckRemote
+        case .repositoryGone: .checkRemoteServer
+        case .noRepository: .checkOrCreateRemote
+        case .noRepositoryToJoin: .checkJoinURL
+        case .badURL: .remoteURLForms
+        case .noRemote: .setRemote
+        case .anotherHousehold(let remote, let household): .joinOtherHousehold(remote: remote, household: household)
+        case .unrelatedHistories: .checkRemoteURL
+        case .notAHousehold: .checkCloneURL
+        case .unsendablePath: .repairUnsent
+        case .unsendableFile: .repairUnsentFile
+        case .handEdits: .commitOrDiscardThenSync
+        case .store(let error): Worded(error).advice
+        case .sshFailed, .timedOut, .stopped, .unreachable, .hostNotFound, .remoteBusy, .failed, .pushRaces, .pushRefused,
+            .remoteData, .remoteMainNotACommit, .diskFull, .householdBusy, .mergeFailed, .repository:
+            nil
+        }
+    }
+
+    static func cap(_ s: String) -> String { s.prefix(1).uppercased() + s.dropFirst() }
 
     /// A progress line: "Receiving objects: 45% (450/1000)".
     public static func progress(_ p: TransferProgress) -> String {
@@ -127,15 +154,6 @@ public enum SyncMessages {
         case .checking(let done, let total): return "Checking commits: \(done * 100 / total)% (\(done)/\(total))"
         case .writing(let done, let total): return "Writing files: \(done * 100 / total)% (\(done)/\(total))"
         }
-    }
-
-    /// What to do when the remote holds another household's history: the two ways out (also
-    /// the doctor's advice).
-    public static func anotherHouseholdAdvice(remote: String, household: String) -> String {
-        """
-        If the remote's URL is wrong, set the right one with `todo remote set URL`.
-        If this household was made on its own and you mean to join the one on the remote, clone that one under a new name and move your tasks over: `todo clone \(remote) --household NEW`, then `todo -H \(household) list --all --json | todo -H NEW import -`.
-        """
     }
 
     /// What the format does not allow, and where: "a symbolic link at "PATH"".

@@ -1,7 +1,9 @@
 import Glibc
 import SystemPackage
 import Testing
+import ArgumentParser
 import TodoCore
+import WordingSamples
 
 @testable import TodoCLI
 @testable import TodoStore
@@ -11,95 +13,12 @@ import TodoCore
 /// a new case fails to compile here until it has a sample, and the count check fails until the
 /// sample is listed.
 @Suite(.timeLimit(.minutes(5))) struct FactWordingTests {
-    static let commit = CommitFacts(id: "0123456789", authorName: "Bob", authorEmail: "bob@example.org")
-    static let link = FormatViolation(kind: .symbolicLink, path: "x")
+    static let commit = WordingSamples.commit
+    static let link = WordingSamples.link
     static let failure = SyncError(.unreachable, .unreachable(remote: "ssh://host/h.git", said: "connection refused"))
 
-    static let problems: [SyncProblem] = [
-        .sshNotRunnable(command: "ssh", reason: "not found"),
-        .hostKeyChanged(host: "host", presented: "SHA256:x", target: "-p 2222 me@host"),
-        .hostKeyUnknown(host: "host", target: "me@host"),
-        .sshKeyLocked(remote: "ssh://host/h.git", key: "~/.ssh/id_ed25519"),
-        .sshCredentialsRefused(remote: "ssh://host/h.git", said: "Permission denied", user: nil),
-        .sshHostUnresolvable(remote: "ssh://host/h.git", host: "host"),
-        .noGitOnServer(remote: "ssh://host/h.git", said: "git-upload-pack: not found"),
-        .sshFailed(remote: "ssh://host/h.git", said: "broken pipe"),
-        .timedOut(seconds: 60, step: "fetch"),
-        .stopped(step: "fetch"),
-        .unreachable(remote: "https://host/h.git", said: "connection refused"),
-        .hostNotFound(remote: "https://host/h.git", said: "no such host"),
-        .remoteBusy(said: "503"),
-        .kerberosOnly(remote: "https://host/h.git"),
-        .credentialsRefused(remote: "https://host/h.git"),
-        .hostKeyUnverified(host: nil),
-        .untrustedCertificate(host: "host"),
-        .remoteMissing(remote: "/mnt/h.git"),
-        .repositoryGone(remote: "https://host/h.git"),
-        .noRepository(remote: "https://host/h.git"),
-        .noRepositoryToJoin(remote: "https://host/h.git"),
-        .badURL(remote: "gopher://host"),
-        .failed(remote: "https://host/h.git", said: "odd"),
-        .noRemote,
-        .pushRaces(rounds: 5),
-        .pushRefused(remote: "https://host/h.git", reason: "hook declined"),
-        .anotherHousehold(remote: "https://host/h.git", household: "home"),
-        .unrelatedHistories,
-        .notAHousehold(remote: "https://host/h.git"),
-        .remoteData(link, commit: commit),
-        .remoteMainNotACommit(commit: "0123456789"),
-        .unsendablePath(link, commit: nil),
-        .unsendableFile(path: "tasks/ab/x.json", reason: "bad", commit: commit),
-        .diskFull,
-        .householdBusy,
-        .handEdits(paths: ["tasks/ab/x.json"]),
-        .mergeFailed([MergeFailure(path: "tasks/ab/x.json", reason: .tooLarge(size: 2 << 20))]),
-        .repository(said: "odd"),
-        .store(.taskNotFound("ab")),
-    ]
-
-    static func name(_ p: SyncProblem) -> String {
-        switch p {
-        case .sshNotRunnable: "sshNotRunnable"
-        case .hostKeyChanged: "hostKeyChanged"
-        case .hostKeyUnknown: "hostKeyUnknown"
-        case .sshKeyLocked: "sshKeyLocked"
-        case .sshCredentialsRefused: "sshCredentialsRefused"
-        case .sshHostUnresolvable: "sshHostUnresolvable"
-        case .noGitOnServer: "noGitOnServer"
-        case .sshFailed: "sshFailed"
-        case .timedOut: "timedOut"
-        case .stopped: "stopped"
-        case .unreachable: "unreachable"
-        case .hostNotFound: "hostNotFound"
-        case .remoteBusy: "remoteBusy"
-        case .kerberosOnly: "kerberosOnly"
-        case .credentialsRefused: "credentialsRefused"
-        case .hostKeyUnverified: "hostKeyUnverified"
-        case .untrustedCertificate: "untrustedCertificate"
-        case .remoteMissing: "remoteMissing"
-        case .repositoryGone: "repositoryGone"
-        case .noRepository: "noRepository"
-        case .noRepositoryToJoin: "noRepositoryToJoin"
-        case .badURL: "badURL"
-        case .failed: "failed"
-        case .noRemote: "noRemote"
-        case .pushRaces: "pushRaces"
-        case .pushRefused: "pushRefused"
-        case .anotherHousehold: "anotherHousehold"
-        case .unrelatedHistories: "unrelatedHistories"
-        case .notAHousehold: "notAHousehold"
-        case .remoteData: "remoteData"
-        case .remoteMainNotACommit: "remoteMainNotACommit"
-        case .unsendablePath: "unsendablePath"
-        case .unsendableFile: "unsendableFile"
-        case .diskFull: "diskFull"
-        case .householdBusy: "householdBusy"
-        case .handEdits: "handEdits"
-        case .mergeFailed: "mergeFailed"
-        case .repository: "repository"
-        case .store: "store"
-        }
-    }
+    /// Every sync problem, the store failures among them (`WordingSamples`).
+    static let problems = WordingSamples.syncProblems(local: "/srv/todo-cli-test")
 
     static let facts: [DoctorFinding.Fact] = [
         .locksNotChecked, .staleLock(name: "index.lock"), .staleLockRemoved(name: "index.lock"), .interruptedChange,
@@ -272,12 +191,36 @@ import TodoCore
     }
 
     @Test func everySyncProblemHasAMessage() {
-        #expect(Set(Self.problems.map(Self.name)).count == Self.problems.count)
+        #expect(Set(Self.problems.map(WordingSamples.name)).count == WordingSamples.syncProblemCases)
         for p in Self.problems {
-            let text = SyncMessages.text(p)
-            #expect(!text.isEmpty && !text.hasPrefix("\n"), "\(Self.name(p))")
-            #expect(!CLIError(SyncError(.unspecified, p)).message.isEmpty, "\(Self.name(p))")
+            let text = SyncMessages.fact(p, paths: .shown)
+            #expect(!text.isEmpty && !text.hasPrefix("\n"), "\(WordingSamples.name(p))")
+            #expect(!CLIError(SyncError(.unspecified, p)).message.isEmpty, "\(WordingSamples.name(p))")
         }
+    }
+
+    /// The facts are shared; the command line adds the command that helps, after them.
+    @Test func theCommandLineAddsItsAdviceAfterTheSharedFact() {
+        let none = CLIError(SyncError(.unspecified, .noRemote)).message
+        #expect(none == "This household has no remote.\nSet one with `todo remote set URL`.")
+        let cabin = CLIError(StoreError.householdNotFound(name: "cabin", home: "/h")).message
+        #expect(cabin == "There is no household \"cabin\" in /h.\nRun `todo init --household cabin` to create it.")
+        for e in WordingSamples.storeErrors(local: "/h") {
+            let w = Worded(e, paths: .shown)
+            #expect(CLIError(e).message.hasPrefix(w.fact), "\(WordingSamples.name(e))")
+            if let advice = w.advice { #expect(CLIError(e).message.hasSuffix("\n" + AdviceText.text(advice)), "\(WordingSamples.name(e))") }
+        }
+    }
+
+    /// `FrontEndText.commandWords` knows every command of `todo`, so the wording tests find
+    /// any of them in a fact.
+    @Test func theWordingCheckKnowsEveryCommand() {
+        func names(_ c: any ParsableCommand.Type) -> [String] {
+            let conf = c.configuration
+            return [conf.commandName ?? ""] + conf.subcommands.flatMap(names)
+        }
+        let all = Set(Todo.configuration.subcommands.flatMap(names)).subtracting([""])
+        #expect(all.subtracting(FrontEndText.commandWords).isEmpty, "\(all.subtracting(FrontEndText.commandWords))")
     }
 
     @Test func everyDoctorFactAndAdviceHasWords() {
@@ -363,9 +306,9 @@ import TodoCore
 
     @Test func changesThatWaitAreTheLastLine() {
         var e = Self.failure.noting(unsent: .init(count: 2, waitingForRemote: false))
-        #expect(SyncMessages.text(e).hasSuffix("\nYour 2 changes are saved and will be sent on the next sync."))
+        #expect(CLIError(e).message.hasSuffix("\nYour 2 changes are saved and will be sent on the next sync."))
         e = Self.failure.noting(unsent: .init(count: 1, waitingForRemote: true))
-        #expect(SyncMessages.text(e).hasSuffix("\nYour 1 change is saved and will be sent on the first sync after the household's creator has synced."))
+        #expect(CLIError(e).message.hasSuffix("\nYour 1 change is saved and will be sent on the first sync after the household's creator has synced."))
     }
 
     static let importProblems: [ImportProblem] = [

@@ -65,7 +65,7 @@ import Testing
                 let r = try sb.todo(args)
                 #expect(r.exitCode == 64, "\(r)")
                 #expect(
-                    r.stderr.contains("\"\(prefix)\" is too short for a task id: give at least 4 characters (`todo list` shows them)."),
+                    r.stderr.contains("\"\(prefix)\" is too short for a task id: give at least 4 characters.\n`todo list` shows them."),
                     "\(r)")
                 #expect(r.stdout.isEmpty, "\(r)")
             }

@@ -14,6 +14,7 @@ struct FormInputTests {
             return
         }
         #expect(p.message.hasPrefix("\"frydai\" is not a date I understand.\nUse YYYY-MM-DD, today, tomorrow"))
+        #expect(p.message.hasSuffix("or a time alone (18:00)."))
         #expect(try FormInput.due("2030-01-02", clock: Self.clock).get().description == "2030-01-02")
         #expect(try FormInput.due("friday 18:00", clock: Self.clock).get().description.hasSuffix("T18:00"))
         #expect(try FormInput.day("2030-01-02 18:00", today: Self.clock.today).get().description == "2030-01-02")
@@ -36,6 +37,6 @@ struct FormInputTests {
         #expect(unknown.sentence == "No task has an id starting with \"abcd\".")
         #expect(Worded(StoreError.handEdits(repo: "/h", paths: ["tasks/ab/x.json"])).exit == .data)
         #expect(Worded(StoreError.invalidTaskID("xyz")).exit == .usage)
-        #expect(SyncMessages.text(SyncProblem.diskFull).hasPrefix("The disk is full."))
+        #expect(SyncMessages.fact(SyncProblem.diskFull).hasPrefix("The disk is full."))
     }
 }

@@ -10,7 +10,7 @@ extension SyncOptions {
         o.home = Env.userHome
         o.certificateFile = Env.get("GIT_SSL_CAINFO")
         o.logDirectory = (Env.get("XDG_STATE_HOME").map(Env.trimSlash) ?? Env.trimSlash(Env.userHome) + "/.local/state") + "/todo"
-        o.describe = { SyncMessages.text($0.problem) }
+        o.describe = { SyncMessages.describe($0) }
         o.interactive = !quiet && Terminal.stderrIsTTY && isatty(STDIN_FILENO) == 1
         if !quiet && (json || Terminal.stderrIsTTY) {
             let printer = ProgressPrinter(json: json)
