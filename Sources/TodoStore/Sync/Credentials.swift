@@ -7,8 +7,8 @@ import GitKit
 /// ssh runs OpenSSH, which finds keys and agents itself (`SSHTransport` in GitKit).
 final class CredentialSource {
     let interactive: Bool
-    /// When the sync's time is up (monotonic seconds): no helper runs past it.
-    let deadline: Double
+    /// When the sync's time is up: no helper runs past it.
+    let deadline: ContinuousClock.Instant
     private var tried: [String] = []
     /// What `git credential fill` gave us, to approve or reject afterwards.
     private(set) var filled: [String: String]?
@@ -17,7 +17,7 @@ final class CredentialSource {
     /// logged-in user (HTTP "Negotiate"), which todo never offers.
     private(set) var askedOnlyForKerberos = false
 
-    init(interactive: Bool, deadline: Double) {
+    init(interactive: Bool, deadline: ContinuousClock.Instant) {
         self.interactive = interactive
         self.deadline = deadline
     }
