@@ -1,7 +1,9 @@
 // SHA-1 through OpenSSL's libcrypto (linked into the executable for libssh2): it
 // uses the CPU's SHA instructions where there are some, several times faster than libgit2's
-// collision-detecting SHA-1. Used for the index checksum only, which guards against a torn
-// file, not against an attacker.
+// collision-detecting SHA-1. GitKit's only SHA-1 of its own (GitKit/SHA1.swift wraps it): the
+// index checksum, the trailer of the packs GitKit writes and the id of a loose object read back,
+// which guard against a torn or damaged file, not against an attacker. libgit2 keeps its own for
+// the objects it reads and writes.
 //
 // The low-level SHA1_Init/Update/Final calls, not the one-shot SHA1(): in OpenSSL 3 SHA1() goes
 // through EVP_Q_digest, whose first use in a process loads the configuration and providers

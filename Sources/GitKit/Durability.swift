@@ -147,7 +147,7 @@ extension Repository {
             var size = 0
             var whole = false
             if let content = todo_inflate_file(file, 1 << 30, &size) {
-                var sha = SHA1()
+                let sha = SHA1()
                 sha.update(UnsafeBufferPointer(start: content, count: size))
                 whole = sha.finish() == withUnsafeBytes(of: id.raw.id) { Array($0) }
                 free(content)

@@ -252,28 +252,12 @@ struct IndexFile {
         return Rewrite(pieces: pieces, checksum: digest)
     }
 
-    /// SHA-1 of `pieces`, whose `.old` runs are runs of `file`: libcrypto's (the CPU's SHA
-    /// instructions), else GitKit's own.
+    /// SHA-1 of `pieces`, whose `.old` runs are runs of `file`.
     static func sha1(_ pieces: [Rewrite.Piece], of file: UnsafeRawBufferPointer) -> [UInt8] {
-        var context = [UInt8](repeating: 0, count: Int(TODO_SHA1_CONTEXT_SIZE))
-        var digest = [UInt8](repeating: 0, count: 20)
-        let fast = context.withUnsafeMutableBytes { c -> Bool in
-            guard todo_sha1_init(c.baseAddress!) == 0 else { return false }
-            for piece in pieces {
-                let ok: Bool
-                switch piece {
-                case .old(let r): ok = todo_sha1_update(c.baseAddress!, file.baseAddress! + r.lowerBound, r.count) == 0
-                case .new(let b): ok = b.withUnsafeBytes { todo_sha1_update(c.baseAddress!, $0.baseAddress, $0.count) } == 0
-                }
-                if !ok { return false }
-            }
-            return digest.withUnsafeMutableBufferPointer { todo_sha1_final(c.baseAddress!, $0.baseAddress!) } == 0
-        }
-        if fast { return digest }
-        var sha = SHA1()
+        let sha = SHA1()
         for piece in pieces {
             switch piece {
-            case .old(let r): sha.update(UnsafeBufferPointer(rebasing: file.assumingMemoryBound(to: UInt8.self)[r]))
+            case .old(let r): sha.update(UnsafeRawBufferPointer(rebasing: file[r]))
             case .new(let b): sha.update(b)
             }
         }

@@ -279,7 +279,7 @@ struct PackStream {
     }
 
     mutating func finish() -> [UInt8] {
-        var hash = SHA1()
+        let hash = SHA1()
         hash.update(bytes)
         return bytes + hash.finish()
     }

@@ -23,7 +23,7 @@ final class BackgroundSync: Service, Sendable {
     let debounceCap: Double
     private let site = Mutex<WeakSite?>(nil)
     /// When a change asked for a sync: due time, and when the first unsynced change came.
-    private let pending = Mutex<(due: Double?, first: Double?)>((nil, nil))
+    private let pending = Mutex<(due: ContinuousClock.Instant?, first: ContinuousClock.Instant?)>((nil, nil))
     private let running = Mutex(false)
     /// Stopped when the server shuts down: a sync under way ends at its network step, at once
     /// (docs/SERVE.md, "TLS, proxy, exit codes, signals").
@@ -41,10 +41,10 @@ final class BackgroundSync: Service, Sendable {
     /// A change was committed: a sync in 10 s, pushed back by later changes up to 60 s.
     func changed() {
         guard every > 0 else { return }
-        let now = monotonic()
+        let now = ContinuousClock.now
         pending.withLock { p in
             let first = p.first ?? now
-            p = (min(now + debounce, first + debounceCap), first)
+            p = (min(now + .seconds(debounce), first + .seconds(debounceCap)), first)
         }
     }
 
@@ -65,16 +65,16 @@ final class BackgroundSync: Service, Sendable {
 
     private func periodically() async {
         await cancelWhenGracefulShutdown {
-            var nextPeriodic = self.monotonic() + Double(self.every)
+            var nextPeriodic = ContinuousClock.now + .seconds(self.every)
             while !Task.isCancelled {
                 let due = self.pending.withLock { $0.due }
-                let wait = min(nextPeriodic, due ?? .infinity) - self.monotonic()
-                if wait > 0 {
-                    try? await Task.sleep(nanoseconds: UInt64(min(wait, 1) * 1e9))
+                let wait = min(nextPeriodic, due ?? nextPeriodic) - .now
+                if wait > .zero {
+                    try? await Task.sleep(for: min(wait, .seconds(1)))
                     continue
                 }
                 self.pending.withLock { $0 = (nil, nil) }
-                nextPeriodic = self.monotonic() + Double(self.every)
+                nextPeriodic = ContinuousClock.now + .seconds(self.every)
                 _ = await self.syncNow()
             }
         }
@@ -120,11 +120,4 @@ final class BackgroundSync: Service, Sendable {
         } catch {
             return .failed(ServeWording.sync(error))
         }
-    }
-
-    private func monotonic() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-}
+    }}

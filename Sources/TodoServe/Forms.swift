@@ -1,7 +1,8 @@
 import Hummingbird
 import NIOCore
 
-/// A form body (`application/x-www-form-urlencoded`): first value of each name.
+/// A form body (`application/x-www-form-urlencoded`), decoded by Hummingbird's
+/// `URLEncodedFormDecoder`: each name once, a value of UTF-8 text.
 struct Form: Sendable {
     var fields: [String: String] = [:]
 
@@ -15,36 +16,28 @@ struct Form: Sendable {
         } catch {
             throw PageError(status: 413)
         }
-        return parse(String(buffer: buffer))
+        return try parse(buffer.readableBytesView)
     }
 
-    static func parse(_ text: String) -> Form {
-        var form = Form()
-        for pair in text.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = percentDecoded(parts[0]) else { continue }
-            let value = parts.count > 1 ? percentDecoded(parts[1]) ?? "" : ""
-            if form.fields[name] == nil { form.fields[name] = value }
+    /// The fields of a form body; 400 for anything but a flat form of UTF-8 text, which no page
+    /// of this site sends: a name given twice (which value a check and a change would each read
+    /// must not be a question), a name with brackets (Hummingbird's nested forms), a `%` not
+    /// followed by two hex digits, bytes that are not UTF-8, raw or escaped. Hummingbird decodes
+    /// escaped ones as U+FFFD, so a field holding U+FFFD is refused too; a name without `=` is
+    /// left out. `+` is a space.
+    static func parse(_ body: some Collection<UInt8>) throws(PageError) -> Form {
+        guard let text = String(validating: body, as: UTF8.self) else { throw PageError(status: 400) }
+        let fields: [String: String]
+        do {
+            fields = try URLEncodedFormDecoder().decode([String: String].self, from: text)
+        } catch {
+            throw PageError(status: 400)
         }
-        return form
-    }
-
-    /// `+` as space, `%XX` as a byte; nil when the bytes are not UTF-8 or an escape is broken.
-    static func percentDecoded(_ s: Substring) -> String? {
-        var bytes: [UInt8] = []
-        var it = Array(s.utf8)[...]
-        while let b = it.popFirst() {
-            if b == UInt8(ascii: "+") {
-                bytes.append(0x20)
-            } else if b == UInt8(ascii: "%") {
-                guard it.count >= 2, let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16) else { return nil }
-                bytes.append(v)
-                it = it.dropFirst(2)
-            } else {
-                bytes.append(b)
-            }
+        let replacement: Unicode.Scalar = "\u{FFFD}"
+        if fields.contains(where: { $0.key.unicodeScalars.contains(replacement) || $0.value.unicodeScalars.contains(replacement) }) {
+            throw PageError(status: 400)
         }
-        return String(validating: bytes, as: UTF8.self)
+        return Form(fields: fields)
     }
 }
 
@@ -138,13 +131,12 @@ enum Cookie {
     /// The session token in the request's cookies, if any.
     static func token(_ request: Request) -> String? { value(name, in: request) }
 
+    /// The value of the cookie named exactly `cookie` (Hummingbird's `request.cookies`, over
+    /// every `Cookie` header in order): the first one when a request carries the name twice, as
+    /// a browser sends the cookie of the most specific path first; spaces and tabs around the
+    /// value dropped. What the value holds is checked by whoever reads it (`IssuedToken.parse`,
+    /// `Notice`), so a forged or oversized one names nothing.
     static func value(_ cookie: String, in request: Request) -> String? {
-        for header in request.headers[values: .cookie] {
-            for part in header.split(separator: ";") {
-                let kv = part.trimmed()
-                if kv.hasPrefix(cookie + "=") { return String(kv.dropFirst(cookie.count + 1)) }
-            }
-        }
-        return nil
+        request.cookies[cookie]?.value.trimmed()
     }
 }

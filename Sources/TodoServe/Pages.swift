@@ -58,6 +58,7 @@ enum Pages {
     static func words(_ e: PageError) -> (String, String) {
         if let title = e.title, let text = e.text { return (title, text) }
         switch e.status {
+        case 400: return ("Not understood", "What was sent is not a form of this site, so nothing was changed. Go back, reload the page and try again.")
         case 401: return ("Ask for a new sign-in link", "This device is not signed in, or its sign-in has ended. Ask whoever runs the household's server for a new sign-in link.")
         case 403: return ("Refused", "This form is out of date or came from another site, so nothing was changed. Go back, reload the page and try again.")
         case 404: return ("Not found", "There is no such page.")

@@ -1,4 +1,3 @@
-import Glibc
 import Synchronization
 
 /// Per-client limits (docs/THREAT-MODEL.md, "exhaustion"): 120 requests and 30 POSTs per
@@ -8,17 +7,22 @@ final class RateLimiter: Sendable {
     struct Limits: Sendable {
         var requests = 120
         var posts = 30
-        var window = 10.0
+        var window: Duration = .seconds(10)
         var failures = 10
-        var failureWindow = 600.0
+        var failureWindow: Duration = .seconds(600)
     }
 
     private struct Counts {
-        var windowStart = 0.0
+        var windowStart: ContinuousClock.Instant
         var requests = 0
         var posts = 0
-        var failureStart = 0.0
+        var failureStart: ContinuousClock.Instant
         var failures = 0
+
+        init(since now: ContinuousClock.Instant) {
+            windowStart = now
+            failureStart = now
+        }
     }
 
     let limits: Limits
@@ -27,12 +31,12 @@ final class RateLimiter: Sendable {
     init(limits: Limits = Limits()) { self.limits = limits }
 
     /// Counts a request; returns the seconds to wait when the client is over a limit.
-    func admit(_ client: String, isPost: Bool, now: Double = monotonicSeconds()) -> Int? {
+    func admit(_ client: String, isPost: Bool, now: ContinuousClock.Instant = .now) -> Int? {
         clients.withLock { clients in
             if clients.count > 10_000 {
                 clients = clients.filter { now - $0.value.windowStart < limits.window || now - $0.value.failureStart < limits.failureWindow }
             }
-            var c = clients[client] ?? Counts()
+            var c = clients[client] ?? Counts(since: now)
             if now - c.windowStart >= limits.window {
                 c.windowStart = now
                 c.requests = 0
@@ -45,18 +49,18 @@ final class RateLimiter: Sendable {
             c.requests += 1
             if isPost { c.posts += 1 }
             clients[client] = c
-            if c.failures >= limits.failures { return max(1, Int(limits.failureWindow - (now - c.failureStart))) }
+            if c.failures >= limits.failures { return Self.seconds(limits.failureWindow - (now - c.failureStart)) }
             if c.requests > limits.requests || c.posts > limits.posts {
-                return max(1, Int(limits.window - (now - c.windowStart)))
+                return Self.seconds(limits.window - (now - c.windowStart))
             }
             return nil
         }
     }
 
     /// A wrong or unknown token from this client.
-    func failed(_ client: String, now: Double = monotonicSeconds()) {
+    func failed(_ client: String, now: ContinuousClock.Instant = .now) {
         clients.withLock { clients in
-            var c = clients[client] ?? Counts()
+            var c = clients[client] ?? Counts(since: now)
             if now - c.failureStart >= limits.failureWindow {
                 c.failureStart = now
                 c.failures = 0
@@ -65,10 +69,7 @@ final class RateLimiter: Sendable {
             clients[client] = c
         }
     }
-}
 
-func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    /// Whole seconds of a wait for `Retry-After`, at least one.
+    private static func seconds(_ wait: Duration) -> Int { max(1, Int(wait / .seconds(1))) }
 }

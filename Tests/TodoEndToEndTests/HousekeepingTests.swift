@@ -85,11 +85,11 @@ import TodoCore
         try sb.initHousehold()
         try makeHistory(sb, changes: 40)
         // One run unkilled, to learn how long a run takes here.
-        let started = monotonicNow()
+        let started = ContinuousClock.now
         try #require(try sb.todo("maintenance").exitCode == 0)
         // Delays up to about a run's length: shorter after a run that finished first, longer
         // after a kill, so that kills land at every point whatever the machine's load.
-        var span = max(20_000, (monotonicNow() - started) * 1_000_000)
+        var span = max(20_000, (ContinuousClock.now - started) / .microseconds(1))
 
         var kills = 0
         var rounds = 0
@@ -275,17 +275,11 @@ import TodoCore
     /// Polls `condition` until it holds, for at most a minute (a detached process's work has
     /// no other signal to wait on).
     func waitUntil(_ what: String, _ condition: () throws -> Bool) throws {
-        let deadline = monotonicNow() + 60
+        let deadline = ContinuousClock.now + .seconds(60)
         while try !condition() {
-            try #require(monotonicNow() < deadline, "\(what): not within a minute")
+            try #require(ContinuousClock.now < deadline, "\(what): not within a minute")
             usleep(20_000)
         }
-    }
-
-    func monotonicNow() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
     func listDirectory(_ path: String) -> [String] {

@@ -11,7 +11,7 @@ struct HelperProgramTests {
     func helper(_ argv: [String], input: String = "", environment: [String: String] = [:], seconds: Double = 600) async -> String? {
         await withCheckedContinuation { done in
             Thread.detachNewThread {
-                done.resume(returning: runProgram(argv, input: input, environment: environment, deadline: monotonicSeconds() + seconds))
+                done.resume(returning: runProgram(argv, input: input, environment: environment, deadline: .now + .seconds(seconds)))
             }
         }
     }

@@ -50,11 +50,11 @@ final class TwoRepositories {
             (million, "34aa973cd4c4daa4f61eeb2bdbad27316534016f"),
         ]
         for (input, expected) in vectors {
-            var whole = SHA1()
+            let whole = SHA1()
             whole.update(input)
             #expect(hex(whole.finish()) == expected)
             // The same bytes fed in uneven pieces, across block boundaries.
-            var pieces = SHA1()
+            let pieces = SHA1()
             var offset = 0
             var step = 1
             while offset < input.count {
@@ -65,6 +65,36 @@ final class TwoRepositories {
             }
             #expect(hex(pieces.finish()) == expected)
         }
+    }
+
+    /// GitKit's SHA-1 names objects as git does: blobs of sizes around the 64-byte block (their
+    /// header included) get the ids `git hash-object` gives, and `removeDamagedLooseObjects`,
+    /// which hashes each loose file it reads back, keeps them all and removes only the one whose
+    /// file holds another object.
+    @Test func sha1NamesObjectsAsGitHashObjectDoes() throws {
+        let r = try TwoRepositories()
+        var ids: [ObjectID] = []
+        for size in [0, 1, 47, 55, 56, 57, 63, 64, 65, 119, 120, 1_000, 100_003] {
+            let content = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ size) }
+            let file = r.tmp.path + "/blob-\(size)"
+            try Data(content).write(to: URL(fileURLWithPath: file))
+            let hexID = try git("hash-object", "-w", "--no-filters", file, in: r.source).trimmingCharacters(in: .whitespacesAndNewlines)
+            let sha = SHA1()
+            sha.update(Array("blob \(size)\0".utf8))
+            sha.update(content)
+            #expect(hex(sha.finish()) == hexID, "a blob of \(size) bytes")
+            ids.append(try #require(ObjectID(hex: hexID)))
+        }
+        #expect(try r.from.removeDamagedLooseObjects(ids) == 0)
+        #expect(try git("count-objects", in: r.source).hasPrefix("\(ids.count) objects"))
+
+        // The file of one object replaced by another's: whole zlib, the wrong content.
+        func loose(_ id: ObjectID) -> String { "\(r.source)/.git/objects/\(id.hex.prefix(2))/\(id.hex.dropFirst(2))" }
+        try FileManager.default.removeItem(atPath: loose(ids[4]))
+        try FileManager.default.copyItem(atPath: loose(ids[5]), toPath: loose(ids[4]))
+        #expect(try r.from.removeDamagedLooseObjects(ids) == 1)
+        #expect(!FileManager.default.fileExists(atPath: loose(ids[4])))
+        #expect(FileManager.default.fileExists(atPath: loose(ids[5])))
     }
 
     @Test func copiedHistoryIsWholeAndOnlyWhatWasMissing() throws {

@@ -85,6 +85,10 @@ import tempfile
 import time
 import traceback
 
+import calendar_feed
+from chores import with_chores
+from common import MEMBERS, TAGS, VERBS, WORDS, generate_tasks, short_ids
+
 # ---------------------------------------------------------------------------------------------
 # Running and timing processes
 
@@ -210,54 +214,7 @@ class Bench:
 
 
 # ---------------------------------------------------------------------------------------------
-# Households
-
-WORDS = ["milk", "bread", "plumber", "bike", "garden", "taxes", "dentist", "kitchen", "car",
-         "laundry", "school", "birthday", "lamp", "gutter", "passport", "cat", "boiler", "window"]
-VERBS = ["Buy", "Call", "Fix", "Clean", "Book", "Pay", "Order", "Paint", "Check", "Return"]
-TAGS = ["home", "garden", "groceries", "bills", "kids", "car", "health", "school"]
-MEMBERS = ["Alice", "Bob", "Carol", "Dan"]
-
-
-def generate_tasks(count, rng):
-    """A JSON array for `todo import`, shaped like `todo list --json` output."""
-    tasks = []
-    for i in range(count):
-        task = {
-            "id": "%032x" % rng.getrandbits(128),
-            "title": f"{rng.choice(VERBS)} the {rng.choice(WORDS)} ({i})",
-            "status": "open",
-            "priority": rng.choice(["low", "normal", "normal", "high"]),
-        }
-        if rng.random() < 0.5:
-            task["due"] = "2026-%02d-%02d" % (rng.randint(1, 12), rng.randint(1, 28))
-        if rng.random() < 0.4:
-            task["assignee"] = rng.choice(MEMBERS)
-        if rng.random() < 0.6:
-            task["tags"] = sorted(rng.sample(TAGS, rng.randint(1, 2)))
-        if rng.random() < 0.2:
-            task["notes"] = "Remember to " + " ".join(rng.choice(WORDS) for _ in range(6))
-        tasks.append(task)
-    return tasks
-
-
-def short_ids(ids, least=6):
-    """A unique prefix of each id, as a person would type it: the shortest unique one, but at
-    least `least` characters, so that the tasks `todo add` creates during the benchmark do
-    not make a prefix ambiguous (`todo list` shows at least 4)."""
-    ordered = sorted(ids)
-    result = {}
-    for i, full in enumerate(ordered):
-        need = least
-        for j in (i - 1, i + 1):
-            if 0 <= j < len(ordered):
-                other = ordered[j]
-                common = 0
-                while common < len(full) and full[common] == other[common]:
-                    common += 1
-                need = max(need, common + 1)
-        result[full] = full[:need]
-    return result
+# Households (common.py generates their tasks)
 
 
 def task_path(task_id):
@@ -1003,7 +960,6 @@ def chores_section(bench, sizes, pairs=20):
     household of plain tasks, and with the baseline binary's two households when there is one
     (--baseline-todo): the cost of chores against plain tasks, and against the baseline doing the
     same, from the same minutes."""
-    from chores import with_chores
     size = max(sizes)
     plain = generate_tasks(size, random.Random("chores"))
     mixed = with_chores(generate_tasks(size, random.Random("chores")), random.Random("chores-mix"))
@@ -1065,7 +1021,6 @@ def roster_section(bench, sizes, pairs=20):
     if not bench.baseline:
         log("roster: no --baseline-todo (BENCH_BASELINE), skipped")
         return
-    from chores import with_chores
     size = max(sizes)
     tasks = with_chores(generate_tasks(size, random.Random("roster")), random.Random("roster-mix"))
     log(f"roster: a household of {size:,} tasks, a roster of {len(ROSTER)} with absences")
@@ -1117,11 +1072,10 @@ def calendar_section(bench, size=10000):
     """`todo calendar` and `todo remind` in scripts/bench/calendar_feed.py's household of `size`
     tasks (a tenth chores), each figure the median of --runs runs after one warm-up. The cell
     adds the median CPU time, which a busy machine distorts least."""
-    from calendar_feed import measure
     log(f"calendar: a household of {size:,} tasks, {size // 10:,} chores")
     root = bench.path("calendar")
     os.makedirs(root)
-    rows, events, feed_bytes = measure(bench.todo, root, size, bench.runs, random.Random("calendar"), bench.base_env)
+    rows, events, feed_bytes = calendar_feed.measure(bench.todo, root, size, bench.runs, random.Random("calendar"), bench.base_env)
     for label, wall, cpu in rows:
         what = label if "remind" in label else f"{label}, 8 weeks ({events:,} events, {feed_bytes / 1e6:.1f} MB)"
         bench.row(f"{what}; {size // 10:,} chores (CPU {cpu:.1f} ms)", size, wall, None)

@@ -14,8 +14,7 @@ it is not named calendar.py, which would hide Python's own `calendar` module).""
 import argparse, json, os, random, shutil, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench import generate_tasks  # noqa: E402
-from chores import medians, timed  # noqa: E402
+from common import generate_tasks, medians, timed  # noqa: E402
 
 RULES = ["day", "tue", "mon,thu", "3d", "week", "2w", "weekday", "month", "15th"]
 MEMBERS = ["Alice", "Bob", "Carol", "Dan"]

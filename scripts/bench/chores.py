@@ -5,10 +5,10 @@ checklists, beside the same household with plain tasks only (same run, same bina
     python3 scripts/bench/chores.py --todo .build-release/release/todo [--size 10000] [--runs 7]
 
 Prints a markdown table of medians in milliseconds: wall-clock time and CPU time."""
-import argparse, json, os, random, resource, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, random, shutil, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench import generate_tasks, short_ids  # noqa: E402
+from common import generate_tasks, medians, short_ids, timed  # noqa: E402
 
 RULES = ["tue", "mon,thu", "3d", "week", "2w", "weekday", "month", "1st", "15th"]
 MEMBERS = ["Alice", "Bob", "Carol", "Dan"]
@@ -28,20 +28,6 @@ def with_chores(tasks, rng):
             t["items"] = {"%016x" % rng.getrandbits(64): ["open", f"item {k}", "1763800000000.0.a1 Alice", "1763800000000.0.a1 Alice"]
                           for k in range(rng.randint(2, 12))}
     return tasks
-
-
-def timed(cmd, env):
-    """(wall ms, CPU ms): CPU time (user + system) is what a loaded machine distorts least."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)
-    wall = (time.perf_counter() - start) * 1000
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
-
-
-def medians(samples):
-    return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
 
 
 def measure(todo, root, name, tasks, runs, rng):

@@ -26,7 +26,7 @@ unsigned char *todo_inflate_file(const char *path, size_t limit, size_t *size_ou
 /// Bytes a `todo_sha1_*` context needs.
 #define TODO_SHA1_CONTEXT_SIZE 256
 
-/// SHA-1 of several pieces through libcrypto, in a context of TODO_SHA1_CONTEXT_SIZE bytes
+/// SHA-1 of several pieces through libcrypto (GitKit's `SHA1`), in a context of TODO_SHA1_CONTEXT_SIZE bytes
 /// aligned to 16: init, update per piece, final. Each returns 0, or -1 where the executable has no libcrypto.
 int todo_sha1_init(void *context);
 int todo_sha1_update(void *context, const void *data, size_t length);

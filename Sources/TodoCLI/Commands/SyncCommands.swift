@@ -26,15 +26,15 @@ extension SyncOptions {
 /// line; else a line on the terminal (standard error), written over and cleared at the end.
 final class ProgressPrinter: @unchecked Sendable {
     let json: Bool
-    let started = monotonicNow()
-    private var lastPrinted = 0.0
+    let started = ContinuousClock.now
+    private var lastPrinted: ContinuousClock.Instant?
     private var last: TransferProgress?
 
     init(json: Bool) { self.json = json }
 
     func report(_ p: TransferProgress) {
-        let now = monotonicNow()
-        guard now - started > 1, p != last else { return }
+        let now = ContinuousClock.now
+        guard now - started > .seconds(1), p != last else { return }
         if !json {
             last = p
             printProgress(SyncMessages.progress(p))
@@ -47,7 +47,7 @@ final class ProgressPrinter: @unchecked Sendable {
             case .checking(let done, let total): ("checking", done, total)
             case .writing(let done, let total): ("writing", done, total)
             }
-        guard done >= total || now - lastPrinted >= 0.25 else { return }
+        guard done >= total || lastPrinted.map({ now - $0 >= .milliseconds(250) }) ?? true else { return }
         last = p
         lastPrinted = now
         print(JSONWriter.compact(.object([
@@ -55,12 +55,6 @@ final class ProgressPrinter: @unchecked Sendable {
         ])))
         fflush(nil)
     }
-}
-
-func monotonicNow() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
 func printProgress(_ line: String) {

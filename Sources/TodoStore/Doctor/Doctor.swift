@@ -163,7 +163,7 @@ extension Household {
         if let current {
             if let program = MergeDriverConfig.program(of: current, searchPath: options.searchPath), access(program, X_OK) == 0 {
                 if MergeDriverConfig.canonical(program) != MergeDriverConfig.canonical(options.executable) {
-                    let theirs = runProgram([program, "--version"], input: "", deadline: monotonicSeconds() + 10)?.split(separator: "\n").first.map(String.init)
+                    let theirs = runProgram([program, "--version"], input: "", deadline: .now + .seconds(10))?.split(separator: "\n").first.map(String.init)
                     if theirs != options.version {
                         problem = .otherVersion(program: program, version: theirs, expected: options.version)
                     }
@@ -242,7 +242,7 @@ extension Household {
             }
             defer { withExtendedLifetime(syncLock) {} }
             try Self.chooseCertificates(repo, options)
-            let network = Network(url: url, options: options, deadline: monotonicSeconds() + options.timeout)
+            let network = Network(url: url, options: options, deadline: options.deadline())
             network.sshCommand = try repo.configString("core.sshCommand")
             let have = [try repo.resolve(reference: Self.branch), try repo.resolve(reference: Self.trackingRef)].compactMap { $0 }
             let quarantine = try Quarantine.prepare(for: repo, have: have)

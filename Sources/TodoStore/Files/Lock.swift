@@ -9,7 +9,7 @@ final class FileLock {
     static func acquire(path: String, timeout: Double) throws -> FileLock? {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         if fd < 0 { throw SystemError(errno: errno, what: "open \(path)") }
-        let deadline = monotonicSeconds() + timeout
+        let deadline = ContinuousClock.now + .seconds(timeout)
         var delay: UInt32 = 1_000
         while true {
             if flock(fd, LOCK_EX | LOCK_NB) == 0 { return FileLock(fd: fd) }
@@ -18,7 +18,7 @@ final class FileLock {
                 close(fd)
                 throw SystemError(errno: err, what: "flock \(path)")
             }
-            if monotonicSeconds() >= deadline {
+            if ContinuousClock.now >= deadline {
                 close(fd)
                 return nil
             }
@@ -47,10 +47,4 @@ final class FileLock {
         flock(fd, LOCK_UN)
         close(fd)
     }
-}
-
-func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }

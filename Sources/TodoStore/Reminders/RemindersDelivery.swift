@@ -80,7 +80,7 @@ public struct ReminderSender: Sendable {
     public func mail(_ message: ReminderMessage, to: String) throws(DeliveryFailure) {
         guard let host = settings.smtpHost else {
             let text = message.mail(from: from, to: to, nowMillis: nowMillis, newline: "\n")
-            let deadline = monotonicSeconds() + Double(timeoutSeconds)
+            let deadline = ContinuousClock.now + .seconds(timeoutSeconds)
             guard runProgram([settings.sendmail, "-t", "-i"], input: text, deadline: deadline) != nil else {
                 throw .transient(.sendmailFailed(program: settings.sendmail))
             }
@@ -201,7 +201,7 @@ public struct ReminderSender: Sendable {
         close(fd)
         defer { unlink(path) }
         guard ok else { throw .transient(.cannotWriteCurlConfig(path: path, errno: nil)) }
-        let deadline = monotonicSeconds() + Double(timeoutSeconds + 5)
+        let deadline = ContinuousClock.now + .seconds(timeoutSeconds + 5)
         guard runProgram(["curl", "--disable", "-K", path], input: input, deadline: deadline) != nil else {
             throw .transient(.curlFailed(what))
         }

@@ -17,7 +17,7 @@ extension Household {
             try household.setRemote(url)
             let started = clock.nowMillis()
             try chooseCertificates(repo, options)
-            let network = Network(url: url, options: options, deadline: monotonicSeconds() + options.timeout)
+            let network = Network(url: url, options: options, deadline: options.deadline())
             let shown = redactedURL(url)
             var copied = false
             do {

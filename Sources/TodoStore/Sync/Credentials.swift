@@ -7,8 +7,8 @@ import GitKit
 /// ssh runs OpenSSH, which finds keys and agents itself (`SSHTransport` in GitKit).
 final class CredentialSource {
     let interactive: Bool
-    /// When the sync's time is up (monotonic seconds): no helper runs past it.
-    let deadline: Double
+    /// When the sync's time is up: no helper runs past it.
+    let deadline: ContinuousClock.Instant
     private var tried: [String] = []
     /// What `git credential fill` gave us, to approve or reject afterwards.
     private(set) var filled: [String: String]?
@@ -17,7 +17,7 @@ final class CredentialSource {
     /// logged-in user (HTTP "Negotiate"), which todo never offers.
     private(set) var askedOnlyForKerberos = false
 
-    init(interactive: Bool, deadline: Double) {
+    init(interactive: Bool, deadline: ContinuousClock.Instant) {
         self.interactive = interactive
         self.deadline = deadline
     }
@@ -63,14 +63,25 @@ final class CredentialSource {
         return (percentDecode(info[..<colon]), percentDecode(info[info.index(after: colon)...]))
     }
 
+    /// A URL's user name or password percent-decoded as git decodes it (`credential_from_url`):
+    /// `%XX` with two hex digits is the byte XX; any other `%`, and `+`, stay as they are. Bytes
+    /// that are not UTF-8 become U+FFFD. The server decodes its forms and cookies through
+    /// Hummingbird; this is the code base's one percent-decoder of its own.
     static func percentDecode(_ s: Substring) -> String {
+        func digit(_ c: UInt8?) -> UInt8? {
+            switch c {
+            case let c? where c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9"): c - UInt8(ascii: "0")
+            case let c? where c >= UInt8(ascii: "a") && c <= UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+            case let c? where c >= UInt8(ascii: "A") && c <= UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
         var out: [UInt8] = []
-        var u = Array(s.utf8)[...]
-        while let c = u.first {
-            u = u.dropFirst()
-            if c == UInt8(ascii: "%"), u.count >= 2, let v = UInt8(String(decoding: u.prefix(2), as: UTF8.self), radix: 16) {
-                out.append(v)
-                u = u.dropFirst(2)
+        var rest = s.utf8[...]
+        while let c = rest.popFirst() {
+            if c == UInt8(ascii: "%"), let high = digit(rest.first), let low = digit(rest.dropFirst().first) {
+                out.append(high << 4 | low)
+                rest = rest.dropFirst(2)
             } else {
                 out.append(c)
             }

@@ -6,7 +6,7 @@ import Synchronization
 
 /// Runs a helper program (git's credential helpers) with `input` on its standard input and
 /// returns its standard output; nil if it could not be run, failed, or was still running at
-/// `deadline` (monotonic seconds). A helper still running then is killed, with its process
+/// `deadline`. A helper still running then is killed, with its process
 /// group when it has one of its own (`isolated`), so that a hung helper, or one it started,
 /// cannot outlive the sync's `--timeout`.
 ///
@@ -14,11 +14,11 @@ import Synchronization
 /// the run ends or the deadline passes. The run itself needs a thread of Swift concurrency's
 /// shared pool: never call this from one (the commands call it from the main thread).
 func runProgram(
-    _ argv: [String], input: String, environment extra: [String: String] = [:], deadline: Double,
+    _ argv: [String], input: String, environment extra: [String: String] = [:], deadline: ContinuousClock.Instant,
     isolated: Bool = true
 ) -> String? {
     guard let name = argv.first else { return nil }
-    let remaining = deadline - monotonicSeconds()
+    let remaining = (deadline - .now) / .seconds(1)
     guard remaining > 0 else { return nil }
     let outcome = HelperOutcome()
     var options = PlatformOptions()

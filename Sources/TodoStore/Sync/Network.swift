@@ -7,7 +7,7 @@ import Synchronization
 final class Network {
     let url: String
     let options: SyncOptions
-    let deadline: Double
+    let deadline: ContinuousClock.Instant
     let credentials: CredentialSource
     /// The household's `core.sshCommand` (fetches run in a scratch repository without it).
     var sshCommand: String?
@@ -18,7 +18,7 @@ final class Network {
     /// Whether this household has synced with the remote before (it has a tracking ref).
     let syncedBefore: Bool
 
-    init(url: String, options: SyncOptions, deadline: Double, syncedBefore: Bool = false) {
+    init(url: String, options: SyncOptions, deadline: ContinuousClock.Instant, syncedBefore: Bool = false) {
         self.syncedBefore = syncedBefore
         self.url = url
         self.options = options
@@ -42,7 +42,7 @@ final class Network {
                 credentials.next(url: url, userFromURL: user, allowed: allowed)
             }
             callbacks.shouldCancel = { [timedOut, deadline] in
-                timedOut.fired.load(ordering: .acquiring) || monotonicSeconds() > deadline || stop?.requested == true
+                timedOut.fired.load(ordering: .acquiring) || ContinuousClock.now > deadline || stop?.requested == true
             }
             callbacks.allowPrompts = options.interactive
             callbacks.sshCommand = sshCommand
@@ -78,12 +78,12 @@ final class Network {
                 // timeout only when the failure says nothing more precise: a slow machine that
                 // retried a missing remote until the deadline still reports it missing.
                 var shape = FailureShape.of(e, timedOut: watchdog.fired)
-                if !watchdog.fired, monotonicSeconds() > deadline, shape == .refused || shape == .other { shape = .timeout }
+                if !watchdog.fired, ContinuousClock.now > deadline, shape == .refused || shape == .other { shape = .timeout }
                 let error =
                     callbacks.sshExit.flatMap { sshError($0, e, what: what) }
                     ?? classify(shape, e, what: what, refusedHost: callbacks.certificateRefused)
                 if shape == .auth { credentials.report(success: false) }
-                let remaining = deadline - monotonicSeconds()
+                let remaining = (deadline - .now) / .seconds(1)
                 guard error.kind == .transient, shape != .timeout, attempt < options.attempts, remaining > delay else {
                     throw error
                 }

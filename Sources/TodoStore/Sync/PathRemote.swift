@@ -10,7 +10,7 @@ extension Household {
     func pushToPath(_ head: ObjectID, over expected: ObjectID?, remotePath: String, url: String, network: Network) throws -> Bool {
         let remote = try Repository.open(path: remotePath)
         let remoteGit = remote.gitDirectory
-        let wait = max(0.5, min(10, network.deadline - monotonicSeconds()))
+        let wait = max(0.5, min(10, (network.deadline - .now) / .seconds(1)))
         guard let lock = try FileLock.acquire(path: remoteGit + "todo-push.lock", timeout: wait) else { return false }
         defer { withExtendedLifetime(lock) {} }
         let inflight = remoteGit + "todo-push-inflight"

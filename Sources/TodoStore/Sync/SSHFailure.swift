@@ -47,7 +47,7 @@ extension Network {
         guard exit.command.variant == .openSSH,
             // Which keys are locked is advice: without ssh's options the message names no key.
             let options = try? exit.command.options(address: exit.address, batch: true),
-            let config = runProgram(exit.command.argv(options + ["-G", exit.address.destination]), input: "", deadline: monotonicSeconds() + 10)
+            let config = runProgram(exit.command.argv(options + ["-G", exit.address.destination]), input: "", deadline: .now + .seconds(10))
         else { return [] }
         let home = passwordHome()
         var keys: [String] = []
@@ -56,7 +56,7 @@ extension Network {
             if path.hasPrefix("~/"), let home { path = home + path.dropFirst(1) }
             guard access(path, R_OK) == 0 else { continue }
             // ssh-keygen fails to read a key that needs a passphrase when given an empty one.
-            if runProgram(["ssh-keygen", "-y", "-P", "", "-f", path], input: "", deadline: monotonicSeconds() + 10) == nil {
+            if runProgram(["ssh-keygen", "-y", "-P", "", "-f", path], input: "", deadline: .now + .seconds(10)) == nil {
                 keys.append(home.map { path.hasPrefix($0 + "/") ? "~" + path.dropFirst($0.count) : path } ?? path)
             }
         }

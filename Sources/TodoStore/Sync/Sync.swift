@@ -122,7 +122,7 @@ extension Household {
         // is missing now, it is unmounted, unreachable or moved, and a new one would split the
         // household.
         let network = Network(
-            url: url, options: options, deadline: monotonicSeconds() + options.timeout, syncedBefore: previous != nil && syncState().lastRemote == redactedURL(url))
+            url: url, options: options, deadline: options.deadline(), syncedBefore: previous != nil && syncState().lastRemote == redactedURL(url))
         network.sshCommand = try repo.configString("core.sshCommand")
         var report = SyncReport()
         report.remote = redactedURL(url)

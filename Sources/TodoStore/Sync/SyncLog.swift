@@ -11,7 +11,7 @@ struct SyncLog {
     /// The remote as shown (credentials redacted).
     let remote: String
     let clock: WallClock
-    let started = monotonicSeconds()
+    let started = ContinuousClock.now
 
     init(directory: String?, household: String, remote: String?, clock: WallClock) {
         self.directory = directory
@@ -36,7 +36,7 @@ struct SyncLog {
 
     func append(outcome: String, fields: [String: String], message: String?) {
         guard let dir = directory else { return }
-        let seconds = monotonicSeconds() - started
+        let seconds = (ContinuousClock.now - started) / .seconds(1)
         var current = ""
         for part in dir.split(separator: "/") {
             current += "/\(part)"

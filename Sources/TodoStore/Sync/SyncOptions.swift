@@ -6,6 +6,13 @@ import TodoCore
 public struct SyncOptions: Sendable {
     /// Seconds allowed for all network work together (fetches, pushes, retries).
     public var timeout: Double = 60
+
+    /// When network work that starts now must end: `timeout` from now; at once for a timeout
+    /// below zero or not a number, at the most a year (an infinite one, which `todo clone`
+    /// takes, cannot be added to the clock).
+    func deadline() -> ContinuousClock.Instant {
+        .now + .seconds(timeout.isNaN ? 0 : min(max(timeout, 0), 366 * 86_400))
+    }
     /// How often to fetch-merge-push when someone else keeps pushing first.
     public var maxRounds = 5
     /// Attempts per network step for transient failures.

@@ -11,14 +11,14 @@ final class Watchdog {
     private let state = WatchdogState()
 
     /// `sync` is the sync's own flag, which stays set for the rest of that sync.
-    init(deadline: Double, sockets: TransferSockets, alsoSets sync: WatchdogState) {
+    init(deadline: ContinuousClock.Instant, sockets: TransferSockets, alsoSets sync: WatchdogState) {
         let state = self.state
         item = DispatchWorkItem {
             state.fired.store(true, ordering: .releasing)
             sync.fired.store(true, ordering: .releasing)
             sockets.shutDown()
         }
-        let delay = max(0, deadline - monotonicSeconds())
+        let delay = max(0, (deadline - .now) / .seconds(1))
         DispatchQueue.global().asyncAfter(deadline: .now() + delay, execute: item)
     }
 
