@@ -1,3 +1,4 @@
+import SystemPackage
 import TodoCore
 import TodoStore
 
@@ -47,10 +48,16 @@ extension Worded {
             self.init(
                 "Household \"\(name)\" already exists at \(safe(path)).\nUse it as it is, or choose another name with --household.",
                 exit: .cannotWrite)
+        case .notWritable(let path, let cause) where cause.errno == .readOnlyFileSystem:
+            self.init(
+                "Cannot write to \(safe(path)): its file system is read-only (\(safe(cause.text))). Nothing was changed.\nMount it writable, or set TODO_HOME to a writable directory.",
+                exit: .cannotWrite)
         case .notWritable(let path, let cause):
             self.init(
                 "Cannot write to \(safe(path)) (\(safe(cause.text))).\nCheck its permissions, or set TODO_HOME to a writable directory. Nothing was changed.",
                 exit: .cannotWrite)
+        case .fileFailed(let path, let cause):
+            self = Self.fileFailed(path: path, cause: cause)
         case .diskFull(let path, _):
             self.init(
                 "The disk holding \(safe(path)) is full. Nothing was changed.\nFree some space and run the command again.",
@@ -188,6 +195,34 @@ extension Worded {
                 exit: .software, detail: safe(g.description))
         case .internalError(let path, let cause):
             self.init(internal: "\(cause.text) (in \(path))")
+        }
+    }
+}
+
+extension Worded {
+    /// A file that could not be read or written, by its errno (README "Exit codes"): the disk
+    /// failed (EIO, 74); too many open files or a busy file (75, try again); any other errno
+    /// (70), named with the file and the system's words for it.
+    public static func fileFailed(path: String, cause: Cause) -> Worded {
+        let p = safe(path)
+        let exit = cause.errno.map { Exit.forFile(errno: $0) } ?? .software
+        switch cause.errno {
+        case .ioError?:
+            return Worded(
+                "The disk failed while reading or writing \(p) (input/output error). Nothing was changed.\nCheck the disk (the system log names the device) before running the command again.",
+                exit: exit, detail: safe(cause.text))
+        case .tooManyOpenFiles?, .tooManyOpenFilesInSystem?:
+            return Worded(
+                "Too many files are open to open \(p) (\(safe(cause.text))). Nothing was changed.\nClose some programs and try again.",
+                exit: exit, detail: safe(cause.text))
+        case .resourceTemporarilyUnavailable?:
+            return Worded(
+                "\(p) is busy for now (\(safe(cause.text))). Nothing was changed.\nTry again in a moment.",
+                exit: exit, detail: safe(cause.text))
+        default:
+            return Worded(
+                "Could not use \(p) (\(safe(cause.text))). Nothing was changed.",
+                exit: exit, detail: safe(cause.text))
         }
     }
 }
