@@ -52,22 +52,26 @@ let package = Package(
         // Also two helpers GitKit needs from the C library and zlib (syncfs, reading a loose
         // object back).
         .target(name: "CInterposers"),
+        // The file layer: whole-file reads and writes and the atomic replace, on swift-system's
+        // FileDescriptor, failing with a `FileError` (call, path, errno). Below GitKit, whose own
+        // read and write loops are these.
+        .target(name: "FileKit", dependencies: [systemPackage]),
         // The one Swift module that talks to libgit2.
-        .target(name: "GitKit", dependencies: ["CLibgit2", "CInterposers", systemPackage], linkerSettings: libgit2Link),
+        .target(name: "GitKit", dependencies: ["CLibgit2", "CInterposers", "FileKit", systemPackage], linkerSettings: libgit2Link),
         // Pure Swift: task model, clock, canonical encoding, dates, merge. Never prints or exits.
         .target(name: "TodoCore"),
         // A household: every transaction and query, sync, credentials; reads and writes through GitKit.
         .target(
             name: "TodoStore",
-            dependencies: ["GitKit", "TodoCore", systemPackage, .product(name: "Subprocess", package: "swift-subprocess")]
+            dependencies: ["FileKit", "GitKit", "TodoCore", systemPackage, .product(name: "Subprocess", package: "swift-subprocess")]
         ),
         // The sentences a person reads for refused input and store or sync failures, and the exit
         // codes: shared by every front end (no ArgumentParser, no flag names).
-        .target(name: "TodoWording", dependencies: ["TodoStore", "TodoCore"]),
+        .target(name: "TodoWording", dependencies: ["FileKit", "TodoStore", "TodoCore", systemPackage]),
         // The commands: parsing, output, messages and exit codes.
         .target(
             name: "TodoCLI",
-            dependencies: ["TodoWording", "TodoStore", "TodoCore", systemPackage, .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["TodoWording", "TodoStore", "TodoCore", "FileKit", systemPackage, .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The executable exports the interposers, so that libgit2's calls bind to them.
         .executableTarget(name: "todo", dependencies: ["TodoCLI"]),
@@ -76,7 +80,7 @@ let package = Package(
         .target(
             name: "TodoServe",
             dependencies: [
-                "TodoWording", "TodoStore", "TodoCore",
+                "TodoWording", "TodoStore", "TodoCore", "FileKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -96,16 +100,16 @@ let package = Package(
         // front-end neutral (docs/ARCHITECTURE.md, "Words").
         .target(name: "WordingSamples", dependencies: ["TodoStore", "TodoCore", "GitKit", systemPackage], path: "Tests/WordingSamples"),
         .testTarget(name: "TodoCoreTests", dependencies: ["TodoCore", "TestKit"]),
-        .testTarget(name: "TodoStoreTests", dependencies: ["TodoStore", "TodoCore", "TestKit"]),
+        .testTarget(name: "TodoStoreTests", dependencies: ["FileKit", "TodoStore", "TodoCore", "TestKit"]),
         .testTarget(name: "TodoWordingTests", dependencies: ["TodoWording", "TodoStore", "TodoCore", "TestKit", "WordingSamples"]),
         .testTarget(name: "TodoEndToEndTests", dependencies: ["TodoCore", "TestKit"]),
         // The commands' rendering (internal to TodoCLI) on hostile data.
-        .testTarget(name: "TodoCLITests", dependencies: ["TodoCLI", "TodoStore", "TodoCore", "TestKit", "WordingSamples"]),
+        .testTarget(name: "TodoCLITests", dependencies: ["FileKit", "TodoCLI", "TodoWording", "TodoStore", "TodoCore", "TestKit", "WordingSamples"]),
         // The server's routes through Hummingbird's in-process client.
         .testTarget(
             name: "TodoServeTests",
             dependencies: [
-                "TodoServe", "TodoStore", "TodoCore", "TestKit", "WordingSamples", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "FileKit", "TodoServe", "TodoStore", "TodoCore", "TestKit", "WordingSamples", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),

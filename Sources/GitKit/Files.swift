@@ -1,4 +1,6 @@
+import FileKit
 import Glibc
+import SystemPackage
 
 // File-system helpers GitKit needs for pack files, refs and the index, and the store for its
 // own folders.
@@ -25,17 +27,16 @@ public func syncDirectory(_ path: String) {
     close(fd)
 }
 
-/// Writes all of `buffer` to `fd` (`what` names the file in the error): the one write loop,
-/// retrying short writes and EINTR; any other failure is thrown with its errno.
+// The loops themselves are FileKit's (`WholeFile`); GitKit's callers keep their raw
+// descriptors and get its failures as `GitError.system`.
+
+/// Writes all of `buffer` to `fd` (`what` names the file in the error), retrying short writes
+/// and EINTR; any other failure is thrown with its errno.
 public func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, what: String) throws {
-    var offset = 0
-    while offset < buffer.count {
-        let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-        if n < 0 {
-            if errno == EINTR { continue }
-            throw GitError.system(errno: errno, call: "write \(what)")
-        }
-        offset += n
+    do throws(FileError) {
+        try WholeFile.writeAll(FileDescriptor(rawValue: fd), buffer, path: what)
+    } catch {
+        throw GitError.system(errno: error.errno.rawValue, call: "write \(what)")
     }
 }
 
@@ -44,34 +45,20 @@ public func writeAll(_ fd: Int32, _ bytes: [UInt8], what: String) throws {
 }
 
 /// Reads from `fd` into `buffer` until it is full or the file ends (`what` names the file in the
-/// error): the one read loop, retrying short reads and EINTR; any other failure is thrown with its
-/// errno, never taken as the end. Returns how many bytes were read: fewer than the buffer holds
-/// only when the file ended.
+/// error), retrying short reads and EINTR; any other failure is thrown with its errno, never
+/// taken as the end. Returns how many bytes were read: fewer than the buffer holds only when
+/// the file ended.
 public func readFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, what: String) throws -> Int {
-    var got = 0
-    while got < buffer.count {
-        let n = read(fd, buffer.baseAddress! + got, buffer.count - got)
-        if n < 0 {
-            if errno == EINTR { continue }
-            throw GitError.system(errno: errno, call: "read \(what)")
-        }
-        if n == 0 { break }
-        got += n
+    do throws(FileError) {
+        return try WholeFile.readFully(FileDescriptor(rawValue: fd), into: buffer, path: what)
+    } catch {
+        throw GitError.system(errno: error.errno.rawValue, call: "read \(what)")
     }
-    return got
 }
 
 /// The whole file; nil when it does not exist or cannot be read, also when a read fails part
-/// way (never a truncated file as if whole).
+/// way (never a truncated file as if whole). For git's own files (the index); the store's files
+/// use `WholeFile`, which says why a read failed.
 public func readBytes(_ path: String) -> [UInt8]? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    if fd < 0 { return nil }
-    defer { close(fd) }
-    var out: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        guard let n = try? chunk.withUnsafeMutableBytes({ try readFully(fd, into: $0, what: path) }) else { return nil }
-        out.append(contentsOf: chunk[0..<n])
-        if n < chunk.count { return out }
-    }
+    try? WholeFile.read(path)
 }

@@ -17,6 +17,14 @@ enum AdviceText {
             return "Use it as it is, or choose another name with --household."
         case .makeWritable:
             return "Check its permissions, or set TODO_HOME to a writable directory."
+        case .mountWritable:
+            return "Mount it writable, or set TODO_HOME to a writable directory."
+        case .checkDisk:
+            return "Check the disk (the system log names the device) before running the command again."
+        case .closeProgramsAndRetry:
+            return "Close some programs and try again."
+        case .tryAgainSoon:
+            return "Try again in a moment."
         case .freeSpace:
             return "Free some space and run the command again."
         case .commitOrDiscard(let repo):

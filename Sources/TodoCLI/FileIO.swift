@@ -1,24 +1,20 @@
+import FileKit
 import SystemPackage
 
-/// Whole-file reads and writes of files the user names (import input, the merge driver's files).
+/// Whole-file reads of files the user names (import input, the merge driver's files), through
+/// the file layer (`WholeFile`).
 enum FileIO {
     /// Reads `fd` to its end, or until more than `limit` bytes are read (the caller sees the
     /// count and refuses).
-    static func readAll(_ fd: FileDescriptor, limit: Int) throws -> [UInt8] {
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while out.count <= limit {
-            let n = try chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
-            if n == 0 { break }
-            out.append(contentsOf: chunk[0..<n])
-        }
-        return out
+    static func readAll(_ fd: FileDescriptor, name: String, limit: Int) throws(FileError) -> [UInt8] {
+        try WholeFile.readAll(fd, path: name, limit: limit)
     }
 
-    /// The whole file at `path`, or nil when it cannot be opened or read.
+    /// The whole file at `path`, or nil when it cannot be opened or read (git's merge driver
+    /// protocol has one answer for both: no merged file).
     static func read(_ path: String, limit: Int) -> [UInt8]? {
-        guard let fd = try? FileDescriptor.open(FilePath(path), .readOnly, options: .closeOnExec) else { return nil }
+        guard let fd = try? WholeFile.open(path, .readOnly) else { return nil }
         defer { try? fd.close() }
-        return try? readAll(fd, limit: limit)
+        return try? readAll(fd, name: path, limit: limit)
     }
 }

@@ -34,7 +34,10 @@ extension CLIError {
         case .authentication: return .authentication
         case .configuration: return .configuration
         case .data: return .data
-        case .local: return e.code == .diskFull ? .cannotWrite : .busy
+        case .local:
+            // A file of the household's that failed goes by its errno, as outside a sync.
+            if case .store(.fileFailed(let path, let cause)) = e.problem { return Worded.fileFailed(path: path, cause: cause).exit }
+            return e.code == .diskFull ? .cannotWrite : .busy
         }
     }
 }

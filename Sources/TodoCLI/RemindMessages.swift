@@ -165,7 +165,7 @@ enum RemindMessages {
             case .write(let temporary): reason = "write \(temporary) failed: \(text(errno))"
             case .lock(let call): reason = "\(call) \(path): \(text(errno))"
             }
-            return CLIError("Cannot record what was sent in \(Terminal.safe(path)) (\(Terminal.safe(reason))).", exit: .cannotWrite)
+            return CLIError("Cannot record what was sent in \(Terminal.safe(path)) (\(Terminal.safe(reason))).", exit: .forFile(errno: errno))
         }
     }
 

@@ -1,3 +1,4 @@
+import FileKit
 import Glibc
 import TodoStore
 
@@ -55,33 +56,20 @@ struct StateFolder: Sendable {
 
     /// The whole file, or nil when it does not exist.
     func read(_ name: String) throws(StateError) -> [UInt8]? {
-        let fd = open(file(name), O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw .unwritable(path: file(name), errno: errno)
-        }
-        defer { close(fd) }
-        var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .unwritable(path: file(name), errno: errno)
-            }
-            if n == 0 { return out }
-            out += buffer[0..<n]
+        do throws(FileError) {
+            return try WholeFile.readIfPresent(file(name))
+        } catch {
+            throw .unwritable(path: error.path, errno: error.errno.rawValue)
         }
     }
 
-    /// Replaces the file whole: a temporary file written and fsynced, renamed over it, then the
-    /// folder fsynced. A crash leaves the old file or the new one.
+    /// Replaces the file whole (`WholeFile.replace`): a temporary file written and fsynced,
+    /// renamed over it, then the folder fsynced. A crash leaves the old file or the new one.
     func replace(_ name: String, with bytes: [UInt8]) throws(StateError) {
-        let target = file(name)
-        do {
-            try replaceFile(target, with: bytes, mode: 0o600, suffix: ".tmp.\(getpid())")
+        do throws(FileError) {
+            try WholeFile.replace(file(name), with: bytes, mode: 0o600, suffix: ".tmp.\(getpid())")
         } catch {
-            throw .unwritable(path: error.step == .rename ? target : error.temporary, errno: error.errno)
+            throw .unwritable(path: error.path, errno: error.errno.rawValue)
         }
     }
 

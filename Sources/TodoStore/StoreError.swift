@@ -1,3 +1,4 @@
+import FileKit
 import Glibc
 import GitKit
 import SystemPackage
@@ -16,6 +17,10 @@ public enum StoreError: Error, Sendable {
     /// is, never guessed at.
     case internalError(path: String, cause: Cause)
     case diskFull(path: String, cause: Cause)
+    /// A file could not be read or written for a reason that is neither permissions nor a full
+    /// disk: the disk failed (EIO), too many files are open (EMFILE, ENFILE), the file is busy
+    /// (EAGAIN), or any other errno, kept in `cause` with the path (README "Exit codes").
+    case fileFailed(path: String, cause: Cause)
     case taskNotFound(String)
     /// A task id prefix shorter than `ShortIDs.minimum` characters, refused whatever it matches.
     case idTooShort(String)
@@ -119,13 +124,18 @@ struct SystemError: Error, CustomStringConvertible {
 }
 
 extension StoreError {
-    /// Maps a failure under `path` to a store error: a full disk and permission problems by their
-    /// errno; any other libgit2 failure as `.git`.
+    /// Maps a failure under `path` to a store error. A failed call of the file layer or another
+    /// system call goes by its errno, with the file it names: a full disk (ENOSPC, EDQUOT), not
+    /// writable (EROFS, EACCES, EPERM), any other errno a failed file (`fileFailed`). A libgit2
+    /// failure whose errno says a full disk, no permission, a failed disk (EIO) or too many open
+    /// files goes the same way; any other is `.git`.
     static func from(_ error: Error, path: String) -> StoreError {
         if let e = error as? StoreError { return e }
+        if let f = error as? FileError {
+            return byErrno(f.errno, path: f.path, cause: Cause(source: .system(f.errno), path: f.path, text: f.description))
+        }
         if let s = error as? SystemError {
-            let cause = Cause(source: .system(s.code), path: path, text: s.description)
-            return isDiskFull(s.code) ? .diskFull(path: path, cause: cause) : .notWritable(path: path, cause: cause)
+            return byErrno(s.code, path: path, cause: Cause(source: .system(s.code), path: path, text: s.description))
         }
         guard let g = error as? GitError else {
             return .internalError(path: path, cause: Cause(source: .other, path: path, text: "\(error)"))
@@ -133,9 +143,22 @@ extension StoreError {
         let errno = g.errno
         let cause = Cause(source: .git(errorClass: g.errorClass, code: g.code, errno: errno), path: path, text: g.message)
         if let errno, isDiskFull(errno) { return .diskFull(path: path, cause: cause) }
-        if errno == .permissionDenied || errno == .readOnlyFileSystem { return .notWritable(path: path, cause: cause) }
+        if let errno, isNotWritable(errno) { return .notWritable(path: path, cause: cause) }
+        // The disk failed, or files ran out: the same for git's files as for the store's.
+        if let errno, [.ioError, .tooManyOpenFiles, .tooManyOpenFilesInSystem, .resourceTemporarilyUnavailable].contains(errno) {
+            return .fileFailed(path: path, cause: cause)
+        }
         return .git(g)
     }
+
+    /// A failed system call on `path`, by its errno.
+    static func byErrno(_ errno: Errno, path: String, cause: Cause) -> StoreError {
+        if isDiskFull(errno) { return .diskFull(path: path, cause: cause) }
+        if isNotWritable(errno) { return .notWritable(path: path, cause: cause) }
+        return .fileFailed(path: path, cause: cause)
+    }
+
+    static func isNotWritable(_ e: Errno) -> Bool { e == .permissionDenied || e == .notPermitted || e == .readOnlyFileSystem }
 
     static func isDiskFull(_ e: Errno) -> Bool { e == .noSpace || e == .diskQuotaExceeded }
 

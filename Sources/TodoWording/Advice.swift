@@ -14,6 +14,14 @@ public enum Advice: Sendable, Equatable {
     case useOrRenameHousehold(path: String)
     /// `path` could not be written.
     case makeWritable(path: String)
+    /// The file system holding `path` is mounted read-only.
+    case mountWritable(path: String)
+    /// The disk failed: look at it before trying again.
+    case checkDisk
+    /// Too many files are open: close some programs and try again.
+    case closeProgramsAndRetry
+    /// Busy for a moment: try again.
+    case tryAgainSoon
     /// The disk is full.
     case freeSpace
     /// Task files in the repository at `repo` were changed by hand and not committed.

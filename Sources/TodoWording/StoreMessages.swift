@@ -1,3 +1,4 @@
+import SystemPackage
 import TodoCore
 import TodoStore
 
@@ -54,10 +55,16 @@ extension Worded {
             self.init(
                 "Household \"\(name)\" already exists\(paths == .shown ? " at \(safe(path))" : "").",
                 advice: .useOrRenameHousehold(path: path), exit: .cannotWrite)
+        case .notWritable(let path, let cause) where cause.errno == .readOnlyFileSystem:
+            self.init(
+                "Cannot write to \(paths.name(path, "the household's files")): its file system is read-only (\(Self.reason(cause, paths))). Nothing was changed.",
+                advice: .mountWritable(path: path), exit: .cannotWrite)
         case .notWritable(let path, let cause):
             self.init(
                 "Cannot write to \(paths.name(path, "the household's files")) (\(Self.reason(cause, paths))). Nothing was changed.",
                 advice: .makeWritable(path: path), exit: .cannotWrite)
+        case .fileFailed(let path, let cause):
+            self = Self.fileFailed(path: path, cause: cause, paths: paths)
         case .diskFull(let path, _):
             self.init(
                 "The disk holding \(paths.name(path, "the household")) is full. Nothing was changed.",
@@ -191,5 +198,34 @@ extension Worded {
     static func reason(_ cause: Cause, _ paths: LocalPaths) -> String {
         if paths == .shown { return safe(cause.text) }
         return cause.errno.map { "\($0)" } ?? "an unexpected failure"
+    }
+}
+
+extension Worded {
+    /// A file that could not be read or written, by its errno (README "Exit codes"): the disk
+    /// failed (EIO, 74); too many open files or a busy file (75, try again); any other errno
+    /// (70), named with the file and the system's words for it.
+    public static func fileFailed(path: String, cause: Cause, paths: LocalPaths = .withheld) -> Worded {
+        let p = paths.name(path, "one of the household's files")
+        let why = Self.reason(cause, paths)
+        let exit = cause.errno.map { Exit.forFile(errno: $0) } ?? .software
+        switch cause.errno {
+        case .ioError?:
+            return Worded(
+                "The disk failed while reading or writing \(p) (input/output error). Nothing was changed.",
+                advice: .checkDisk, exit: exit, detail: safe(cause.text))
+        case .tooManyOpenFiles?, .tooManyOpenFilesInSystem?:
+            return Worded(
+                "Too many files are open to open \(p) (\(why)). Nothing was changed.",
+                advice: .closeProgramsAndRetry, exit: exit, detail: safe(cause.text))
+        case .resourceTemporarilyUnavailable?:
+            return Worded(
+                "\(p) is busy for now (\(why)). Nothing was changed.",
+                advice: .tryAgainSoon, exit: exit, detail: safe(cause.text))
+        default:
+            return Worded(
+                "Could not use \(p) (\(why)). Nothing was changed.",
+                exit: exit, detail: safe(cause.text))
+        }
     }
 }

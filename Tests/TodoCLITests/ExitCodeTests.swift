@@ -1,5 +1,7 @@
+import FileKit
 import Glibc
 @testable import GitKit
+import SystemPackage
 import Testing
 import TodoCore
 
@@ -23,5 +25,25 @@ import TodoCore
         #expect(CLIError(full).exit == .cannotWrite)
         let denied = StoreError.from(GitError.system(errno: EACCES, call: "open"), path: "/h")
         #expect(CLIError(denied).exit == .cannotWrite)
+    }
+
+    /// README's table by errno, for a failed call of the file layer and for one of GitKit's
+    /// system calls alike; the message names the file, and says "permissions" only for them.
+    static let table: [(errno: Int32, code: Int32)] = [
+        (EROFS, 73), (EACCES, 73), (EPERM, 73), (ENOSPC, 73), (EDQUOT, 73), (EMFILE, 75), (ENFILE, 75), (EAGAIN, 75),
+        (EIO, 74), (ENOENT, 70), (EISDIR, 70),
+    ]
+
+    @Test(arguments: table)
+    func eachErrnoHasItsCode(_ row: (errno: Int32, code: Int32)) {
+        let (errno, code) = row
+        let file = CLIError(StoreError.from(FileError(.write, path: "/h/x", errno: Errno(rawValue: errno)), path: "/h"))
+        #expect(file.exit.rawValue == code, "\(file.message)")
+        #expect(file.message.contains("/h/x"), "\(file.message)")
+        #expect(file.message.contains("permissions") == (errno == EACCES || errno == EPERM), "\(file.message)")
+        if errno != ENOENT && errno != EISDIR {
+            let git = CLIError(StoreError.from(GitError.system(errno: errno, call: "write /h/x"), path: "/h"))
+            #expect(git.exit.rawValue == code, "\(git.message)")
+        }
     }
 }

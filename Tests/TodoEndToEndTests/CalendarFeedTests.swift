@@ -312,7 +312,9 @@ import TodoCore
             (["--alarm-time", "25:00"], 64, "--alarm-time must be a time of day"),
             (["--member", "Bob", "--mine"], 64, "cannot be used together"),
             (["--out", sb.root + "/missing/feed.ics"], 73, "does not exist"),
-            (["--out", "/proc/todo-feed.ics"], 73, "Cannot write the feed"),
+            // /proc refuses a new file with ENOENT, which is neither permissions nor a full
+            // disk: exit 70, the file and the system's words (README "Exit codes").
+            (["--out", "/proc/todo-feed.ics"], 70, "Cannot write the feed to /proc/todo-feed.ics (open: No such file or directory)"),
             (["--out", sb.root], 73, "it is a folder"),
         ]
         for (args, code, message) in cases {

@@ -2,8 +2,8 @@ import Glibc
 import GitKit
 import Testing
 
-/// GitKit's whole-file reads and writes (the one read loop and the one write loop).
-@Suite(.timeLimit(.minutes(5))) struct FilesTests {
+/// GitKit's whole-file reads and writes (the one read loop and the one write loop, FileKit's).
+@Suite(.timeLimit(.minutes(2))) struct FilesTests {
     /// A read that fails part way is no file, never a truncated one taken as whole: reading a
     /// directory opens but fails at the first read (EISDIR).
     @Test func aFailedReadIsNoFileNotAnEmptyOne() throws {

@@ -25,6 +25,11 @@ public enum WordingSamples {
             .householdNotFound(name: "cabin", home: local + "/data"),
             .householdExists(name: "home", path: local + "/data/home"),
             .notWritable(path: local + "/data/home", cause: cause),
+            .notWritable(path: local + "/data/home", cause: Cause(source: .system(.readOnlyFileSystem), path: local + "/data/home", text: "Read-only file system")),
+            .fileFailed(path: local + "/data/home/.git/todo/list-cache", cause: Cause(source: .system(.ioError), path: local + "/data/home", text: "Input/output error")),
+            .fileFailed(path: local + "/data/home/.git/todo/list-cache", cause: Cause(source: .system(.tooManyOpenFiles), path: local + "/data/home", text: "Too many open files")),
+            .fileFailed(path: local + "/data/home/.git/todo/list-cache", cause: Cause(source: .system(.resourceTemporarilyUnavailable), path: local + "/data/home", text: "Resource temporarily unavailable")),
+            .fileFailed(path: local + "/data/home/.git/todo/list-cache", cause: Cause(source: .system(.noSuchFileOrDirectory), path: local + "/data/home", text: "No such file or directory \(local)/data/home/x")),
             .internalError(path: local + "/data/home", cause: odd),
             .diskFull(path: local + "/data/home", cause: full),
             .taskNotFound("abcd"),
@@ -71,6 +76,7 @@ public enum WordingSamples {
         case .householdNotFound: "householdNotFound"
         case .householdExists: "householdExists"
         case .notWritable: "notWritable"
+        case .fileFailed: "fileFailed"
         case .internalError: "internalError"
         case .diskFull: "diskFull"
         case .taskNotFound: "taskNotFound"
@@ -107,7 +113,7 @@ public enum WordingSamples {
     }
 
     /// How many cases `StoreError` has: `name` lists them all.
-    public static let storeErrorCases = 36
+    public static let storeErrorCases = 37
 
     /// Every `SyncProblem` case; the remotes that can be a path are under `local` (a path remote
     /// of this machine) and, once more, a URL of another machine.

@@ -1,5 +1,6 @@
 import Glibc
 import ArgumentParser
+import FileKit
 import SystemPackage
 import TodoCore
 import TodoStore
@@ -121,13 +122,12 @@ enum FeedFile {
     }
 
     static func replace(_ path: String, with bytes: [UInt8]) throws {
-        do {
-            try replaceFile(path, with: bytes, mode: 0o644, suffix: ".tmp-\(getpid())")
+        do throws(FileError) {
+            try WholeFile.replace(path, with: bytes, mode: 0o644)
         } catch {
-            let reason = String(cString: strerror(error.errno))
             throw CLIError(
-                "Cannot write the feed to \(Terminal.safe(path)) (\(error.step.rawValue): \(reason)); the old feed, if any, is unchanged.",
-                exit: .cannotWrite)
+                "Cannot write the feed to \(Terminal.safe(path)) (\(error.operation.rawValue): \(error.reason)); the old feed, if any, is unchanged.",
+                exit: .forFile(errno: error.errno))
         }
     }
 }

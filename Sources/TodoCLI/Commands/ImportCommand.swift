@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileKit
 import SystemPackage
 import TodoCore
 import TodoStore
@@ -89,10 +90,10 @@ struct ImportCommand: ParsableCommand {
         }
         defer { if fd != .standardInput { try? fd.close() } }
         let out: [UInt8]
-        do {
-            out = try FileIO.readAll(fd, limit: Self.maxInput)
+        do throws(FileError) {
+            out = try FileIO.readAll(fd, name: file, limit: Self.maxInput)
         } catch {
-            throw CLIError("Cannot read \(Terminal.safe(file)) (\(error)).", exit: .notFound)
+            throw CLIError("Cannot read \(Terminal.safe(file)) (\(error.errno)).", exit: .notFound)
         }
         if out.count > Self.maxInput { throw CLIError("\(Terminal.safe(file)) is larger than 256 MiB.", exit: .data) }
         return out

@@ -1,3 +1,4 @@
+import FileKit
 import Glibc
 import GitKit
 import TodoCore
@@ -42,7 +43,7 @@ public struct HouseholdZone: Sendable {
 
     /// Loads a zone from the tz database; nil for a name that is not a zone file there.
     public static func load(_ name: String) -> TimeZoneRules? {
-        guard isSafeName(name), let bytes = readBytes("\(HouseholdSettings.zoneinfo)/\(name)"), bytes.count < 1 << 20
+        guard isSafeName(name), let bytes = try? WholeFile.read("\(HouseholdSettings.zoneinfo)/\(name)"), bytes.count < 1 << 20
         else { return nil }
         return TimeZoneRules(name: name, tzif: bytes)
     }
@@ -77,7 +78,7 @@ public struct HouseholdZone: Sendable {
             let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if let r = target.range(of: "zoneinfo/") { candidates.append(String(target[r.upperBound...])) }
         }
-        if let text = readBytes("/etc/timezone") {
+        if let text = try? WholeFile.read("/etc/timezone") {
             candidates.append(String(decoding: text, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? "")
         }
         return candidates.first { load($0) != nil }

@@ -1,3 +1,4 @@
+import FileKit
 import Glibc
 import GitKit
 import TodoCore
@@ -47,7 +48,8 @@ struct ListCache {
     /// The cache file's content; with `parseExtra` false the tasks' extra fields are kept as
     /// text (a list needs only their facts).
     static func read(_ repo: Repository, parseExtra: Bool = true) -> ListCache? {
-        guard let bytes = readBytes(path(repo)), bytes.count >= 52, Array(bytes[0..<8]) == magic,
+        // A cache that cannot be read is rebuilt from the tree, whatever the reason.
+        guard let bytes = try? WholeFile.read(path(repo)), bytes.count >= 52, Array(bytes[0..<8]) == magic,
             let tree = ObjectID(hex: String(decoding: bytes[8..<48], as: UTF8.self))
         else { return nil }
         var r = TaskRecord.Reader(bytes: bytes, offset: 48)
@@ -96,6 +98,7 @@ struct ListCache {
             TaskRecord.appendString(b.reason, to: &out)
         }
         mkdir(repo.gitDirectory + "todo", 0o755)
+        // A cache that cannot be written is only rebuilt next time.
         try? writeFile(Self.path(repo), out, sync: false)
         UnreadableRecord.write(repo, tree: tree, bad: bad)
     }

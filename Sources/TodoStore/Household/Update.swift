@@ -1,5 +1,7 @@
+import FileKit
 import Glibc
 import GitKit
+import SystemPackage
 import TodoCore
 
 extension Household {
@@ -124,16 +126,18 @@ extension Household {
     func recordPending(_ paths: [String], objects: [ObjectID] = []) throws {
         let lines = paths + objects.map { Self.objectLinePrefix + $0.hex }
         let bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
-        var fd = Glibc.open(pendingPath, O_WRONLY | O_TRUNC | O_CLOEXEC)
         var created = false
-        if fd < 0 && errno == ENOENT {
-            fd = Glibc.open(pendingPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd: FileDescriptor
+        switch Result(catching: { () throws(FileError) in try WholeFile.open(pendingPath, .writeOnly, options: .truncate) }) {
+        case .success(let opened): fd = opened
+        case .failure(let e) where e.errno == .noSuchFileOrDirectory:
+            fd = try WholeFile.open(pendingPath, .writeOnly, options: [.create, .truncate])
             created = true
+        case .failure(let e): throw e
         }
-        if fd < 0 { throw SystemError(errno: errno, what: "open \(pendingPath)") }
-        defer { close(fd) }
-        try writeAll(fd, bytes, path: pendingPath, sync: false, keepOpen: true)
-        if fdatasync(fd) != 0 { throw SystemError(errno: errno, what: "fdatasync \(pendingPath)") }
+        defer { _ = try? fd.close() }
+        try WholeFile.writeAll(fd, bytes, path: pendingPath)
+        if fdatasync(fd.rawValue) != 0 { throw FileError(.fsync, path: pendingPath, errno: Errno(rawValue: Glibc.errno)) }
         if created { try Durability.sync(repo.gitDirectory) }
     }
 
@@ -149,7 +153,8 @@ extension Household {
     /// removes the loose objects it left damaged (only a machine that stopped before they were
     /// made durable can do that; `main` never points at them then).
     func recoverInterruptedChange() throws {
-        guard let text = readFile(pendingPath) else { return }
+        guard let bytes = try WholeFile.readIfPresent(pendingPath) else { return }
+        let text = String(decoding: bytes, as: UTF8.self)
         var paths: [String] = []
         var objects: [ObjectID] = []
         for line in text.split(separator: "\n").map(String.init) where !line.isEmpty {
@@ -280,47 +285,26 @@ extension Household {
 /// Added to a file's name while it is written, before the rename that makes it whole.
 let temporarySuffix = ".todo-tmp"
 
-/// The whole file as text; nil when it does not exist or cannot be read.
+/// The whole file as text; nil when it does not exist or cannot be read (for the callers to
+/// whom an unreadable file means the same as none: a cache, a marker).
 func readFile(_ path: String) -> String? {
-    guard let bytes = readBytes(path) else { return nil }
+    guard let bytes = try? WholeFile.read(path) else { return nil }
     return String(decoding: bytes, as: UTF8.self)
 }
 
-func writeFile(_ path: String, _ text: String, sync: Bool) throws {
+func writeFile(_ path: String, _ text: String, sync: Bool) throws(FileError) {
     try writeFile(path, Array(text.utf8), sync: sync)
 }
 
-/// Writes `bytes` to a temporary file beside `path` and renames it into place. With
-/// `inPlace`, the file is created or overwritten directly instead: for files that a record of
-/// the change puts right after a crash (the work tree, the pending-change record itself).
-/// Rewriting a file keeps its inode, and on some file systems creating inodes is the dearest
-/// part of a small write.
-func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool, inPlace: Bool = false) throws {
+/// Replaces `path` atomically (`WholeFile.replace`; with `sync`, durably). With `inPlace`, the
+/// file is created or overwritten directly instead: for files that a record of the change puts
+/// right after a crash (the work tree, the pending-change record itself). Rewriting a file
+/// keeps its inode, and on some file systems creating inodes is the dearest part of a small
+/// write.
+func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool, inPlace: Bool = false) throws(FileError) {
     if inPlace {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        if fd < 0 { throw SystemError(errno: errno, what: "open \(path)") }
-        try writeAll(fd, bytes, path: path, sync: sync)
-        return
+        try WholeFile.write(path, bytes, sync: sync)
+    } else {
+        try WholeFile.replace(path, with: bytes, durable: sync, suffix: temporarySuffix)
     }
-    let tmp = path + temporarySuffix
-    let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    if fd < 0 { throw SystemError(errno: errno, what: "open \(tmp)") }
-    do {
-        try writeAll(fd, bytes, path: path, sync: sync)
-    } catch {
-        unlink(tmp)
-        throw error
-    }
-    if rename(tmp, path) != 0 {
-        let err = errno
-        unlink(tmp)
-        throw SystemError(errno: err, what: "rename \(path)")
-    }
-}
-
-/// Writes all of `bytes` to `fd` (fsyncing it with `sync`) and closes it unless `keepOpen`.
-private func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String, sync: Bool, keepOpen: Bool = false) throws {
-    defer { if !keepOpen { close(fd) } }
-    try GitKit.writeAll(fd, bytes, what: path)
-    if sync && fsync(fd) != 0 { throw SystemError(errno: errno, what: "fsync \(path)") }
 }

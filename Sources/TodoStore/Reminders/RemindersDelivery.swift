@@ -1,3 +1,4 @@
+import FileKit
 import Glibc
 import SystemPackage
 import TodoCore
@@ -194,13 +195,12 @@ public struct ReminderSender: Sendable {
 
     private func runCurl(_ config: [String], input: String, what: CurlDelivery) throws(DeliveryFailure) {
         let path = scratch + "/curl-\(getpid()).conf"
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .transient(.cannotWriteCurlConfig(path: path, errno: Errno(rawValue: errno))) }
-        let text = config.joined(separator: "\n") + "\n"
-        let ok = text.utf8CString.withUnsafeBufferPointer { p in write(fd, p.baseAddress, p.count - 1) == p.count - 1 }
-        close(fd)
         defer { unlink(path) }
-        guard ok else { throw .transient(.cannotWriteCurlConfig(path: path, errno: nil)) }
+        do throws(FileError) {
+            try WholeFile.write(path, Array((config.joined(separator: "\n") + "\n").utf8), mode: 0o600)
+        } catch {
+            throw .transient(.cannotWriteCurlConfig(path: path, errno: error.errno))
+        }
         let deadline = ContinuousClock.now + .seconds(timeoutSeconds + 5)
         guard runProgram(["curl", "--disable", "-K", path], input: input, deadline: deadline) != nil else {
             throw .transient(.curlFailed(what))

@@ -1,3 +1,4 @@
+import FileKit
 import Glibc
 import GitKit
 import SystemPackage
@@ -36,7 +37,7 @@ public struct ReminderSettings: Sendable, Equatable {
             guard (st.st_mode & S_IFMT) == S_IFREG else { throw .unsafeFile(path: path, why: .notRegularFile) }
             guard st.st_uid == getuid() else { throw .unsafeFile(path: path, why: .otherOwner) }
             guard st.st_mode & 0o077 == 0 else { throw .unsafeFile(path: path, why: .openToOthers) }
-            guard let bytes = readBytes(path) else { throw .unsafeFile(path: path, why: .unreadable) }
+            guard let bytes = try? WholeFile.read(path) else { throw .unsafeFile(path: path, why: .unreadable) }
             values = KeyValueText.parse(String(decoding: bytes, as: UTF8.self))
         }
         for (key, name) in keys {
@@ -113,7 +114,7 @@ public struct ReminderState: Sendable, Equatable {
     public static func load(_ path: String) throws(ReminderConfigError) -> ReminderState {
         var st = stat()
         guard stat(path, &st) == 0 else { return ReminderState() }
-        guard let bytes = readBytes(path), case .object(let members)? = try? JSONParser.parse(bytes) else {
+        guard let bytes = try? WholeFile.read(path), case .object(let members)? = try? JSONParser.parse(bytes) else {
             throw .badState(path: path)
         }
         var state = ReminderState()
@@ -140,23 +141,17 @@ public struct ReminderState: Sendable, Equatable {
         let bytes = JSONWriter.document(.object(members))
         let dir = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         Self.makeFolders(dir)
-        let tmp = path + ".tmp-\(getpid())"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .cannotWriteState(path: path, step: .create, errno: Errno(rawValue: errno)) }
-        do {
-            try writeAll(fd, bytes, what: tmp)
+        do throws(FileError) {
+            try WholeFile.replace(path, with: bytes, mode: 0o600)
         } catch {
-            close(fd)
-            unlink(tmp)
-            // writeAll fails only on a system call, and says its errno.
-            throw .cannotWriteState(path: path, step: .write(temporary: tmp), errno: (error as? GitError)?.errno ?? .ioError)
-        }
-        fsync(fd)
-        close(fd)
-        guard rename(tmp, path) == 0 else {
-            let failed = Errno(rawValue: errno)
-            unlink(tmp)
-            throw .cannotWriteState(path: path, step: .rename, errno: failed)
+            let step: StateWriteStep
+            switch error.operation {
+            case .open: step = .create
+            case .rename: step = .rename
+            // The temporary file's content, or the folder's entry, did not reach the disk.
+            case .read, .write, .fsync: step = .write(temporary: error.path)
+            }
+            throw .cannotWriteState(path: path, step: step, errno: error.errno)
         }
     }
 
