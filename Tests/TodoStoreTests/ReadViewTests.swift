@@ -16,7 +16,7 @@ struct ReadViewTests {
         #expect(writes.stderr.contains("error: value of type 'HouseholdReader' has no member 'add'"), "\(writes)")
         #expect(writes.stderr.contains("error: 'household' is inaccessible due to 'internal' protection level"), "\(writes)")
         // Those two and nothing else: a missing module would be an error of its own.
-        #expect(writes.stderr.components(separatedBy: "error: ").count - 1 == 2, "\(writes)")
+        #expect(writes.stderr.components(separatedBy: ": error: ").count - 1 == 2, "\(writes)")
     }
 
     /// `swiftc -typecheck` of `file` against the modules built beside this test binary (and the
