@@ -45,7 +45,7 @@ enum AutoMaintenance {
         let exact = setting.flatMap { Int($0) }
         let afterSync = writer.syncedRemote
         var due = Household.maintenanceDue(home: Env.home, name: name, exact: exact, afterSync: afterSync)
-        if !due && afterSync, let h = try? Household.open(home: Env.home, name: name, clock: Env.clock),
+        if !due && afterSync, let h = try? Household.openForReading(home: Env.home, name: name, clock: Env.clock),
             let remote = h.pathRemoteObjectsDirectory()
         {
             due = Household.maintenanceDue(objectsDirectory: remote, exact: exact, afterSync: true)

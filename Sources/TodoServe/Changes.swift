@@ -85,9 +85,8 @@ struct Changes {
             guard let d = CivilDate(iso: Substring(occurrence)) else { throw PageError(status: 422) }
             date = d
         }
-        if before.recurrence == nil && action == .skip {
-            throw PageError(status: 409, title: "Not a chore", text: "Only chores can be skipped.")
-        }
+        // A skip of a plain task is the store's to refuse (`StoreError.notAChore`), worded by
+        // `ServeWording.failure` through `site.store`.
         let outcome = try site.store { () throws(StoreError) in try h.complete([id.hex], action, on: date) }
         site.afterChange(commit: outcome.commit)
         let notice: Notice
@@ -115,14 +114,11 @@ struct Changes {
         guard key.utf8.count == 16, key.utf8.allSatisfy(isLowerHex) else { throw PageError(status: 404) }
         let back = Redirect.back(form, site: site, fallback: site.prefix + "/t/" + id.hex)
         let h = try site.store { () throws(StoreError) in try site.openForChange(member: session.member) }
-        guard let task = try site.store({ () throws(StoreError) in try h.snapshot().task(id) }),
-            let item = task.visibleItems.first(where: { $0.key == key })
-        else {
-            throw PageError(status: 404, title: "No such item", text: "This checklist item is not on the task any more. Reload the page.")
-        }
-        // By its key: an index would shift, and the text may be ambiguous once normalised.
+        // By its key: an index would shift, and the text may be ambiguous once normalised. A
+        // task or an item that is gone is the store's to refuse (`taskNotFound`,
+        // `itemNotFound`), worded by `ServeWording.failure`.
         var edit = TaskEdit()
-        let name = Household.itemKeyPrefix + item.key
+        let name = Household.itemKeyPrefix + key
         if check { edit.checkItems = [name] } else { edit.uncheckItems = [name] }
         let outcome = try site.store { () throws(StoreError) in try h.edit(id.hex, edit) }
         site.afterChange(commit: outcome.commit)

@@ -178,7 +178,7 @@ public enum ServeMain {
 
     static func checkHousehold(_ name: String, environment: ServeEnvironment) throws {
         do {
-            _ = try Household.open(home: environment.home, name: name, clock: environment.clock)
+            _ = try Household.openForReading(home: environment.home, name: name, clock: environment.clock)
         } catch {
             switch error {
             case .householdNotFound, .invalidHouseholdName:

@@ -54,38 +54,27 @@ final class Site: Sendable {
 
     // MARK: The household
 
-    /// Opens the household for reading, fresh.
-    func openForReading() throws(StoreError) -> Household {
-        try Household.open(home: home, name: household, clock: clock)
+    /// Opens the household for reading, fresh: its read view, which has no writing call.
+    func openForReading() throws(StoreError) -> HouseholdReader {
+        try Household.openForReading(home: home, name: household, clock: clock)
     }
 
-    /// Opens the household for a change by `member`, acting as them: commits' author and
-    /// committer and every stamp's member are theirs (the name as the household spells it, the
-    /// email from their details, else the placeholder), the replica the server's own. A stale
-    /// merge driver is pointed at `todo` (never at `todo-serve`), and a change a killed command
-    /// left half done is finished first, as the CLI's `HouseholdOptions.open` does.
+    /// Opens the household for a change by `member`, acting as them (`Household.openForChange`,
+    /// as the CLI's `HouseholdOptions.open`): commits' author and committer and every stamp's
+    /// member are theirs, the replica the server's own; a stale merge driver is pointed at
+    /// `todo` (never at `todo-serve`).
     func openForChange(member: String) throws(StoreError) -> Household {
-        let plain = try Household.open(home: home, name: household, clock: clock)
-        let name = (try? plain.knownMember(member)) ?? member
-        let email = (try? plain.memberEmail(name)) ?? nil
-        let actor = Actor(
-            name: name, email: email ?? Actor.placeholderEmail(member: name, household: household), replica: replica)
-        let h = try Household.open(home: home, name: household, clock: clock, acting: actor)
-        _ = h.repairStaleMergeDriver(searchPath: environment.get("PATH")) {
-            MergeDriverConfig.command(for: environment.todoProgram, searchPath: environment.get("PATH"))
-        }
-        h.finishInterruptedChangeIfFree()
-        return h
+        try openForChange(by: .member(member, replica: replica))
     }
 
     /// Opens the household for the background sync: as the clone, no member acting.
-    func openForSync() throws(StoreError) -> Household {
-        let h = try Household.open(home: home, name: household, clock: clock)
-        _ = h.repairStaleMergeDriver(searchPath: environment.get("PATH")) {
-            MergeDriverConfig.command(for: environment.todoProgram, searchPath: environment.get("PATH"))
+    func openForSync() throws(StoreError) -> Household { try openForChange(by: .clone) }
+
+    private func openForChange(by maker: ChangeMaker) throws(StoreError) -> Household {
+        let path = environment.get("PATH")
+        return try Household.openForChange(home: home, name: household, clock: clock, by: maker, searchPath: path) {
+            MergeDriverConfig.command(for: environment.todoProgram, searchPath: path)
         }
-        h.finishInterruptedChangeIfFree()
-        return h
     }
 
     /// After a change: asks for a sync soon, and starts `todo maintenance --auto` detached
@@ -125,9 +114,9 @@ final class Site: Sendable {
     /// Every task of `h`'s `main`, parsed: kept in memory keyed by the commit, so page views
     /// between two commits parse nothing; another commit (this server's, the CLI's, a sync's)
     /// rebuilds it from the list cache, as `todo list` does.
-    func tasks(_ h: Household) throws -> [Task] { try tasksAndCommit(h).tasks }
+    func tasks(_ h: HouseholdReader) throws -> [Task] { try tasksAndCommit(h).tasks }
 
-    func tasksAndCommit(_ h: Household) throws -> (tasks: [Task], commit: String) {
+    func tasksAndCommit(_ h: HouseholdReader) throws -> (tasks: [Task], commit: String) {
         let snap = try store { () throws(StoreError) in try h.snapshot() }
         let commit = snap.commit?.hex ?? ""
         if let cached = taskCache.withLock({ $0?.commit == commit ? $0?.tasks : nil }) { return (cached, commit) }

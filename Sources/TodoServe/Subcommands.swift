@@ -119,7 +119,7 @@ enum Subcommands {
         try ServeMain.checkHousehold(household, environment: environment)
         let spelled: String?
         do {
-            spelled = try Household.open(home: environment.home, name: household, clock: environment.clock).knownMember(name)
+            spelled = try Household.openForReading(home: environment.home, name: household, clock: environment.clock).knownMember(name)
         } catch {
             throw Failure(exit: .config, message: Worded(error, paths: .shown).fact)
         }

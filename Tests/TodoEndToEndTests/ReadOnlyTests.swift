@@ -5,54 +5,13 @@ import TodoCore
 
 /// Commands that only read never write the household (docs/FORMAT.md, "What is local to one
 /// clone"): after each, every file of the repository and the work tree has the same content,
-/// mode and modification time, except the caches and markers FORMAT.md lists as safe to delete.
-/// Tests run as root, so file modes alone would prove nothing.
+/// mode and modification time, except the caches and markers FORMAT.md lists as safe to delete
+/// (`RepositoryFiles`).
 @Suite(.timeLimit(.minutes(20)), .kit) struct ReadOnlyTests {
-    /// Files a read may refresh.
-    static let caches: Set<String> = [".git/todo/list-cache", ".git/todo/worktree-checked", ".git/todo/unreadable", ".git/todo/conflicts-seen"]
-    /// The folder holding them: writing one (by rename) moves the folder's own time.
-    static let cacheFolder = ".git/todo"
+    func snapshot(_ root: String) throws -> RepositoryFiles { try RepositoryFiles(root) }
 
-    struct Entry: Equatable, CustomStringConvertible {
-        let content: Data?
-        let mode: UInt32
-        let mtime: timespec
-        static func == (a: Entry, b: Entry) -> Bool {
-            a.content == b.content && a.mode == b.mode && a.mtime.tv_sec == b.mtime.tv_sec && a.mtime.tv_nsec == b.mtime.tv_nsec
-        }
-        var description: String { "mode \(String(mode, radix: 8)) mtime \(mtime.tv_sec).\(mtime.tv_nsec) \(content?.count ?? -1) bytes" }
-    }
-
-    /// Every file and directory under `root` (the directory's own modification time too: a file
-    /// created and removed again shows there).
-    func snapshot(_ root: String) throws -> [String: Entry] {
-        var out: [String: Entry] = [:]
-        func visit(_ rel: String) throws {
-            let path = rel.isEmpty ? root : root + "/" + rel
-            var st = stat()
-            try #require(lstat(path, &st) == 0, "\(path)")
-            let isDir = (st.st_mode & S_IFMT) == S_IFDIR
-            if !Self.caches.contains(rel) {
-                let content = isDir ? nil : FileManager.default.contents(atPath: path)
-                let mtime = rel == Self.cacheFolder ? timespec() : st.st_mtim
-                out[rel] = Entry(content: content, mode: st.st_mode, mtime: mtime)
-            }
-            if isDir {
-                for name in try FileManager.default.contentsOfDirectory(atPath: path).sorted() {
-                    try visit(rel.isEmpty ? name : rel + "/" + name)
-                }
-            }
-        }
-        try visit("")
-        return out
-    }
-
-    func expectSame(_ before: [String: Entry], _ after: [String: Entry], _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        for key in Set(before.keys).union(after.keys).sorted() where before[key] != after[key] {
-            Issue.record(
-                "`todo \(what)` changed \(key): \(before[key].map(\.description) ?? "absent") -> \(after[key].map(\.description) ?? "absent")",
-                sourceLocation: sourceLocation)
-        }
+    func expectSame(_ before: RepositoryFiles, _ after: RepositoryFiles, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        RepositoryFiles.expectSame(before, after, "`todo \(what)`", sourceLocation: sourceLocation)
     }
 
     @Test func everyReadOnlyCommandLeavesTheHouseholdUntouched() throws {

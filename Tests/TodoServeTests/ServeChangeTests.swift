@@ -14,17 +14,9 @@ struct ServeChangeTests {
     @Test func eachChangeSentTwiceMakesOneCommit() async throws {
         let f = try ServeFixture()
         let h = try f.household()
-        var chore = NewTask(title: "Bins")
-        chore.recurrence = Recurrence(rule: try #require(RepeatRule("daily")), from: h.clock.today)
-        chore.rotation = ["Ann", "Ben"]
-        let choreID = try #require(try h.add(chore).tasks.first).task.id.hex
-        var recycling = NewTask(title: "Recycling")
-        recycling.recurrence = Recurrence(rule: try #require(RepeatRule("daily")), from: h.clock.today)
-        let recyclingID = try #require(try h.add(recycling).tasks.first).task.id.hex
-        var list = NewTask(title: "Shopping")
-        list.tags = ["shopping"]
-        list.items = ["milk", "eggs"]
-        let listID = try #require(try h.add(list).tasks.first).task.id.hex
+        let choreID = try f.addChore("Bins", rotation: ["Ann", "Ben"])
+        let recyclingID = try f.addChore("Recycling")
+        let listID = try f.addList("Shopping", items: ["milk", "eggs"], tags: ["shopping"])
         let plainID = try f.taskID(titled: "Ann's first chore")
         let occurrence = try #require(try h.snapshot().task(TaskID(choreID)!)).schedule(today: h.clock.today, context: .plain)?.current
         let milk = try #require(try h.snapshot().task(TaskID(listID)!)?.visibleItems.first { $0.text == "milk" }).key

@@ -47,6 +47,23 @@ final class ServeFixture: @unchecked Sendable {
 
     func household() throws -> Household { try Household.open(home: home, name: "home") }
 
+    /// Adds a daily chore from today, its turns in `rotation`'s order; its id.
+    func addChore(_ title: String, rotation: [String] = []) throws -> String {
+        let h = try household()
+        var chore = NewTask(title: title)
+        chore.recurrence = Recurrence(rule: try #require(RepeatRule("daily")), from: h.clock.today)
+        chore.rotation = rotation
+        return try #require(try h.add(chore).tasks.first).task.id.hex
+    }
+
+    /// Adds a task with a checklist; its id.
+    func addList(_ title: String, items: [String], tags: [String] = []) throws -> String {
+        var list = NewTask(title: title)
+        list.tags = tags
+        list.items = items
+        return try #require(try household().add(list).tasks.first).task.id.hex
+    }
+
     /// The routes; with `services`, the background sync runs beside them.
     func application(services: Bool = false) -> some ApplicationProtocol {
         let router = Router(context: ServeContext.self)

@@ -41,15 +41,18 @@ struct DoctorCommand: ParsableCommand {
     }
 
     func run() throws {
-        // Opened without `household.open()`'s quiet repair of the merge driver, so that the
-        // check sees the setting as it is.
-        let h = try Household.open(home: Env.home, name: household.name, clock: Env.clock)
         var options = DoctorOptions(
             executable: Env.executablePath, version: Todo.configuration.version, driverCommand: Env.driverCommand,
             searchPath: Env.get("PATH"), sync: .fromEnvironment(timeout: timeout, quiet: true))
         options.fix = fix
         options.offline = offline
-        let findings = try h.doctor(options)
+        // Without --fix, through the read view: the checks cannot repair. With it, opened
+        // without `household.open()`'s quiet repair of the merge driver, so that the check sees
+        // the setting as it is before it repairs.
+        let findings =
+            fix
+            ? try Household.open(home: Env.home, name: household.name, clock: Env.clock).doctor(options)
+            : try Household.openForReading(home: Env.home, name: household.name, clock: Env.clock).check(options)
         let healthy = !findings.contains { $0.status == .problem }
         var out = Output()
         if output.json {

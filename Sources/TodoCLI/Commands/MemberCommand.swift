@@ -128,7 +128,7 @@ struct MemberSetCommand: ParsableCommand {
         if new {
             member = try h.knownMember(name.trimmingSpaces) ?? name.trimmingSpaces
         } else {
-            member = try MemberText.known(h, name)
+            member = try MemberText.known(h.reader, name)
         }
         let current = try h.memberDetails().details.first { $0.key.lowercased() == member.lowercased() }?.value ?? MemberDetails()
         let email = self.email ?? current.email
@@ -292,7 +292,7 @@ enum MemberText {
     }
 
     /// The household's spelling of `name`, or exit 66 naming the members it has.
-    static func known(_ h: Household, _ name: String) throws -> String {
+    static func known(_ h: HouseholdReader, _ name: String) throws -> String {
         let wanted = name.trimmingSpaces
         if let hit = try h.knownMember(wanted) { return hit }
         let names = try h.memberNames()

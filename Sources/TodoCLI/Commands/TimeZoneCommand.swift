@@ -23,9 +23,8 @@ struct TimeZoneCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The zone to record, like Europe/Paris.", valueName: "zone")) var zone: String?
 
     func run() throws {
-        let h = try zone == nil ? household.openForReading() : household.open()
         guard let zone else {
-            let z = try h.zone()
+            let z = try household.openForReading().zone()
             switch z.source {
             case .recorded:
                 print("Household time zone: \(z.rules.name)")
@@ -42,7 +41,7 @@ struct TimeZoneCommand: ParsableCommand {
                 "\"\(Terminal.safe(name))\" is not a time zone of the tz database (/usr/share/zoneinfo). Use a name like Europe/Paris or America/New_York.",
                 exit: .usage)
         }
-        if try h.setZone(name) == nil {
+        if try household.open().setZone(name) == nil {
             print("Household time zone: \(name) (unchanged).")
         } else {
             print("Household time zone set to \(name); members get it with their next sync.")

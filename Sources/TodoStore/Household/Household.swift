@@ -54,17 +54,66 @@ public final class Household {
         GitLibrary.declareOneCommand()
     }
 
-    /// Opens an existing household; with `acting`, its changes are that member's (see `Actor`).
+    /// Opens an existing household for reading: its queries, and no call that writes
+    /// (`HouseholdReader`). Nothing is repaired or finished; a change a killed command left
+    /// half done stays so (`hasInterruptedChange` tells it) until the next change finishes it.
+    public static func openForReading(home: String, name: String, clock: WallClock = .system)
+        throws(StoreError) -> HouseholdReader
+    {
+        HouseholdReader(try open(home: home, name: name, clock: clock))
+    }
+
+    /// Opens an existing household for a change: the one opening every front end's change goes
+    /// through. The repository is opened once; a `member` acting through a front end is
+    /// resolved on it (`ChangeMaker`); a merge driver whose program has gone (todo moved or
+    /// reinstalled) is pointed at `driverCommand()`; a change a killed command left half done
+    /// is finished first, when no other command holds the household.
+    public static func openForChange(
+        home: String, name: String, clock: WallClock = .system, by maker: ChangeMaker = .clone, searchPath: String?,
+        driverCommand: () -> String
+    ) throws(StoreError) -> Household {
+        let plain = try open(home: home, name: name, clock: clock)
+        let h: Household
+        switch maker {
+        case .clone: h = plain
+        case .member(let typed, let replica):
+            let actor = plain.actor(for: typed, replica: replica)
+            try checkActor(actor, path: plain.path)
+            h = Household(name: name, path: plain.path, repo: plain.repo, clock: plain.clock, actor: actor)
+        }
+        _ = h.repairStaleMergeDriver(searchPath: searchPath, replacement: driverCommand)
+        h.finishInterruptedChangeIfFree()
+        return h
+    }
+
+    /// The member `typed` as this household spells them, with the email from their details.
+    private func actor(for typed: String, replica: String) -> Actor {
+        // A household whose roster cannot be read still takes the member's change under the
+        // name they signed in with (as before rosters existed); the transaction reports the
+        // unreadable file itself.
+        let spelled = (try? knownMember(typed)) ?? typed
+        let email = (try? memberEmail(spelled)) ?? nil
+        return Actor(name: spelled, email: email ?? Actor.placeholderEmail(member: spelled, household: name), replica: replica)
+    }
+
+    /// An actor's replica id goes into every stamp: a malformed one would make unreadable files.
+    private static func checkActor(_ actor: Actor, path: String) throws(StoreError) {
+        if actor.replica.utf8.count != 16 || !Stamp.isReplicaID(Substring(actor.replica)) {
+            throw .internalError(path: path, cause: Cause(source: .other, path: nil, text: "the acting member's replica id \"\(actor.replica)\" is not 16 hex digits"))
+        }
+    }
+
+    /// Opens an existing household as it is: nothing repaired, nothing finished, every call
+    /// reachable. For `doctor`, which must see the setting as it is before it repairs, and
+    /// for tests; a front end reads through `openForReading` and changes through
+    /// `openForChange`. With `acting`, its changes are that member's (see `Actor`).
     public static func open(home: String, name: String, clock: WallClock = .system, acting: Actor? = nil)
         throws(StoreError) -> Household
     {
         try validate(name: name)
         let path = "\(home)/\(name)"
         guard access("\(path)/.git", F_OK) == 0 else { throw .householdNotFound(name: name, home: home) }
-        // An actor's replica id goes into every stamp: a malformed one would make unreadable files.
-        if let acting, acting.replica.utf8.count != 16 || !Stamp.isReplicaID(Substring(acting.replica)) {
-            throw .internalError(path: path, cause: Cause(source: .other, path: nil, text: "the acting member's replica id \"\(acting.replica)\" is not 16 hex digits"))
-        }
+        if let acting { try checkActor(acting, path: path) }
         GitLibrary.start()
         do {
             let repo = try Repository.open(path: path)

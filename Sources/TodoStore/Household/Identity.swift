@@ -58,3 +58,14 @@ public struct Actor: Sendable, Equatable {
         return "\(part(member))@\(part(household)).todo.invalid"
     }
 }
+
+/// Who makes a change opened with `Household.openForChange`.
+public enum ChangeMaker: Sendable, Equatable {
+    /// This clone, under its git config's identity and replica id: the CLI, and a front end's
+    /// background sync.
+    case clone
+    /// A member acting through another front end, under that front end's replica id: their
+    /// name as the household spells it, their email from their details (else
+    /// `Actor.placeholderEmail`).
+    case member(String, replica: String)
+}
