@@ -52,6 +52,7 @@ final class BackgroundSync: Service, Sendable {
     /// second, so a change moves the deadline), syncs, and again, until shutdown.
     func run() async throws {
         guard every > 0 else {
+            // Cancelled means shutdown has begun: what this waits for is happening.
             try? await gracefulShutdown()
             stopper.stop()
             return
@@ -70,6 +71,7 @@ final class BackgroundSync: Service, Sendable {
                 let due = self.pending.withLock { $0.due }
                 let wait = min(nextPeriodic, due ?? nextPeriodic) - .now
                 if wait > .zero {
+                    // Cancelled: shutdown, which the loop checks next.
                     try? await Task.sleep(for: min(wait, .seconds(1)))
                     continue
                 }

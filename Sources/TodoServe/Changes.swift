@@ -176,7 +176,7 @@ struct Changes {
             }
         }
         switch FormInput.assignee(typed.assignee) {
-        case .success(let n?): new.assignee = (try? h.knownMember(n)) ?? n
+        case .success(let n?): new.assignee = (try? h.knownMember(n)) ?? n  // a roster that cannot be read: the name as typed; the transaction reports the file
         case .success(nil): break
         case .failure(let p): errors["assignee"] = p.message
         }
@@ -187,6 +187,7 @@ struct Changes {
             }
         }
         if !errors.isEmpty {
+            // Only the suggestions of the form that is shown again: without them the field is free text.
             let members = ((try? h.memberNames()) ?? []).map(Pages.safe)
             return AddPage.render(site, session, typed: typed, errors: errors, members: members)
         }

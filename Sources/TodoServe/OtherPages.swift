@@ -1,6 +1,7 @@
 import Hummingbird
 import TodoCore
 import TodoStore
+import TodoWording
 
 /// `GET /add` and its refused form.
 enum AddPage {
@@ -20,6 +21,7 @@ enum AddPage {
     }
 
     static func members(_ site: Site) -> [String] {
+        // Only suggestions for a form field: without them it is free text.
         ((try? site.openForReading().memberNames()) ?? []).map(Pages.safe)
     }
 
@@ -55,8 +57,16 @@ enum OtherPages {
         var c = Pages.frame(site, session, title: "Since my last visit", nav: "navChanges", notice: Pages.notice(request))
         if let last {
             let today = h.clock.today
-            let changes = (try? h.receivedChanges(from: last, to: head)) ?? []
-            c["since"] = last == head ? "Nothing has changed since your last visit." : "What the others changed since your last visit:"
+            let changes: [ReceivedChange]
+            do {
+                changes = try h.receivedChanges(from: last, to: head)
+                c["since"] = last == head ? "Nothing has changed since your last visit." : "What the others changed since your last visit:"
+            } catch {
+                // Never an empty list that looks like "nothing new": the page says it could not
+                // look, and this visit is not recorded, so the changes are shown once they can be.
+                c["since"] = "What changed since your last visit could not be read: \(Pages.safe(Worded(error).sentence))"
+                return Pages.html(site.render("changes", c))
+            }
             c["changes"] = changes.filter { $0.member.lowercased() != key }.prefix(200).map { change -> [String: Any] in
                 var what = "\(change.member.isEmpty ? "Someone" : Pages.safe(change.member)) \(verb(change.kind))"
                 let fields = change.fields.map { f in CivilDate(iso: Substring(f)).map { Due(date: $0).display(today: today) } ?? Pages.safe(f) }
@@ -92,7 +102,12 @@ enum OtherPages {
     static func sync(_ site: Site, _ session: Session, _ request: Request) throws -> Response {
         let h = try site.store { () throws(StoreError) in try site.openForReading() }
         let state = h.syncState()
-        let status = try? h.status()
+        let status: HouseholdStatus?
+        var statusProblem: String?
+        do { status = try h.status() } catch {
+            status = nil
+            statusProblem = Pages.safe(Worded(error).sentence)
+        }
         func when(_ ms: Int64?) -> String {
             guard let ms else { return "never" }
             return TaskPage.localTime(ms / 1000, offsetMinutes: h.clock.offsetMinutes(ms))
@@ -103,6 +118,8 @@ enum OtherPages {
         if let status {
             facts.append(["name": "Waiting to be sent", "value": "\(status.unsent.count) changed tasks"])
             if status.remote == nil { facts.append(["name": "Remote", "value": "none: this household does not sync"]) }
+        } else if let statusProblem {
+            facts.append(["name": "Waiting to be sent", "value": "could not be counted: \(statusProblem)"])
         }
         facts.append([
             "name": "Background sync", "value": site.config.syncEvery == 0 ? "off (cron syncs)" : "every \(site.config.syncEvery / 60) minutes",
@@ -123,6 +140,7 @@ enum OtherPages {
         if let url {
             c["feedURL"] = url
         } else {
+            // Whether to say "you have an address": unknown is said as none, and making one works either way.
             let has = (try? site.tokens.hasFeed(member: session.member)) ?? false
             c["feedState"] =
                 has
@@ -136,6 +154,7 @@ enum OtherPages {
 extension Site {
     /// The commit of `member`'s previous visit of "Since my last visit".
     func visits(member: String) throws -> String? {
+        // A visits file that is not JSON is a first visit: the page says so and writes a good one.
         guard let bytes = try state.read("visits.json"), let v = try? JSONParser.parse(bytes) else { return nil }
         return v[member]?.stringValue
     }
@@ -143,7 +162,7 @@ extension Site {
     func recordVisit(member: String, commit: String) throws {
         try state.withLock { () throws(StateError) in
             var entries: [(String, JSONValue)] = []
-            if let bytes = try state.read("visits.json"), case .object(let e)? = try? JSONParser.parse(bytes) { entries = e }
+            if let bytes = try state.read("visits.json"), case .object(let e)? = try? JSONParser.parse(bytes) { entries = e }  // not JSON: replaced by a good file
             entries.removeAll { $0.0 == member }
             entries.append((member, .string(commit)))
             try state.replace("visits.json", with: JSONWriter.document(.object(entries)))

@@ -12,6 +12,7 @@ enum MinePage {
         let context = try site.store { () throws(StoreError) in try h.turnContext() }
         let me = session.member.lowercased()
         let agenda = site.agenda(key: "\(commit) \(today) \(minute) \(me)") {
+            // No email readable: the member is matched by name alone.
             let email = (try? h.memberEmail(session.member))??.lowercased()
             return Agenda(tasks, today: today, minuteOfDay: minute, days: 7, context: context) { _, assignee in
                 guard let a = assignee?.lowercased() else { return false }

@@ -41,6 +41,7 @@ final class TokenStore: Sendable {
     }
 
     private func readFile() throws(StateError) -> [TokenRecord] {
+        // A damaged tokens file holds no tokens: everyone signs in again, as when the state folder is lost (docs/SERVE.md); nothing else is affected.
         guard let bytes = try folder.read("tokens.json"), case .object(let top)? = try? JSONParser.parse(bytes),
             case .array(let list)? = top.first(where: { $0.0 == "tokens" })?.1
         else { return [] }

@@ -44,4 +44,28 @@ import Testing
         #expect(suites > 100)
         #expect(missing.isEmpty, "suites without .timeLimit: \(missing.joined(separator: ", "))")
     }
+
+    /// A `try?` turns a failure into nothing. In the store and the server each one says why
+    /// nothing is the right answer there, on its line or in a comment just above
+    /// (docs/ARCHITECTURE.md, "Failures are never silently nothing"); every other failure is
+    /// typed and reported.
+    @Test func everyTryQuestionMarkSaysWhy() throws {
+        var sites = 0
+        var silent: [String] = []
+        for folder in ["Sources/TodoStore", "Sources/TodoServe"] {
+            for (path, text) in try Self.swiftFiles(under: folder) {
+                let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+                for (number, line) in lines.enumerated() where line.contains(Self.tryQuestionMark) {
+                    sites += 1
+                    let above = number > 0 ? lines[number - 1].drop(while: { $0 == " " }) : ""
+                    if !line.contains("//") && !above.hasPrefix("//") { silent.append("\(path):\(number + 1)") }
+                }
+            }
+        }
+        #expect(sites > 20, "the scan found the sources")
+        #expect(silent.isEmpty, "try? without a reason: \(silent.joined(separator: ", "))")
+    }
+
+    /// `try?` as a word: not the end of `entry?` or `retry?`.
+    static var tryQuestionMark: Regex<(Substring, Substring)> { /(^|[^A-Za-z0-9_])try\?/ }
 }

@@ -92,7 +92,7 @@ public final class Household {
         // name they signed in with (as before rosters existed); the transaction reports the
         // unreadable file itself.
         let spelled = (try? knownMember(typed)) ?? typed
-        let email = (try? memberEmail(spelled)) ?? nil
+        let email = (try? memberEmail(spelled)) ?? nil  // no email recorded or readable: the placeholder below
         return Actor(name: spelled, email: email ?? Actor.placeholderEmail(member: spelled, household: name), replica: replica)
     }
 

@@ -43,6 +43,7 @@ public struct HouseholdZone: Sendable {
 
     /// Loads a zone from the tz database; nil for a name that is not a zone file there.
     public static func load(_ name: String) -> TimeZoneRules? {
+        // Not a readable zone file: no such zone here (the doc comment); doctor reports a recorded zone this machine lacks.
         guard isSafeName(name), let bytes = try? WholeFile.read("\(HouseholdSettings.zoneinfo)/\(name)"), bytes.count < 1 << 20
         else { return nil }
         return TimeZoneRules(name: name, tzif: bytes)
@@ -78,6 +79,7 @@ public struct HouseholdZone: Sendable {
             let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if let r = target.range(of: "zoneinfo/") { candidates.append(String(target[r.upperBound...])) }
         }
+        // No /etc/timezone (most systems): the other candidates decide.
         if let text = try? WholeFile.read("/etc/timezone") {
             candidates.append(String(decoding: text, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? "")
         }

@@ -135,6 +135,7 @@ extension Snapshot {
     /// Brings a cache up to `target` by reading only the task files that differ; nil when the
     /// difference is too large or not just task files.
     func patch(_ cache: consuming ListCache, to target: ObjectID, today: CivilDate, context: TurnContext) -> ListCache? {
+        // A difference that cannot be read: no patch, the caller reads every file (the doc comment).
         guard let diff = try? changedFiles(oldTasks: cache.tree, newTasks: target), diff.count <= ListCache.patchLimit
         else { return nil }
         // The settings file holds the roster, which every chore's turns depend on: read all again.

@@ -100,6 +100,7 @@ extension Household {
         var st = stat()
         guard stat(pendingPath, &st) == 0, st.st_size > 0 else { return }
         guard let lock = lockIfFree() else { return }
+        // Only when the lock is free and without waiting: a recovery that fails here is done by the next change, which reports its failure.
         try? recoverInterruptedChange()
         withExtendedLifetime(lock) {}
     }
@@ -107,6 +108,7 @@ extension Household {
     /// The household lock if no other `todo` holds it now (never waits), with the stale
     /// `*.lock` files a killed process left removed; nil otherwise.
     func lockIfFree() -> FileLock? {
+        // Held by another todo (or the lock file cannot be made): nil, as the doc comment says; callers then skip optional work.
         guard let lock = try? FileLock.acquire(path: repo.gitDirectory + "todo.lock", timeout: 0) else { return nil }
         removeStaleLockFiles()
         return lock
@@ -135,7 +137,7 @@ extension Household {
             created = true
         case .failure(let e): throw e
         }
-        defer { _ = try? fd.close() }
+        defer { _ = try? fd.close() }  // the bytes were written and fsynced, or their failure already thrown
         try WholeFile.writeAll(fd, bytes, path: pendingPath)
         if fdatasync(fd.rawValue) != 0 { throw FileError(.fsync, path: pendingPath, errno: Errno(rawValue: Glibc.errno)) }
         if created { try Durability.sync(repo.gitDirectory) }
@@ -239,6 +241,7 @@ extension Household {
         try repo.moveBranch(Self.branch, to: commit, expected: snap.commit, committer: sig, message: change.message)
         try updateWorkTree(written)
         clearPending()
+        // Packing after a bulk write is housekeeping: a failure loses nothing and the next housekeeping packs.
         if bulk { _ = try? repo.consolidatePacks(above: Self.packLimit) }
     }
 
@@ -288,6 +291,7 @@ let temporarySuffix = ".todo-tmp"
 /// The whole file as text; nil when it does not exist or cannot be read (for the callers to
 /// whom an unreadable file means the same as none: a cache, a marker).
 func readFile(_ path: String) -> String? {
+    // Only for files whose absence and unreadability mean the same (the doc comment).
     guard let bytes = try? WholeFile.read(path) else { return nil }
     return String(decoding: bytes, as: UTF8.self)
 }

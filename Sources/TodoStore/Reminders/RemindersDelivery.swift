@@ -145,6 +145,7 @@ public struct ReminderSender: Sendable {
         text = text.replacingAll("\r\n.", with: "\r\n..")
         try s.write(text + ".\r\n")
         _ = try expect(.message)
+        // The message was accepted (250 above); a server that hangs up before QUIT loses nothing.
         try? s.write("QUIT\r\n")
     }
 

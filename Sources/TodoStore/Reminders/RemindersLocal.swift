@@ -37,6 +37,7 @@ public struct ReminderSettings: Sendable, Equatable {
             guard (st.st_mode & S_IFMT) == S_IFREG else { throw .unsafeFile(path: path, why: .notRegularFile) }
             guard st.st_uid == getuid() else { throw .unsafeFile(path: path, why: .otherOwner) }
             guard st.st_mode & 0o077 == 0 else { throw .unsafeFile(path: path, why: .openToOthers) }
+            // An unreadable settings file is a typed failure (unsafeFile .unreadable), not nothing.
             guard let bytes = try? WholeFile.read(path) else { throw .unsafeFile(path: path, why: .unreadable) }
             values = KeyValueText.parse(String(decoding: bytes, as: UTF8.self))
         }
@@ -114,6 +115,7 @@ public struct ReminderState: Sendable, Equatable {
     public static func load(_ path: String) throws(ReminderConfigError) -> ReminderState {
         var st = stat()
         guard stat(path, &st) == 0 else { return ReminderState() }
+        // A state file that cannot be read or parsed is a typed failure (badState), not nothing.
         guard let bytes = try? WholeFile.read(path), case .object(let members)? = try? JSONParser.parse(bytes) else {
             throw .badState(path: path)
         }
