@@ -65,6 +65,7 @@ enum OtherPages {
                 // Never an empty list that looks like "nothing new": the page says it could not
                 // look, and this visit is not recorded, so the changes are shown once they can be.
                 c["since"] = "What changed since your last visit could not be read: \(Pages.safe(Worded(error).sentence))"
+                c["unread"] = true
                 return Pages.html(site.render("changes", c))
             }
             c["changes"] = changes.filter { $0.member.lowercased() != key }.prefix(200).map { change -> [String: Any] in

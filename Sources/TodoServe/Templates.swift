@@ -238,7 +238,7 @@ enum Templates {
         {{#changes}}<li><a class="title" href="{{base}}/t/{{id}}">{{title}}</a>: {{what}}</li>
         {{/changes}}
         </ul>
-        {{^changes}}<p>Nothing new from the others.</p>{{/changes}}
+        {{^unread}}{{^changes}}<p>Nothing new from the others.</p>{{/changes}}{{/unread}}
         {{> bottom}}
         """
 

@@ -275,6 +275,24 @@ struct ServeChangeTests {
             #expect(sync.status == .seeOther && sync.headers[.location] == "/sync")
         }
     }
+
+    /// A last visit the history cannot answer for (a commit it no longer has): the page says
+    /// it could not read the changes, never "nothing new", and keeps the visit as it was.
+    @Test func changesThatCannotBeReadAreSaidSo() async throws {
+        let f = try ServeFixture()
+        try await f.application().test(.router) { client in
+            let device = try await client.signIn(f, as: "Ann")
+            _ = try await client.get("/changes", device)
+            let gone = String(repeating: "ab", count: 20)
+            try f.site.recordVisit(member: "ann", commit: gone)
+            _ = try f.household().add(NewTask(title: "New from elsewhere"))
+            let r = try await client.get("/changes", device)
+            #expect(r.status == .ok)
+            #expect(r.text.contains("could not be read"), "\(r.text)")
+            #expect(!r.text.contains("Nothing has changed") && !r.text.contains("Nothing new"), "\(r.text)")
+            #expect(try f.site.visits(member: "ann") == gone, "the visit is not recorded while the changes cannot be read")
+        }
+    }
 }
 
 /// A member who leaves the household keeps no way in: the next sync ends their sessions, feed
