@@ -15,6 +15,8 @@ public enum TodoCLI {
         }
         let verbose = arguments.contains("--verbose")
         Household.declareOneCommandProcess()
+        // Ids the same on every run of a test (docs/TESTING.md); unset, they are random.
+        if let seed = Env.get("TODO_ID_SEED") { IDSource.seed(UInt64(seed)) }
         do {
             // The web front end is another executable: nothing of it is parsed or linked here.
             if let serve = CommandLineFront.serveArguments(arguments) { try ServeCommand.exec(serve) }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TodoCore
 
@@ -27,6 +28,9 @@ final class Sandbox {
     var now: Int64?
     /// The `todo` this sandbox runs: the one under test, or an older build (OlderVersionTests).
     var binary = todoBinary
+    /// `TODO_ID_SEED` for every `todo` run: from the test's name and this sandbox's place among
+    /// the test's sandboxes, so that ids (task and replica) are the same on every run.
+    var idSeed = SandboxSeeds.next()
     private var counter = 0
 
     init(now: Int64? = fixedNow) throws {
@@ -51,6 +55,7 @@ final class Sandbox {
     func todoEnvironment(_ extra: [String: String]) -> [String: String] {
         var env = baseEnvironment
         if let now { env["TODO_NOW"] = String(now) }
+        env["TODO_ID_SEED"] = String(idSeed)
         // No housekeeping in the background unless a test asks for it (HousekeepingTests): a
         // detached `todo maintenance` would race with what a test checks (`git fsck` lists
         // the packs, then opens them).
@@ -303,3 +308,22 @@ func quoted(_ s: String) -> String {
 
 /// The seeded generator of random tests (SplitMix64), so that a failing run can be replayed.
 typealias SeededRandom = SplitMix64
+
+/// Each test's sandboxes, counted, for their id seeds: the n-th sandbox a test makes gets the
+/// same seed on every run, whatever ran before it in the process.
+enum SandboxSeeds {
+    private static let counts = Mutex<[String: UInt64]>([:])
+
+    static func next() -> UInt64 {
+        let test = Test.current.map { "\($0.id)" } ?? "no test"
+        let n = counts.withLock { counts in
+            counts[test, default: 0] += 1
+            return counts[test]!
+        }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in Array(test.utf8) + withUnsafeBytes(of: n.littleEndian, Array.init) {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+}

@@ -14,6 +14,26 @@ import Testing
         #expect(r.lines.contains("PATH=\(minimalPath)") && r.lines.contains("HOME=\(absentHome)"), "\(r)")
     }
 
+    /// Ids are seeded (docs/TESTING.md): the same seed and clock give the same replica and
+    /// task ids on every run; another sandbox of the same test gets other ids.
+    @Test func idsAreTheSameOnEveryRun() throws {
+        let first = try Sandbox()
+        let again = try Sandbox()
+        let other = try Sandbox()
+        #expect(first.idSeed != again.idSeed && first.idSeed != other.idSeed)
+        again.idSeed = first.idSeed
+        var ids: [String] = []
+        for sb in [first, again, other] {
+            try sb.initHousehold()
+            for title in ["milk", "eggs", "bread"] { _ = try sb.add(title) }
+            let listed = try json(try sb.todo("list", "--json").stdout).items ?? []
+            ids.append(listed.compactMap { $0["id"]?.stringValue }.sorted().joined(separator: " "))
+        }
+        #expect(ids[0].count > 90)
+        #expect(ids[0] == ids[1], "one seed, one clock: the same ids")
+        #expect(ids[0] != ids[2], "another seed: other ids")
+    }
+
     @Test func bothStreamsAreWholeHoweverMuchIsPrintedAndStandardInputArrives() throws {
         let big = try runProcess("/bin/sh", ["-c", "head -c 3000000 /dev/zero; head -c 2000000 /dev/zero >&2"])
         #expect(big.exitCode == 0 && big.stdoutBytes.count == 3_000_000 && big.stderrBytes.count == 2_000_000)

@@ -177,7 +177,7 @@ public final class Household {
         try repo.setLocalConfig("user.name", identity.name)
         try repo.setLocalConfig("user.email", identity.email)
         if try repo.configString("todo.replica") == nil {
-            var rng = SystemRandomNumberGenerator()
+            var rng = IDSource.generator(for: "replica \(identity.name) \(name)")
             try repo.setLocalConfig("todo.replica", hex64(rng.next()))
         }
         try repo.setLocalConfig("merge.todo.name", "todo field-level merge")
@@ -205,7 +205,7 @@ public final class Household {
         if let actor { return actor.replica }
         do {
             if let id = try repo.configString("todo.replica"), Stamp.isReplicaID(Substring(id)) { return id }
-            var rng = SystemRandomNumberGenerator()
+            var rng = IDSource.generator(for: "replica \(try identity().name) \(name)")
             let id = hex64(rng.next())
             try repo.setLocalConfig("todo.replica", id)
             return id

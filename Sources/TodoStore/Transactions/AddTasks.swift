@@ -15,8 +15,8 @@ extension Household {
             guard new.schedule != .catchUp else { throw .catchUpAfterDone(nil) }
         }
         let stamper = try stamper()
-        var rng = SystemRandomNumberGenerator()
         let (added, commit) = try transact { snap in
+            var rng = IDSource.generator(for: "task \(snap.commit?.hex ?? "-") \(stamper.member)")
             if let chosen, let existing = try snap.task(chosen) {
                 let short = try snap.shortIDs([chosen])[chosen] ?? String(chosen.hex.prefix(4))
                 return Update(tasks: [], message: "", value: ChangedTask(task: existing, short: short, fields: []))
@@ -53,8 +53,8 @@ extension Household {
             throw .badImport(file: file ?? "-", error)
         }
         let stamper = try stamper()
-        var rng = SystemRandomNumberGenerator()
         let ((added, skipped, counts), commit) = try transact { snap in
+            var rng = IDSource.generator(for: "import \(snap.commit?.hex ?? "-") \(stamper.member)")
             var existing = Set(try snap.loadAllIDs())
             var tasks: [Task] = []
             var skipped = 0
