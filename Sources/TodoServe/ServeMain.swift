@@ -162,7 +162,11 @@ public enum ServeMain {
             router: router,
             server: try tls.map { try HTTPServerBuilder.tls(http, tlsConfiguration: $0) } ?? http,
             configuration: .init(
-                address: .hostname(site.config.listenHost, port: site.config.listenPort), serverName: nil, reuseAddress: false,
+                // Address reuse: a restart binds at once although connections the last run closed
+                // wait out TIME_WAIT on the port (`systemctl restart`); a port another program
+                // listens on is still refused (EADDRINUSE, exit 75), and the household lock still
+                // allows one server per household.
+                address: .hostname(site.config.listenHost, port: site.config.listenPort), serverName: nil, reuseAddress: true,
                 availableConnectionsDelegate: MaximumAvailableConnections(64)),
             services: [site.syncer],
             onServerRunning: { channel in
