@@ -75,10 +75,13 @@ struct Guard: RouterMiddleware {
             if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Self.maxBody {
                 throw PageError(status: 413)
             }
-            // `Origin: null` is what a browser sends for a form on a page whose referrer policy
-            // is `no-referrer` (every page here), and what any sandboxed page can send: it names
-            // no site, so it counts as no Origin; the CSRF value decides.
-            if let origin = request.headers[.origin], origin != "null" {
+            // A browser names the page a form was sent from (`Referrer-Policy: same-origin` on
+            // every page here lets it, for this server's own forms). `Origin: null` is what a
+            // sandboxed or opaque page sends: it names no site this server serves, so it is
+            // refused, which also stops a foreign page signing a browser in as someone else
+            // (the sign-in POST has no CSRF value). A request without Origin is not a browser's
+            // form; the CSRF value decides.
+            if let origin = request.headers[.origin] {
                 guard let url = BaseURL.parse(origin), url.path.isEmpty, site.config.allowedHosts.contains(url.host) else {
                     throw PageError(status: 403)
                 }
@@ -90,7 +93,7 @@ struct Guard: RouterMiddleware {
     static func addSecurityHeaders(_ headers: inout HTTPFields) {
         headers[HTTPField.Name("Content-Security-Policy")!] =
             "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
         headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         if headers[.cacheControl] == nil { headers[.cacheControl] = "no-store" }

@@ -16,7 +16,7 @@ struct ServeRouteTests {
             "Content-Security-Policy",
             "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
         ),
-        ("Referrer-Policy", "no-referrer"), ("X-Content-Type-Options", "nosniff"), ("X-Frame-Options", "DENY"),
+        ("Referrer-Policy", "same-origin"), ("X-Content-Type-Options", "nosniff"), ("X-Frame-Options", "DENY"),
     ]
 
     func expectSecurityHeaders(_ r: TestResponse, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -128,10 +128,16 @@ struct ServeRouteTests {
                 "/t/\(id)/done", device, [], headers: [.origin: "http://evil.example"])
             #expect(otherSite.status == .forbidden)
             #expect(try f.commitCount() == before)
-            // `Origin: null` (a form on a no-referrer page) names no site: the CSRF value decides.
-            let nullOrigin = try await client.post("/t/\(id)/done", device, [], csrf: "x", headers: [.origin: "null"])
+            // `Origin: null` (a sandboxed or opaque page) names no site this server serves:
+            // refused, the right CSRF value or not, and so is a sign-in from it (sign-in CSRF).
+            let nullOrigin = try await client.post("/t/\(id)/done", device, [], headers: [.origin: "null"])
             #expect(nullOrigin.status == .forbidden)
-            #expect(try await client.post("/i", nil, [("token", try f.invite("Ann"))], headers: [.origin: "null"]).status == .seeOther)
+            let invite = try f.invite("Ann")
+            let foreignSignIn = try await client.post("/i", nil, [("token", invite)], headers: [.origin: "null"])
+            #expect(foreignSignIn.status == .forbidden && foreignSignIn.headers[.setCookie] == nil)
+            #expect(try await client.post("/i", nil, [("token", invite)], headers: [.origin: "http://localhost:8080"]).status == .seeOther,
+                "the invite is still unused after the refused sign-in")
+            #expect(nullOrigin.headers[HTTPField.Name("Referrer-Policy")!] == "same-origin")
             // The same with a matching Origin goes through.
             let ok = try await client.post("/t/\(id)/done", device, [], headers: [.origin: "http://localhost:8080"])
             #expect(ok.status == .seeOther)
