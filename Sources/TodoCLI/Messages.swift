@@ -36,7 +36,7 @@ extension CLIError {
         case .data: return .data
         case .local:
             // A file of the household's that failed goes by its errno, as outside a sync.
-            if case .store(.fileFailed(let path, let cause)) = e.problem { return Worded.fileFailed(path: path, cause: cause).exit }
+            if case .store(.fileFailed(_, let cause)) = e.problem { return cause.errno.map(Exit.forFile) ?? .software }
             return e.code == .diskFull ? .cannotWrite : .busy
         }
     }

@@ -155,7 +155,7 @@ public enum ConflictLog {
 }
 
 /// 64-bit FNV-1a.
-func fnv1a64<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
+public func fnv1a64<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
     var h: UInt64 = 0xcbf2_9ce4_8422_2325
     for b in bytes {
         h ^= UInt64(b)

@@ -142,11 +142,12 @@ extension StoreError {
         }
         let errno = g.errno
         let cause = Cause(source: .git(errorClass: g.errorClass, code: g.code, errno: errno), path: path, text: g.message)
-        if let errno, isDiskFull(errno) { return .diskFull(path: path, cause: cause) }
-        if let errno, isNotWritable(errno) { return .notWritable(path: path, cause: cause) }
-        // The disk failed, or files ran out: the same for git's files as for the store's.
-        if let errno, [.ioError, .tooManyOpenFiles, .tooManyOpenFilesInSystem, .resourceTemporarilyUnavailable].contains(errno) {
-            return .fileFailed(path: path, cause: cause)
+        // A full disk, no permission, a failed disk or files run out: the same for git's files
+        // as for the store's.
+        if let errno, isDiskFull(errno) || isNotWritable(errno)
+            || [.ioError, .tooManyOpenFiles, .tooManyOpenFilesInSystem, .resourceTemporarilyUnavailable].contains(errno)
+        {
+            return byErrno(errno, path: path, cause: cause)
         }
         return .git(g)
     }

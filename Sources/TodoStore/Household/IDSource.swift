@@ -1,4 +1,4 @@
-import GitKit
+import TodoCore
 import Synchronization
 
 /// Where new task ids and replica ids come from: the system's random generator, or, when a
@@ -22,11 +22,7 @@ public enum IDSource {
 
     /// FNV-1a over the seed's bytes and the purpose's.
     static func mix(_ seed: UInt64, _ purpose: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in withUnsafeBytes(of: seed.littleEndian, Array.init) + Array(purpose.utf8) {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-        }
-        return hash
+        fnv1a64(withUnsafeBytes(of: seed.littleEndian, Array.init) + Array(purpose.utf8))
     }
 }
 
