@@ -152,3 +152,7 @@ public func redactedURL(_ url: String) -> String {
     if proto == "ssh" && !rest[..<at].contains(":") { return url }
     return String(url[..<scheme.upperBound]) + "***" + String(rest[at...])
 }
+
+/// `CredentialSource.percentDecode` for the other front ends (CalDAV's addresses): the code
+/// base's one percent-decoder.
+public func percentDecoded(_ s: Substring) -> String { CredentialSource.percentDecode(s) }

@@ -30,6 +30,7 @@ extension Household {
             for field in Task.stampedFields { task.stamps[field] = stamp }
             for tag in new.tags { task.setTag(tag, present: true, stamp: stamp) }
             Self.addChoreFields(new, to: &task, stamp: stamp)
+            if let caldav = new.caldav { try task.write("caldav", caldav, stamp: stamp) }
             let short = try snap.shortIDs([id], adding: [id])[id] ?? String(id.hex.prefix(4))
             return Update(
                 tasks: [task], message: CommitText.added(task, short: short),

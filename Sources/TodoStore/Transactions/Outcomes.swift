@@ -70,6 +70,9 @@ public struct NewTask: Sendable {
     public var id: String?
     /// The task's own alarm for `todo calendar` (nil: the feed's).
     public var alarm: TaskAlarm?
+    /// What a CalDAV client keeps with the task (docs/CALDAV.md, "The `caldav` field"): written
+    /// as the stamped field `caldav` in the same commit.
+    public var caldav: JSONValue?
 
     public init(title: String) { self.title = title }
 }
