@@ -39,6 +39,8 @@ struct Guard: RouterMiddleware {
         var response: Response
         do {
             response = try await screened(request, context: context, next: next)
+        } catch let error as DAVError {
+            response = error.response
         } catch let error as PageError {
             response = Pages.error(site, error)
         } catch let error as HTTPError {
@@ -67,7 +69,8 @@ struct Guard: RouterMiddleware {
         for field in request.headers { headerBytes += field.name.rawName.utf8.count + field.value.utf8.count + 4 }
         if headerBytes > Self.maxHeaders { throw PageError(status: 431) }
         let isPost = request.method == .post
-        if let wait = site.limiter.admit(context.client, isPost: isPost) { throw PageError(status: 429, retryAfter: wait) }
+        let dav = DAVAuth.carriesCredentials(request, prefix: site.prefix)
+        if let wait = site.limiter.admit(context.client, isPost: isPost, dav: dav) { throw PageError(status: 429, retryAfter: wait) }
         guard let authority = request.head.authority, let (host, _) = splitHostPort(authority),
             site.config.allowedHosts.contains(host.lowercased())
         else { throw PageError(status: 421) }

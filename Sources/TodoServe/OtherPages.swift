@@ -150,6 +150,62 @@ enum OtherPages {
         }
         return Pages.html(site.render("feed", c))
     }
+
+    /// `GET /phone`, and the answer to `POST /phone/new` (`made`, the only time the password is
+    /// shown: only its hash is kept): the steps for a phone's task app, a button for a new app
+    /// password, and the member's app passwords, each with its Remove button.
+    static func phone(_ site: Site, _ session: Session, _ request: Request?, made: (user: String, password: String)?) throws -> Response {
+        var c = Pages.frame(site, session, title: "Phone's task app", nav: "navPhone", notice: request.flatMap(Pages.notice))
+        let address = site.base + "/dav/"
+        if let made { c["made"] = ["url": address, "user": made.user, "password": made.password] }
+        let url = BaseURL.parse(site.base)
+        c["host"] = url.map { u in u.port.map { "\(u.host.contains(":") ? "[\(u.host)]" : u.host):\($0)" } ?? u.host } ?? address
+        if let url, url.scheme != "https", !DAVAuth.isLoopback(url.host), url.host != "localhost" { c["plainHTTP"] = true }
+        let devices: [TokenRecord]
+        do { devices = try site.tokens.appDevices(member: session.member) } catch { throw error.page }
+        if !devices.isEmpty {
+            c["devices"] = [
+                "list": devices.map { d -> [String: Any] in
+                    let used = d.lastUsed.map { ms in TaskPage.localTime(ms / 1000, offsetMinutes: site.clock.offsetMinutes(ms)) } ?? "never"
+                    return ["user": d.user ?? "", "label": Pages.safe(d.label), "used": used, "csrf": session.csrf, "base": site.prefix]
+                }
+            ]
+        }
+        return Pages.html(site.render("phone", c))
+    }
+}
+
+/// The POSTs of the phone page (`Routes.register` names them).
+extension Routes {
+    /// A POST of the phone page: the form, then on the writer queue the session, its CSRF
+    /// value and `body` (as the other POSTs, `Changes`).
+    func phoneChange(
+        _ request: Request, _ context: ServeContext, _ body: @escaping @Sendable (Session, Form) throws -> Response
+    ) async throws -> Response {
+        let form = try await Form.read(request)
+        let cookie = Cookie.token(request)
+        let client = context.client
+        let site = self.site
+        return try await site.workers.write {
+            let session = try site.session(cookie, client: client)
+            try site.checkCSRF(form, session)
+            return try body(session, form)
+        }
+    }
+
+    /// `POST /phone/new`: a new app password labelled "phone", shown on the page this once.
+    func phoneNew(_ session: Session) throws -> Response {
+        let made: (user: String, password: String)
+        do { made = try site.tokens.appPassword(member: session.member, label: "phone", now: site.now()) } catch { throw error.page }
+        return try OtherPages.phone(site, session, nil, made: made)
+    }
+
+    /// `POST /phone/revoke`: ends the member's app password named by `device` (its user name;
+    /// another member's names nothing), then 303 to the page.
+    func phoneRevoke(_ session: Session, _ form: Form) throws -> Response {
+        do { _ = try site.tokens.revokeApp(member: session.member, user: form["device"] ?? "") } catch { throw error.page }
+        return Redirect.see(site.prefix + "/phone", notice: nil, site: site)
+    }
 }
 
 extension Site {

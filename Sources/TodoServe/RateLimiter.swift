@@ -2,7 +2,10 @@ import Synchronization
 
 /// Per-client limits (docs/THREAT-MODEL.md, "exhaustion"): 120 requests and 30 POSTs per
 /// 10 s, 10 failed token checks per 10 minutes. A client is its peer address, or the rightmost
-/// `X-Forwarded-For` entry from a trusted proxy.
+/// `X-Forwarded-For` entry from a trusted proxy. A CalDAV request that carries credentials
+/// (`DAVAuth.carriesCredentials`) counts in a budget of its own instead, 1,200 per minute, so a
+/// phone's first sync of a few hundred items is not held back by the page's budget; its failed
+/// sign-ins count towards the same lock-out as the page's.
 final class RateLimiter: Sendable {
     struct Limits: Sendable {
         var requests = 120
@@ -10,6 +13,8 @@ final class RateLimiter: Sendable {
         var window: Duration = .seconds(10)
         var failures = 10
         var failureWindow: Duration = .seconds(600)
+        var davRequests = 1_200
+        var davWindow: Duration = .seconds(60)
     }
 
     private struct Counts {
@@ -18,10 +23,13 @@ final class RateLimiter: Sendable {
         var posts = 0
         var failureStart: ContinuousClock.Instant
         var failures = 0
+        var davStart: ContinuousClock.Instant
+        var davRequests = 0
 
         init(since now: ContinuousClock.Instant) {
             windowStart = now
             failureStart = now
+            davStart = now
         }
     }
 
@@ -30,11 +38,15 @@ final class RateLimiter: Sendable {
 
     init(limits: Limits = Limits()) { self.limits = limits }
 
-    /// Counts a request; returns the seconds to wait when the client is over a limit.
-    func admit(_ client: String, isPost: Bool, now: ContinuousClock.Instant = .now) -> Int? {
+    /// Counts a request; returns the seconds to wait when the client is over a limit. `dav`: a
+    /// CalDAV request with credentials, counted in the DAV budget and not the page's.
+    func admit(_ client: String, isPost: Bool, dav: Bool = false, now: ContinuousClock.Instant = .now) -> Int? {
         clients.withLock { clients in
             if clients.count > 10_000 {
-                clients = clients.filter { now - $0.value.windowStart < limits.window || now - $0.value.failureStart < limits.failureWindow }
+                clients = clients.filter {
+                    now - $0.value.windowStart < limits.window || now - $0.value.failureStart < limits.failureWindow
+                        || now - $0.value.davStart < limits.davWindow
+                }
             }
             var c = clients[client] ?? Counts(since: now)
             if now - c.windowStart >= limits.window {
@@ -46,10 +58,21 @@ final class RateLimiter: Sendable {
                 c.failureStart = now
                 c.failures = 0
             }
-            c.requests += 1
-            if isPost { c.posts += 1 }
+            if now - c.davStart >= limits.davWindow {
+                c.davStart = now
+                c.davRequests = 0
+            }
+            if dav {
+                c.davRequests += 1
+            } else {
+                c.requests += 1
+                if isPost { c.posts += 1 }
+            }
             clients[client] = c
             if c.failures >= limits.failures { return Self.seconds(limits.failureWindow - (now - c.failureStart)) }
+            if dav {
+                return c.davRequests > limits.davRequests ? Self.seconds(limits.davWindow - (now - c.davStart)) : nil
+            }
             if c.requests > limits.requests || c.posts > limits.posts {
                 return Self.seconds(limits.window - (now - c.windowStart))
             }

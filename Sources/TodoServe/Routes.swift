@@ -33,6 +33,9 @@ struct Routes {
         }
         g.get("/sync") { request, context in try await page(request, context) { s in try OtherPages.sync(site, s, request) } }
         g.get("/feed") { request, context in try await page(request, context) { s in try OtherPages.feed(site, s, request, url: nil) } }
+        g.get("/phone") { request, context in try await page(request, context) { s in try OtherPages.phone(site, s, request, made: nil) } }
+        g.post("/phone/new") { request, context in try await phoneChange(request, context) { s, _ in try phoneNew(s) } }
+        g.post("/phone/revoke") { request, context in try await phoneChange(request, context) { s, form in try phoneRevoke(s, form) } }
         Changes(site: site).register(on: g)
     }
 

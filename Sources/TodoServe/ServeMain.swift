@@ -9,7 +9,7 @@ import TodoCore
 import TodoStore
 import TodoWording
 
-/// `todo-serve`: the server, and the `invite`, `revoke` and `devices` subcommands
+/// `todo-serve`: the server, and the `invite`, `app-password`, `revoke` and `devices` subcommands
 /// (docs/SERVE.md, "Commands"). Arguments are parsed by hand: the server never links
 /// ArgumentParser or TodoCLI.
 public enum ServeMain {
@@ -27,6 +27,7 @@ public enum ServeMain {
         usage: todo-serve [-H NAME] [--listen ADDR:PORT] [--base-url URL] [--host NAME]...
                           [--tls-cert PEM --tls-key PEM] [--trust-proxy ADDR]... [--sync-every DURATION]
                todo-serve invite NAME [-H NAME] [--base-url URL] [--label TEXT]
+               todo-serve app-password NAME [-H NAME] [--label TEXT] [--json] [--base-url URL]
                todo-serve revoke NAME [-H NAME] [--device ID | --feed]
                todo-serve devices [NAME] [-H NAME]
         """
@@ -57,6 +58,7 @@ public enum ServeMain {
         }
         switch arguments.first {
         case "invite": return try Subcommands.invite(Array(arguments.dropFirst()), environment: environment)
+        case "app-password": return try Subcommands.appPassword(Array(arguments.dropFirst()), environment: environment)
         case "revoke": return try Subcommands.revoke(Array(arguments.dropFirst()), environment: environment)
         case "devices": return try Subcommands.devices(Array(arguments.dropFirst()), environment: environment)
         default: return try await serve(arguments, environment: environment)

@@ -2,7 +2,8 @@ import TodoCore
 import TodoStore
 import TodoWording
 
-/// `todo-serve invite`, `revoke` and `devices`: the owner's commands for who may sign in.
+/// `todo-serve invite`, `app-password`, `revoke` and `devices`: the owner's commands for who
+/// may sign in.
 enum Subcommands {
     typealias Exit = ServeMain.Exit
     typealias Failure = ServeMain.Failure
@@ -41,20 +42,76 @@ enum Subcommands {
         } catch {
             throw ServeMain.stateFailure(error)
         }
-        let start: String
-        if let base {
-            start = base.text
-        } else {
-            guard let (host, port) = splitHostPort(listen), let port else { throw UsageError("--listen takes ADDRESS:PORT.") }
-            start = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
-        }
+        let start = try linkStart(base: base, listen: listen)
         print("Sign-in link for \(DisplayText.escaped(member)): it works once, on one device, for 7 days.")
         print("\(start)/i/\(token.text)")
         return .ok
     }
 
+    /// Where links start: `--base-url`, else `http://` and the listen address.
+    private static func linkStart(base: BaseURL?, listen: String) throws -> String {
+        if let base { return base.text }
+        guard let (host, port) = splitHostPort(listen), let port else { throw UsageError("--listen takes ADDRESS:PORT.") }
+        return "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    }
+
+    /// `app-password NAME [--label TEXT] [--json] [--base-url URL]`: a new app password for a
+    /// phone's task app (CalDAV), shown once: the address, the user name and the password, as
+    /// three lines or one JSON object. `output` takes each line of standard output.
+    static func appPassword(
+        _ arguments: [String], environment: ServeEnvironment, output: (String) -> Void = { print($0) }
+    ) throws -> Exit {
+        var household = environment.get("TODO_HOUSEHOLD") ?? "home"
+        var name: String?
+        var base: BaseURL?
+        var listen = "127.0.0.1:8080"
+        var label = "phone"
+        var json = false
+        var args = Arguments(arguments)
+        while let arg = args.next() {
+            switch arg {
+            case "-H", "--household": household = try args.value(for: arg)
+            case "--base-url":
+                guard let url = BaseURL.parse(try args.value(for: arg)) else {
+                    throw UsageError("--base-url takes an http:// or https:// address with an optional path.")
+                }
+                base = url
+            case "--listen": listen = try args.value(for: arg)
+            case "--label": label = try args.value(for: arg)
+            case "--json": json = true
+            default:
+                if arg.hasPrefix("-") || name != nil { throw UsageError("unknown argument \"\(arg)\".") }
+                name = arg
+            }
+        }
+        guard let name else { throw UsageError("app-password needs the member's name, like: todo serve app-password Kim") }
+        if label.count > 200 { throw UsageError("--label is longer than 200 characters.") }
+        let start = try linkStart(base: base, listen: listen)
+        let member = try knownMember(name, household: household, environment: environment)
+        let state = try prepared(household, environment: environment)
+        let made: (user: String, password: String)
+        do {
+            made = try TokenStore(folder: state).appPassword(member: member, label: label, now: environment.clock.nowMillis())
+        } catch {
+            throw ServeMain.stateFailure(error)
+        }
+        let url = start + "/dav/"
+        if let host = base?.host ?? splitHostPort(listen)?.host, base?.scheme != "https", !DAVAuth.isLoopback(host), host != "localhost" {
+            printError(
+                "todo-serve: note: phones send app passwords only over HTTPS; \(url) is plain HTTP, so the server refuses them from other machines. Give the https address with --base-url.")
+        }
+        if json {
+            output(JSONWriter.compact(.object([("url", .string(url)), ("user", .string(made.user)), ("password", .string(made.password))])))
+        } else {
+            output("Address: \(url)")
+            output("User: \(made.user)")
+            output("Password: \(made.password)")
+        }
+        return .ok
+    }
+
     /// `revoke NAME [--device ID | --feed]`.
-    static func revoke(_ arguments: [String], environment: ServeEnvironment) throws -> Exit {
+    static func revoke(_ arguments: [String], environment: ServeEnvironment, output: (String) -> Void = { print($0) }) throws -> Exit {
         var household = environment.get("TODO_HOUSEHOLD") ?? "home"
         var name: String?
         var device: String?
@@ -80,13 +137,13 @@ enum Subcommands {
         } catch {
             throw ServeMain.stateFailure(error)
         }
-        let what = feed ? "feed address" : device != nil ? "device" : "sign-in links, devices and feed addresses"
-        print(n == 0 ? "Nothing to revoke for \(DisplayText.escaped(member))." : "Revoked \(DisplayText.escaped(member))'s \(what) (\(n)).")
+        let what = feed ? "feed address" : device != nil ? "device" : "sign-in links, devices, app passwords and feed addresses"
+        output(n == 0 ? "Nothing to revoke for \(DisplayText.escaped(member))." : "Revoked \(DisplayText.escaped(member))'s \(what) (\(n)).")
         return .ok
     }
 
-    /// `devices [NAME]`: id, kind, member, label, last use.
-    static func devices(_ arguments: [String], environment: ServeEnvironment) throws -> Exit {
+    /// `devices [NAME]`: id, kind (an app password's with its user name), member, label, last use.
+    static func devices(_ arguments: [String], environment: ServeEnvironment, output: (String) -> Void = { print($0) }) throws -> Exit {
         var household = environment.get("TODO_HOUSEHOLD") ?? "home"
         var name: String?
         var args = Arguments(arguments)
@@ -110,7 +167,8 @@ enum Subcommands {
         for r in records where name == nil || r.member.lowercased() == name!.lowercased() {
             if let e = r.expires, e <= now { continue }
             let used = r.lastUsed.map { TaskPage.localTime($0 / 1000, offsetMinutes: 0) + " UTC" } ?? "never"
-            print("\(r.id)  \(r.kind.rawValue)  \(DisplayText.escaped(r.member))  \(DisplayText.escaped(r.label))  last used \(used)")
+            let kind = r.kind == .app ? "app: \(r.user ?? "")" : r.kind.rawValue
+            output("\(r.id)  \(kind)  \(DisplayText.escaped(r.member))  \(DisplayText.escaped(r.label))  last used \(used)")
         }
         return .ok
     }

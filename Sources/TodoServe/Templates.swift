@@ -5,6 +5,7 @@ enum Templates {
     static let all: [String: String] = [
         "top": top, "bottom": bottom, "rows": rows, "actions": actions, "items": items, "message": message, "signin": signin, "mine": mine,
         "tasks": tasks, "task": task, "add": add, "lists": lists, "changes": changes, "sync": sync, "feed": feed,
+        "phone": phone,
     ]
 
     static let top = """
@@ -29,6 +30,7 @@ enum Templates {
         <li><a href="{{base}}/changes"{{#navChanges}} aria-current="page"{{/navChanges}}>Changes</a></li>
         <li><a href="{{base}}/sync"{{#navSync}} aria-current="page"{{/navSync}}>Sync</a></li>
         <li><a href="{{base}}/feed"{{#navFeed}} aria-current="page"{{/navFeed}}>Calendar</a></li>
+        <li><a href="{{base}}/phone"{{#navPhone}} aria-current="page"{{/navPhone}}>Phone</a></li>
         </ul>
         </nav>
         </header>
@@ -268,6 +270,75 @@ enum Templates {
         <input type="hidden" name="csrf" value="{{csrf}}">
         <button type="submit">New feed address</button>
         </form>
+        {{> bottom}}
+        """
+
+    /// `GET /phone` and the answer to `POST /phone/new` (`made`: the only time the password is
+    /// shown).
+    static let phone = """
+        {{> top}}
+        <p>Your phone's task app can show the household's tasks and tick them off: Reminders on an iPhone, Tasks.org or jtx Board on Android, and Thunderbird on a computer. Each device signs in with an app password of its own; removing one stops that device and nothing else.</p>
+        {{#plainHTTP}}<p class="error">This server is reached without HTTPS, so phones cannot sign in to it from the network: they send app passwords only over HTTPS. Ask whoever runs the household's server to set it up.</p>{{/plainHTTP}}
+        {{#made}}
+        <section>
+        <h2>Your new app password</h2>
+        <p>Type or paste these into the app now: the password is shown only this once.</p>
+        <div class="field">
+        <label for="dav-address">Address</label>
+        <input id="dav-address" readonly value="{{url}}">
+        </div>
+        <div class="field">
+        <label for="dav-user">User</label>
+        <input id="dav-user" readonly value="{{user}}">
+        </div>
+        <div class="field">
+        <label for="dav-password">Password</label>
+        <input id="dav-password" readonly value="{{password}}">
+        </div>
+        </section>
+        {{/made}}
+        <form method="post" action="{{base}}/phone/new">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit">New app password</button>
+        </form>
+        <section>
+        <h2>Setting up the app</h2>
+        <h3>iPhone or iPad</h3>
+        <ol>
+        <li>Open Settings, then Calendar, Accounts, Add Account, Other (on newer systems: Settings, Apps, Calendar, Calendar Accounts, Add Account, Other).</li>
+        <li>Choose Add CalDAV Account. Server: {{host}}. User name and password: the User and Password above.</li>
+        <li>The household's task lists appear in Reminders.</li>
+        </ol>
+        <h3>Android</h3>
+        <ol>
+        <li>Install DAVx⁵ and add an account with "Login with URL and user name".</li>
+        <li>Base URL: the Address above; user name and password: the User and Password above.</li>
+        <li>In the new account, turn on the task lists. Tasks.org or jtx Board then shows them.</li>
+        </ol>
+        <h3>Thunderbird</h3>
+        <ol>
+        <li>Make a new calendar and choose On the Network.</li>
+        <li>Username: the User above; Location: the Address above. Thunderbird finds the task lists and asks for the password.</li>
+        </ol>
+        </section>
+        <section>
+        <h2>Your devices with an app password</h2>
+        {{#devices}}
+        <ul class="devices">
+        {{#list}}
+        <li>
+        <form method="post" action="{{base}}/phone/revoke">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="device" value="{{user}}">
+        <span>{{label}}, user {{user}}, last used {{used}}</span>
+        <button type="submit" class="secondary" aria-label="Remove the app password of {{user}}">Remove</button>
+        </form>
+        </li>
+        {{/list}}
+        </ul>
+        {{/devices}}
+        {{^devices}}<p>None yet.</p>{{/devices}}
+        </section>
         {{> bottom}}
         """
 }

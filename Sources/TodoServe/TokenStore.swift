@@ -17,7 +17,7 @@ enum SignInRefusal: Error, Equatable {
     case invalid
 }
 
-/// `tokens.json`: invites, sessions and feed tokens, by their SHA-256 only. Read again when
+/// `tokens.json`: invites, sessions, feed tokens and app passwords, by their SHA-256 only. Read again when
 /// the file changed (a `todo serve revoke` from a shell holds from the next request); every
 /// change is a read-modify-write under `tokens.lock`.
 final class TokenStore: Sendable {
@@ -144,19 +144,75 @@ final class TokenStore: Sendable {
         try records().contains { $0.kind == .feed && $0.member.lowercased() == member.lowercased() }
     }
 
+    // MARK: App passwords
+
+    /// A new app password for `member`: the user name (unique among the records) and the
+    /// password, returned once; only the password's hash is kept.
+    func appPassword(member: String, label: String, now: Int64) throws(StateError) -> (user: String, password: String) {
+        let password = AppPassword.makePassword()
+        let id = IssuedToken.make().id
+        let user = try change { (records: inout [TokenRecord]) throws(StateError) -> String in
+            records.removeAll { $0.expires.map { $0 <= now } ?? false }
+            var user = AppPassword.makeUser(member: member)
+            while records.contains(where: { $0.user == user }) { user = AppPassword.makeUser(member: member) }
+            records.append(
+                TokenRecord(
+                    id: id, kind: .app, member: member, label: label, sha256: TokenHash.sha256(password), created: now,
+                    lastUsed: nil, expires: nil, user: user))
+            return user
+        }
+        return (user, password)
+    }
+
+    /// The member and device id (the user name) an app password signs in, if it is live; the
+    /// hashes are compared in constant time, and a hash is compared even for an unknown user,
+    /// so the time does not tell whether the user exists. `lastUsed` is written at most hourly.
+    func appMember(user: String, password: String, now: Int64) throws(StateError) -> (member: String, deviceID: String)? {
+        let key = user.lowercased()
+        let given = TokenHash.sha256(password)
+        let record = try records().first { $0.kind == .app && $0.user == key }
+        let equal = TokenHash.constantTimeEqual(record?.sha256 ?? Self.noHash, given)
+        guard let record, equal, let user = record.user else { return nil }
+        if now - (record.lastUsed ?? 0) >= Self.touchEvery {
+            try change { (records: inout [TokenRecord]) throws(StateError) in
+                if let i = records.firstIndex(where: { $0.id == record.id && $0.kind == .app }) { records[i].lastUsed = now }
+            }
+        }
+        return (record.member, user)
+    }
+
+    /// What an unknown user's password is compared with: the length of a hash, equal to none.
+    private static let noHash = String(repeating: "-", count: 64)
+
+    /// `member`'s app passwords, oldest first.
+    func appDevices(member: String) throws(StateError) -> [TokenRecord] {
+        try records().filter { $0.kind == .app && $0.member.lowercased() == member.lowercased() }
+    }
+
     // MARK: Devices
 
-    /// Removes all of `member`'s tokens, one device's, or the feed; returns how many went.
+    /// Removes all of `member`'s tokens (app passwords included), one device's (by its id, or
+    /// an app password's user name), or the feed; returns how many went.
     func revoke(member: String, device: String?, feedOnly: Bool) throws(StateError) -> Int {
         try change { (records: inout [TokenRecord]) throws(StateError) -> Int in
             let before = records.count
             records.removeAll { r in
                 guard r.member.lowercased() == member.lowercased() else { return false }
                 if feedOnly { return r.kind == .feed }
-                if let device { return r.id == device }
+                if let device { return r.id == device || (r.kind == .app && r.user == device.lowercased()) }
                 return true
             }
             return before - records.count
+        }
+    }
+
+    /// Removes one of `member`'s app passwords by its user name (the page's Remove button);
+    /// whether it was there.
+    func revokeApp(member: String, user: String) throws(StateError) -> Bool {
+        try change { (records: inout [TokenRecord]) throws(StateError) -> Bool in
+            let before = records.count
+            records.removeAll { $0.kind == .app && $0.member.lowercased() == member.lowercased() && $0.user == user.lowercased() }
+            return records.count != before
         }
     }
 

@@ -10,9 +10,13 @@ enum TokenKind: String, Sendable {
     case session
     /// A member's calendar feed address: that feed and nothing else.
     case feed
+    /// An app password: a phone's task app signs in with it over HTTP Basic (CalDAV), as
+    /// `user`; no expiry, revocable like a session.
+    case app
 }
 
-/// One invite, session or feed token as stored: never the secret, only its SHA-256.
+/// One invite, session, feed token or app password as stored: never the secret, only its
+/// SHA-256.
 struct TokenRecord: Sendable, Equatable {
     var id: String
     var kind: TokenKind
@@ -22,17 +26,24 @@ struct TokenRecord: Sendable, Equatable {
     var created: Int64
     var lastUsed: Int64?
     var expires: Int64?
+    /// An app password's user name (`AppPassword.user`); nil for the other kinds.
+    var user: String?
 
     var json: JSONValue {
-        .object([
+        var fields: [(String, JSONValue)] = [
             ("id", .string(id)), ("kind", .string(kind.rawValue)), ("member", .string(member)),
             ("label", .string(label)), ("sha256", .string(sha256)), ("created", .number("\(created)")),
             ("lastUsed", lastUsed.map { .number("\($0)") } ?? .null),
             ("expires", expires.map { .number("\($0)") } ?? .null),
-        ])
+        ]
+        if let user { fields.append(("user", .string(user))) }
+        return .object(fields)
     }
 
-    init(id: String, kind: TokenKind, member: String, label: String, sha256: String, created: Int64, lastUsed: Int64?, expires: Int64?) {
+    init(
+        id: String, kind: TokenKind, member: String, label: String, sha256: String, created: Int64, lastUsed: Int64?, expires: Int64?,
+        user: String? = nil
+    ) {
         self.id = id
         self.kind = kind
         self.member = member
@@ -41,6 +52,7 @@ struct TokenRecord: Sendable, Equatable {
         self.created = created
         self.lastUsed = lastUsed
         self.expires = expires
+        self.user = user
     }
 
     init?(_ v: JSONValue) {
@@ -51,9 +63,71 @@ struct TokenRecord: Sendable, Equatable {
         guard let id = v["id"]?.stringValue, let kind = v["kind"]?.stringValue.flatMap(TokenKind.init),
             let member = v["member"]?.stringValue, let sha = v["sha256"]?.stringValue, let created = number("created")
         else { return nil }
+        let user = v["user"]?.stringValue
+        // An app password without a well-formed user name could never sign in: left out.
+        if kind == .app, !(user.map(AppPassword.isUser) ?? false) { return nil }
         self.init(
             id: id, kind: kind, member: member, label: v["label"]?.stringValue ?? "", sha256: sha, created: created,
-            lastUsed: number("lastUsed"), expires: number("expires"))
+            lastUsed: number("lastUsed"), expires: number("expires"), user: kind == .app ? user : nil)
+    }
+}
+
+/// An app password as handed out (docs/SERVE.md, "Phones' task apps"): the user name is the
+/// device id `<slug>-<6 hex>`, the password 24 characters of `alphabet`, both ASCII so any
+/// client can type or paste them.
+enum AppPassword {
+    /// a–z and 2–9 without the look-alikes i, l, o, 0 and 1.
+    static let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789".utf8)
+    static let length = 24
+    static let maxSlug = 16
+
+    /// 24 characters, each drawn uniformly from `alphabet` by the system's random source.
+    static func makePassword() -> String {
+        var rng = SystemRandomNumberGenerator()
+        var out: [UInt8] = []
+        out.reserveCapacity(length)
+        for _ in 0..<length { out.append(alphabet[Int.random(in: 0..<alphabet.count, using: &rng)]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A fresh user name for `member`: the slug, a dash and 6 random hex digits.
+    static func makeUser(member: String) -> String {
+        var rng = SystemRandomNumberGenerator()
+        return slug(member) + "-" + String(hex16(rng.next()).prefix(6))
+    }
+
+    /// The member's name lowercased, ASCII letters and digits kept, anything else a dash,
+    /// runs of dashes one, none at either end, at most 16 characters; "member" when nothing
+    /// is left.
+    static func slug(_ member: String) -> String {
+        var out: [UInt8] = []
+        for b in member.lowercased().utf8 {
+            let keep = (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39)
+            if keep {
+                out.append(b)
+            } else if out.last != 0x2D {
+                // A multi-byte character is several bytes here, all of them one dash.
+                out.append(0x2D)
+            }
+        }
+        func trim() {
+            while out.first == 0x2D { out.removeFirst() }
+            while out.last == 0x2D { out.removeLast() }
+        }
+        trim()
+        if out.count > maxSlug { out.removeLast(out.count - maxSlug) }
+        trim()
+        return out.isEmpty ? "member" : String(decoding: out, as: UTF8.self)
+    }
+
+    /// Whether `s` has the form of a user name: a slug, a dash, 6 lowercase hex digits.
+    static func isUser(_ s: String) -> Bool {
+        let b = Array(s.utf8)
+        guard b.count >= 8, b.count <= maxSlug + 7, b[b.count - 7] == 0x2D else { return false }
+        let slugPart = b[..<(b.count - 7)]
+        return b[(b.count - 6)...].allSatisfy(isLowerHex)
+            && slugPart.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
+            && slugPart.first != 0x2D && slugPart.last != 0x2D
     }
 }
 

@@ -112,7 +112,7 @@ struct PageWordingTests {
                 #expect(FrontEndText.visibleText(html: r.text).contains(notice.text), "\(notice) shown")
                 Self.expectNeutral(r.text, "notice \(notice)", f)
             }
-            for path in ["/", "/tasks", "/t/\(id)", "/add", "/lists", "/changes", "/sync", "/feed"] {
+            for path in ["/", "/tasks", "/t/\(id)", "/add", "/lists", "/changes", "/sync", "/feed", "/phone"] {
                 Self.expectNeutral(try await client.get(path, device).text, path, f)
             }
         }
