@@ -89,6 +89,8 @@ struct ServeConfig: Sendable {
     var trustProxy: [String] = []
     /// Seconds between background syncs; 0: never.
     var syncEvery: Int64 = 15 * 60
+    /// How many days ahead a member's CalDAV collection Mine shows their turns (docs/CALDAV.md).
+    var caldavDays = 14
     /// Seconds a change's sync waits for the next change (tests shorten it).
     var syncDebounce = 10.0
 

@@ -94,6 +94,10 @@ public enum ServeMain {
                 let v = try args.value(for: arg)
                 guard let s = parseSeconds(v) else { throw UsageError("--sync-every takes a duration like 15m, 1h or 90s (0: never).") }
                 config.syncEvery = s
+            case "--caldav-days":
+                let v = try args.value(for: arg)
+                guard let n = Int(v), n >= 0, n <= 366 else { throw UsageError("--caldav-days takes a number of days from 0 to 366.") }
+                config.caldavDays = n
             default: throw UsageError("unknown argument \"\(arg)\".")
             }
         }

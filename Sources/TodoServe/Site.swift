@@ -23,6 +23,8 @@ final class Site: Sendable {
     var port: Int { listeningPort.load(ordering: .relaxed) }
     /// Set once the background sync runs; a change asks it for a sync soon.
     let syncer: BackgroundSync
+    /// What CalDAV derives from a commit and day (docs/CALDAV.md).
+    let davViews = DAVViews()
     private let taskCache = Mutex<(commit: String, tasks: [Task])?>(nil)
     private let agendaCache = Mutex<[String: Agenda]>([:])
 

@@ -1,0 +1,75 @@
+import TodoCore
+
+/// calendar-query's filter (RFC 4791 §9.7), evaluated on an item as it is served.
+enum DAVFilter {
+    static let c = DAVNamespace.caldav
+
+    static func matches(_ filter: DAVElement, _ item: DAVItem, zone: TimeZoneRules) -> Bool {
+        // The item's own bytes, read back by the one iCalendar reader: what the client would see.
+        guard let calendar = try? ICalendarReader.parse(item.bytes) else { return false }  // never: the server wrote them
+        for f in filter.children(c, "comp-filter") where !component(f, calendar, item, zone) { return false }
+        return true
+    }
+
+    static func component(_ f: DAVElement, _ comp: ICalComponent, _ item: DAVItem, _ zone: TimeZoneRules) -> Bool {
+        guard (f.attribute("name") ?? "").uppercased() == comp.name else { return false }
+        if let range = f.child(c, "time-range"), comp.name == "VTODO", !inRange(range, item, zone) { return false }
+        for pf in f.children(c, "prop-filter") where !property(pf, comp) { return false }
+        for cf in f.children(c, "comp-filter") {
+            let name = (cf.attribute("name") ?? "").uppercased()
+            let subs = comp.components.filter { $0.name == name }
+            if cf.child(c, "is-not-defined") != nil {
+                if !subs.isEmpty { return false }
+                continue
+            }
+            if !subs.contains(where: { component(cf, $0, item, zone) }) { return false }
+        }
+        return true
+    }
+
+    static func property(_ pf: DAVElement, _ comp: ICalComponent) -> Bool {
+        let name = (pf.attribute("name") ?? "").uppercased()
+        let props = comp.properties.filter { $0.name == name }
+        if pf.child(c, "is-not-defined") != nil { return props.isEmpty }
+        guard !props.isEmpty else { return false }
+        guard let tm = pf.child(c, "text-match") else { return true }
+        let negate = tm.attribute("negate-condition")?.lowercased() == "yes"
+        let octet = tm.attribute("collation") == "i;octet"
+        let needle = octet ? tm.text : tm.text.lowercased()
+        let found = props.contains { p in
+            let value = octet ? p.textValue : p.textValue.lowercased()
+            return needle.isEmpty || value.contains(needle)
+        }
+        return found != negate
+    }
+
+    /// RFC 4791 §9.9 for a VTODO without DTSTART: by DUE, else by COMPLETED, else always.
+    static func inRange(_ range: DAVElement, _ item: DAVItem, _ zone: TimeZoneRules) -> Bool {
+        let start = range.attribute("start").flatMap(utc) ?? Int64.min
+        let end = range.attribute("end").flatMap(utc) ?? Int64.max
+        if let due = item.vtodo.due {
+            let local = Int64(due.date.daysSinceEpoch) * 86_400 + Int64((due.minutes ?? 0) * 60)
+            let seconds = local - Int64(zone.offset(atUTC: local).seconds)
+            return start < seconds && seconds <= end
+        }
+        if let done = item.vtodo.completed {
+            let seconds = done / 1000
+            return start <= seconds && seconds <= end
+        }
+        return true
+    }
+
+    /// `YYYYMMDDTHHMMSSZ` as seconds since the epoch.
+    static func utc(_ s: String) -> Int64? {
+        let u = Array(s.utf8)
+        guard u.count == 16, u[8] == UInt8(ascii: "T"), u[15] == UInt8(ascii: "Z"),
+            let date = CivilDate(compact: String(decoding: u[0..<8], as: UTF8.self))
+        else { return nil }
+        let digits = u[9..<15]
+        guard digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        let n = digits.map { Int($0 - 0x30) }
+        let h = n[0] * 10 + n[1], m = n[2] * 10 + n[3], sec = n[4] * 10 + n[5]
+        guard h < 24, m < 60, sec < 61 else { return nil }
+        return Int64(date.daysSinceEpoch) * 86_400 + Int64(h * 3600 + m * 60 + sec)
+    }
+}

@@ -1,0 +1,190 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import TodoCore
+import TodoStore
+
+extension Site {
+    /// The household as CalDAV sees it now: built once per commit and household day.
+    func davState(_ h: HouseholdReader) throws -> DAVState {
+        let snap = try store { () throws(StoreError) in try h.snapshot() }
+        let today = h.clock.today
+        let commit = snap.commitHex
+        return try davViews.state(key: commit + "/" + today.description) {
+            let tasks = try self.tasks(h)
+            let blobs = try store { () throws(StoreError) in try snap.taskBlobs() }
+            let zone = try store { () throws(StoreError) in try h.zone() }
+            return DAVState(
+                commit: commit, today: today, tasks: tasks, blobs: blobs, context: snap.turnContext(h.clock), zone: zone.rules,
+                days: config.caldavDays)
+        }
+    }
+
+    /// The household as it was at an older commit and day, for the tasks `only` names (nil: all).
+    func davState(_ h: HouseholdReader, old snap: Snapshot, day: CivilDate, only: Set<TaskID>?) throws -> DAVState {
+        var tasks: [Task] = []
+        if let only {
+            for id in only { if let t = try store({ () throws(StoreError) in try snap.task(id) }) { tasks.append(t) } }
+        } else {
+            tasks = try store { () throws(StoreError) in try snap.loadAllFromFiles() }.tasks
+        }
+        let blobs = try store { () throws(StoreError) in try snap.taskBlobs() }
+        let zone = try store { () throws(StoreError) in try h.zone() }
+        return DAVState(
+            commit: snap.commitHex, today: day, tasks: tasks, blobs: blobs, context: snap.turnContext(h.clock), zone: zone.rules,
+            days: config.caldavDays)
+    }
+}
+
+/// GET, PROPFIND, REPORT and PROPPATCH (docs/CALDAV.md, "Reads and sync").
+enum DAVRead {
+    static func open(_ r: DAVRequest) throws -> (HouseholdReader, DAVState) {
+        let h = try r.site.store { () throws(StoreError) in try r.site.openForReading() }
+        return (h, try r.site.davState(h))
+    }
+
+    /// The collections of the member's home: Mine, Household, one per checklist.
+    static func collections(_ state: DAVState) -> [DAVCollection] {
+        [.mine, .household] + state.checklists.map { .list($0.id) }
+    }
+
+    static func exists(_ c: DAVCollection, _ state: DAVState) -> Bool {
+        if case .list(let id) = c { return state.checklists.contains { $0.id == id } }
+        return true
+    }
+
+    static func get(_ r: DAVRequest, head: Bool) throws -> Response {
+        let (_, state) = try open(r)
+        guard case .item(_, let c, let name) = r.path else {
+            return DAVRoutes.plain(405, "A collection is read with PROPFIND or REPORT.", headers: [.allow: "OPTIONS, PROPFIND, REPORT"])
+        }
+        guard exists(c, state), let item = state.items(c, member: r.member).first(where: { $0.name == name }) else {
+            return DAVRoutes.plain(404, "There is no such to-do.")
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/calendar; charset=utf-8; component=VTODO", .eTag: item.etag, .contentLength: String(item.bytes.count)],
+            body: head ? .init() : .init(byteBuffer: ByteBuffer(bytes: item.bytes)))
+    }
+
+    // MARK: PROPFIND
+
+    static func propfind(_ r: DAVRequest) throws -> Response {
+        let (_, state) = try open(r)
+        var wanted: DAVPropRequest = .all
+        if !r.body.isEmpty {
+            let root = try DAVXML.parse(r.body)
+            guard root.is(DAVNamespace.dav, "propfind") else { throw DAVRefusal(status: 400, reason: "The body is not a propfind.") }
+            wanted = DAVPropRequest(root)
+        }
+        let depth = r.depth?.lowercased() ?? "0"
+        guard depth == "0" || depth == "1" else {
+            throw DAVRefusal(status: 403, dav: "propfind-finite-depth", reason: "Depth infinity is not supported; ask with depth 0 or 1.")
+        }
+        var entries: [DAVResponseEntry] = []
+        let props = DAVProps(r: r, state: state)
+        switch r.path {
+        case .root:
+            entries.append(props.entry(r.requested, .root, wanted))
+            if depth == "1" { entries.append(props.entry(r.home, .home, wanted)) }
+        case .home:
+            entries.append(props.entry(r.home, .home, wanted))
+            if depth == "1" { for c in collections(state) { entries.append(props.entry(r.href(c), .collection(c), wanted)) } }
+        case .collection(_, let c):
+            guard exists(c, state) else { return DAVRoutes.plain(404, "There is no such list.") }
+            entries.append(props.entry(r.href(c), .collection(c), wanted))
+            if depth == "1" {
+                for item in state.items(c, member: r.member) { entries.append(props.entry(r.href(c, item), .item(c, item), wanted)) }
+            }
+        case .item(_, let c, let name):
+            guard exists(c, state), let item = state.items(c, member: r.member).first(where: { $0.name == name }) else {
+                return DAVRoutes.plain(404, "There is no such to-do.")
+            }
+            entries.append(props.entry(r.href(c, item), .item(c, item), wanted))
+        }
+        return DAVRoutes.xml(207, DAVWriter.multistatus(entries))
+    }
+
+    /// Colours, orders and names are the household's, not a client's: every property is refused.
+    static func proppatch(_ r: DAVRequest) throws -> Response {
+        let root = try DAVXML.parse(r.body)
+        var names: [DAVProp] = []
+        for update in root.children where update.namespace == DAVNamespace.dav && (update.name == "set" || update.name == "remove") {
+            for prop in update.children(DAVNamespace.dav, "prop") {
+                for p in prop.children { names.append(DAVProp(p.namespace, p.name)) }
+            }
+        }
+        let href = r.prefix + "/dav" + hrefTail(r.path, r)
+        return DAVRoutes.xml(207, DAVWriter.multistatus([.propstats(href: href, [DAVPropstat(status: 403, props: names)])]))
+    }
+
+    static func hrefTail(_ p: DAVPath, _ r: DAVRequest) -> String {
+        switch p {
+        case .root: "/"
+        case .home: "/" + DAVKey.of(r.member) + "/"
+        case .collection(_, let c): "/" + DAVKey.of(r.member) + "/" + c.segment + "/"
+        case .item(_, let c, let n): "/" + DAVKey.of(r.member) + "/" + c.segment + "/" + DAVWriter.encodePathSegment(n)
+        }
+    }
+
+    // MARK: REPORT
+
+    static func report(_ r: DAVRequest) throws -> Response {
+        let (h, state) = try open(r)
+        let root = try DAVXML.parse(r.body)
+        let c: DAVCollection
+        switch r.path {
+        case .collection(_, let col): c = col
+        case .item(_, let col, _): c = col
+        default:
+            throw DAVRefusal(status: 403, dav: "supported-report", reason: "Reports are answered on a list.")
+        }
+        guard exists(c, state) else { return DAVRoutes.plain(404, "There is no such list.") }
+        let wanted = DAVPropRequest(root)
+        let props = DAVProps(r: r, state: state)
+        if root.is(DAVNamespace.caldav, "calendar-multiget") {
+            let items = state.items(c, member: r.member)
+            var entries: [DAVResponseEntry] = []
+            for href in root.children(DAVNamespace.dav, "href") {
+                let text = href.text.trimmed()
+                let name = percentDecoded(Substring(text.split(separator: "/").last ?? ""))
+                if text.hasPrefix(r.href(c)) || !text.hasPrefix("/"), let item = items.first(where: { $0.name == name }) {
+                    entries.append(props.entry(r.href(c, item), .item(c, item), wanted))
+                } else {
+                    entries.append(.status(href: text, status: 404))
+                }
+            }
+            return DAVRoutes.xml(207, DAVWriter.multistatus(entries))
+        }
+        if root.is(DAVNamespace.caldav, "calendar-query") {
+            let filter = root.child(DAVNamespace.caldav, "filter")
+            var entries: [DAVResponseEntry] = []
+            for item in state.items(c, member: r.member) {
+                if let filter, !DAVFilter.matches(filter, item, zone: state.zone) { continue }
+                entries.append(props.entry(r.href(c, item), .item(c, item), wanted))
+            }
+            return DAVRoutes.xml(207, DAVWriter.multistatus(entries))
+        }
+        if root.is(DAVNamespace.dav, "sync-collection") {
+            return try DAVSync.answer(r, h, state, c, root, wanted)
+        }
+        throw DAVRefusal(status: 403, dav: "supported-report", reason: "This report is not supported.")
+    }
+}
+
+/// What a PROPFIND or REPORT asked for.
+enum DAVPropRequest {
+    case all
+    case names
+    case props([(String, String)])
+
+    init(_ root: DAVElement) {
+        if root.child(DAVNamespace.dav, "propname") != nil {
+            self = .names
+        } else if let prop = root.child(DAVNamespace.dav, "prop") {
+            self = .props(prop.children.map { ($0.namespace, $0.name) })
+        } else {
+            self = .all
+        }
+    }
+}

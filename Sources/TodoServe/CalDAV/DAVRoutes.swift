@@ -1,0 +1,213 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import TodoCore
+import TodoStore
+
+/// A CalDAV address, parsed (docs/CALDAV.md, "Addresses").
+enum DAVPath: Equatable {
+    case root
+    /// A member's principal and calendar home, by its key.
+    case home(String)
+    case collection(String, DAVCollection)
+    /// An item: its collection and its name (the last segment, percent-decoded).
+    case item(String, DAVCollection, String)
+
+    var key: String? {
+        switch self {
+        case .root: nil
+        case .home(let k), .collection(let k, _), .item(let k, _, _): k
+        }
+    }
+
+    /// `rest` is what follows `<prefix>/dav`; nil for an address that is none of these.
+    static func parse(_ rest: Substring) -> DAVPath? {
+        let segments = rest.split(separator: "/", omittingEmptySubsequences: true)
+        guard segments.count <= 3 else { return nil }
+        if segments.isEmpty { return .root }
+        let key = String(segments[0])
+        guard DAVKey.isKey(key) else { return nil }
+        if segments.count == 1 { return .home(key) }
+        guard let c = DAVCollection(segment: String(segments[1])) else { return nil }
+        if segments.count == 2 { return .collection(key, c) }
+        guard rest.last != "/" else { return nil }
+        let name = percentDecoded(segments[2])
+        guard !name.isEmpty, name.utf8.count <= 255, !name.contains("/") else { return nil }
+        return .item(key, c, name)
+    }
+}
+
+/// A member's key in addresses: `m` and the FNV-1a-64 of the name's UTF-8, in hex.
+enum DAVKey {
+    static func of(_ member: String) -> String { "m" + hex64(fnv1a64(Array(member.utf8))) }
+
+    static func isKey(_ s: String) -> Bool {
+        s.utf8.count == 17 && s.hasPrefix("m") && s.utf8.dropFirst().allSatisfy(isLowerHex)
+    }
+}
+
+/// What every CalDAV handler needs: the site, the member, the addresses.
+struct DAVRequest: Sendable {
+    let site: Site
+    let member: String
+    let path: DAVPath
+    let method: HTTPRequest.Method
+    let depth: String?
+    let body: [UInt8]
+    let ifMatch: String?
+    let ifNoneMatch: String?
+    let contentType: String?
+    /// The address asked for, as sent (the root's answer names it).
+    let requested: String
+
+    var prefix: String { site.prefix }
+    var root: String { prefix + "/dav/" }
+    var home: String { root + DAVKey.of(member) + "/" }
+
+    func href(_ c: DAVCollection) -> String { home + c.segment + "/" }
+    func href(_ c: DAVCollection, _ item: DAVItem) -> String { href(c) + DAVWriter.encodePathSegment(item.name) }
+}
+
+/// The CalDAV routes (docs/CALDAV.md). Registered beside the page's, behind the same `Guard`.
+struct DAVRoutes {
+    let site: Site
+
+    static let propfind = HTTPRequest.Method("PROPFIND")!
+    static let report = HTTPRequest.Method("REPORT")!
+    static let proppatch = HTTPRequest.Method("PROPPATCH")!
+    static let mkcalendar = HTTPRequest.Method("MKCALENDAR")!
+    static let mkcol = HTTPRequest.Method("MKCOL")!
+    static let move = HTTPRequest.Method("MOVE")!
+    static let copy = HTTPRequest.Method("COPY")!
+    static let lock = HTTPRequest.Method("LOCK")!
+    static let unlock = HTTPRequest.Method("UNLOCK")!
+    static let acl = HTTPRequest.Method("ACL")!
+
+    static let methods: [HTTPRequest.Method] = [
+        .options, .get, .head, .put, .delete, .post, propfind, report, proppatch, mkcalendar, mkcol, move, copy, lock, unlock, acl,
+    ]
+    static let allow = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, REPORT"
+    /// The largest iCalendar body a PUT may carry.
+    static let maxICalendar = 256 * 1024
+
+    func register(on router: Router<ServeContext>) {
+        let prefix = site.prefix
+        // RFC 6764: at the host's root, and under the prefix too.
+        var wellKnown = ["/.well-known/caldav"]
+        if !prefix.isEmpty { wellKnown.append(prefix + "/.well-known/caldav") }
+        for path in wellKnown {
+            for method in [HTTPRequest.Method.get, .head, Self.propfind, .options] {
+                router.on(RouterPath(path), method: method) { _, _ in
+                    Response(status: .movedPermanently, headers: [.location: prefix + "/dav/"])
+                }
+            }
+        }
+        // A client given only the server's address asks its root: PROPFIND and OPTIONS there
+        // answer as the CalDAV root (the page's GET stays the page's).
+        for method in [Self.propfind, HTTPRequest.Method.options] {
+            router.on(RouterPath(prefix.isEmpty ? "/" : prefix), method: method) { request, context in try await handle(request, context) }
+        }
+        for method in Self.methods {
+            for path in [prefix + "/dav", prefix + "/dav/**"] {
+                router.on(RouterPath(path), method: method) { request, context in try await handle(request, context) }
+            }
+        }
+    }
+
+    func handle(_ request: Request, _ context: ServeContext) async throws -> Response {
+        let authorization = request.headers[values: .authorization]
+        let address = context.peer == nil ? nil : context.client
+        let (secure, client) = (context.secure, context.client)
+        let site = self.site
+        let identity = try await site.workers.read {
+            try site.davIdentity(authorization: authorization, address: address, secure: secure, client: client)
+        }
+        let fullPath = request.uri.path
+        let atRoot = fullPath == site.prefix || fullPath == site.prefix + "/"
+        let after = atRoot ? "" : fullPath.dropFirst((site.prefix + "/dav").utf8.count)
+        guard let path = DAVPath.parse(after) else { return Self.plain(404, "There is nothing at this address.") }
+        if let key = path.key, key != DAVKey.of(identity.member) {
+            return Self.plain(403, "This address belongs to another member of the household.")
+        }
+        let method = request.method
+        if method == .options {
+            return Response(
+                status: .ok,
+                headers: [HTTPField.Name("DAV")!: "1, 3, calendar-access", .allow: Self.allow, .contentLength: "0"])
+        }
+        if [Self.mkcalendar, Self.mkcol].contains(method) {
+            return Self.error(
+                DAVRefusal(
+                    status: 403, caldav: "calendar-collection-location-ok",
+                    reason: "Lists come from the household: a checklist is a task with items, made on the page or with todo."))
+        }
+        if [Self.move, Self.copy, Self.acl, .post].contains(method) {
+            return Self.plain(403, "This server does not support \(method.rawValue) here.")
+        }
+        if [Self.lock, Self.unlock].contains(method) {
+            return Response(status: .methodNotAllowed, headers: [.allow: Self.allow, .contentType: "text/plain; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: "Locks are not supported.\n")))
+        }
+        let limit = method == .put ? Self.maxICalendar : DAVXML.maximumBytes
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+            return Self.error(DAVRefusal(status: 413, caldav: method == .put ? "max-resource-size" : nil, reason: "The request is too large."))
+        }
+        let body: [UInt8]
+        do {
+            body = Array(buffer: try await request.body.collect(upTo: limit))
+        } catch {
+            return Self.error(DAVRefusal(status: 413, caldav: method == .put ? "max-resource-size" : nil, reason: "The request is too large."))
+        }
+        let r = DAVRequest(
+            site: site, member: identity.member, path: path, method: method, depth: request.headers[HTTPField.Name("Depth")!],
+            body: body, ifMatch: request.headers[.ifMatch], ifNoneMatch: request.headers[.ifNoneMatch],
+            contentType: request.headers[.contentType], requested: fullPath)
+        let work: @Sendable () throws -> Response = {
+            do {
+                switch method {
+                case .get, .head: return try DAVRead.get(r, head: method == .head)
+                case .put: return try DAVWrite.put(r)
+                case .delete: return try DAVWrite.delete(r)
+                case Self.propfind: return try DAVRead.propfind(r)
+                case Self.report: return try DAVRead.report(r)
+                case Self.proppatch: return try DAVRead.proppatch(r)
+                default: return Self.plain(405, "Not supported.")
+                }
+            } catch let refusal as DAVRefusal {
+                return Self.error(refusal)
+            } catch let error as DAVXMLError {
+                return Self.plain(400, error.reason)
+            } catch let error as PageError {
+                return Self.plain(error.status, error.text ?? error.title ?? "The request failed.")
+            }
+        }
+        let writes = method == .put || method == .delete
+        return writes ? try await site.workers.write(work) : try await site.workers.read(work)
+    }
+
+    // MARK: Answers
+
+    static func plain(_ status: Int, _ text: String, headers: HTTPFields = [:]) -> Response {
+        var h = headers
+        h[.contentType] = "text/plain; charset=utf-8"
+        return Response(status: .init(code: status), headers: h, body: .init(byteBuffer: ByteBuffer(string: text + "\n")))
+    }
+
+    static func error(_ refusal: DAVRefusal) -> Response {
+        let bytes: [UInt8]
+        if let c = refusal.caldav {
+            bytes = DAVWriter.error(DAVNamespace.caldav, c, reason: refusal.reason)
+        } else if let d = refusal.dav {
+            bytes = DAVWriter.error(DAVNamespace.dav, d, reason: refusal.reason)
+        } else {
+            return plain(refusal.status, refusal.reason)
+        }
+        return xml(refusal.status, bytes)
+    }
+
+    static func xml(_ status: Int, _ bytes: [UInt8], headers: HTTPFields = [:]) -> Response {
+        var h = headers
+        h[.contentType] = "application/xml; charset=utf-8"
+        return Response(status: .init(code: status), headers: h, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}

@@ -1,0 +1,69 @@
+import Hummingbird
+import TodoCore
+import TodoStore
+
+/// REPORT sync-collection (RFC 6578; docs/CALDAV.md, "Reads and sync"): the items that changed
+/// since a token, found from the tree difference between the token's commit and now.
+enum DAVSync {
+    static let d = DAVNamespace.dav
+
+    static func answer(
+        _ r: DAVRequest, _ h: HouseholdReader, _ state: DAVState, _ c: DAVCollection, _ root: DAVElement, _ wanted: DAVPropRequest
+    ) throws -> Response {
+        let tokenText = root.child(d, "sync-token")?.text.trimmed() ?? ""
+        var limit: Int?
+        if let n = root.child(d, "limit")?.child(d, "nresults") {
+            guard let value = Int(n.text.trimmed()), value >= 0 else { throw DAVRefusal(status: 400, reason: "The limit is not a number.") }
+            limit = value
+        }
+        let props = DAVProps(r: r, state: state)
+        let items = state.items(c, member: r.member)
+        var entries: [DAVResponseEntry] = []
+        if tokenText.isEmpty {
+            entries = items.map { props.entry(r.href(c, $0), .item(c, $0), wanted) }
+        } else {
+            guard let (commit, day) = DAVToken.parse(tokenText) else { throw invalidToken }
+            if commit != state.commit || day != state.today {
+                let (old, new) = try changes(r, h, state, c, commit: commit, day: day)
+                let before = Dictionary(old.map { ($0.name, $0.etag) }, uniquingKeysWith: { a, _ in a })
+                let names = Set(new.map(\.name))
+                for item in new where before[item.name] != item.etag {
+                    entries.append(props.entry(r.href(c, item), .item(c, item), wanted))
+                }
+                for item in old where !names.contains(item.name) {
+                    entries.append(.status(href: r.href(c) + DAVWriter.encodePathSegment(item.name), status: 404))
+                }
+            }
+        }
+        if let limit, entries.count > limit {
+            throw DAVRefusal(
+                status: 507, dav: "number-of-matches-within-limits",
+                reason: "More items changed than the limit allows; ask again without a limit.")
+        }
+        return DAVRoutes.xml(207, DAVWriter.multistatus(entries, syncToken: state.token))
+    }
+
+    static var invalidToken: DAVRefusal {
+        DAVRefusal(status: 403, dav: "valid-sync-token", reason: "This sync token is unknown here; sync again from the start.")
+    }
+
+    /// The items of the collection then and now: only the changed tasks' when the day is the
+    /// same and only task files changed, every item otherwise.
+    static func changes(
+        _ r: DAVRequest, _ h: HouseholdReader, _ state: DAVState, _ c: DAVCollection, commit: String, day: CivilDate
+    ) throws -> (old: [DAVItem], new: [DAVItem]) {
+        let now = try r.site.store { () throws(StoreError) in try h.snapshot() }
+        guard now.commitHex == state.commit else { throw DAVRefusal(status: 503, reason: "The household changed meanwhile; sync again.") }
+        if commit.isEmpty { return ([], state.items(c, member: r.member)) }
+        guard let old = now.atCommit(commit) else { throw invalidToken }
+        var only: Set<TaskID>?
+        if day == state.today, let changed = try r.site.store({ () throws(StoreError) in try now.changedTasks(since: old) }) {
+            let ids = Set(changed.map(\.0))
+            if !ids.contains(HouseholdSettings.id) { only = ids }
+        }
+        let then = try r.site.davState(h, old: old, day: day, only: only)
+        let before = then.items(c, member: r.member)
+        let after = only.map { ids in state.items(c, member: r.member).filter { ids.contains($0.task) } } ?? state.items(c, member: r.member)
+        return (before, after)
+    }
+}

@@ -1,0 +1,137 @@
+import Synchronization
+import TodoCore
+import TodoStore
+
+/// Which of a member's collections (docs/CALDAV.md, "Collections").
+enum DAVCollection: Hashable, Sendable {
+    case mine, household
+    /// A checklist's own collection.
+    case list(TaskID)
+
+    /// The collection's segment in the address.
+    var segment: String {
+        switch self {
+        case .mine: "mine"
+        case .household: "household"
+        case .list(let id): "list-" + id.hex
+        }
+    }
+
+    init?(segment: String) {
+        switch segment {
+        case "mine": self = .mine
+        case "household": self = .household
+        default:
+            guard segment.hasPrefix("list-"), let id = TaskID(String(segment.dropFirst(5))) else { return nil }
+            self = .list(id)
+        }
+    }
+}
+
+/// What one item of a collection stands for.
+enum DAVItemKind: Hashable, Sendable {
+    case task
+    case occurrence(CivilDate)
+    /// A checklist item, by its key.
+    case item(String)
+}
+
+/// One VTODO of a collection, rendered.
+struct DAVItem: Sendable {
+    /// The last segment of its address (`<UID>.ics`, or the name a client gave it).
+    let name: String
+    let task: TaskID
+    let kind: DAVItemKind
+    /// The blob of the task file it was rendered from (40 hex).
+    let blob: String
+    let vtodo: VTodo
+    /// The Household collection's generated first line of DESCRIPTION, if any.
+    let turnLine: String?
+    let bytes: [UInt8]
+
+    /// `"<blob>.<8 hex of the bytes' FNV-1a>"`, quotes included.
+    var etag: String { "\"\(blob).\(String(hex64(fnv1a64(bytes)).suffix(8)))\"" }
+}
+
+/// The household as a member's collections see it at one commit and day: the tasks, their
+/// blobs, the roster's turn context and the zone. Built once per commit (`DAVViews`).
+struct DAVState: Sendable {
+    let commit: String
+    let today: CivilDate
+    let tasks: [Task]
+    let blobs: [TaskID: String]
+    let context: TurnContext
+    let zone: TimeZoneRules
+    /// How many days ahead Mine shows a member's turns (`--caldav-days`).
+    let days: Int
+
+    /// The sync token of this state (docs/CALDAV.md, "Reads and sync").
+    var token: String { DAVToken.make(commit: commit, day: today) }
+
+    func task(_ id: TaskID) -> Task? { tasks.first { $0.id == id } }
+
+    /// Every item of `collection` for `member`, in a stable order.
+    func items(_ collection: DAVCollection, member: String) -> [DAVItem] {
+        switch collection {
+        case .list(let id):
+            guard let t = task(id), !t.deleted, !t.visibleItems.isEmpty || t.extra["items"] != nil else { return [] }
+            return DAVRender.items(of: t, in: collection, member: member, state: self)
+        default:
+            var out: [DAVItem] = []
+            for t in tasks where t.id != HouseholdSettings.id && !t.deleted {
+                out += DAVRender.items(of: t, in: collection, member: member, state: self)
+            }
+            return out
+        }
+    }
+
+    /// The checklists: tasks with items, not deleted, in title order.
+    var checklists: [Task] {
+        tasks.filter { $0.id != HouseholdSettings.id && !$0.deleted && !$0.visibleItems.isEmpty }
+            .sorted { ($0.title, $0.id) < ($1.title, $1.id) }
+    }
+}
+
+/// Sync tokens: `http://todo.invalid/sync/<commit>/<YYYYMMDD>`.
+enum DAVToken {
+    static let prefix = "http://todo.invalid/sync/"
+
+    static func make(commit: String, day: CivilDate) -> String {
+        prefix + (commit.isEmpty ? "0" : commit) + "/" + ICalendarText.date(day)
+    }
+
+    /// The commit and day a token names; nil for a token this server did not make.
+    static func parse(_ token: String) -> (commit: String, day: CivilDate)? {
+        guard token.hasPrefix(prefix) else { return nil }
+        let parts = token.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[1].utf8.count == 8, let day = CivilDate(compact: String(parts[1])) else { return nil }
+        let commit = String(parts[0])
+        guard commit == "0" || (commit.utf8.count == 40 && commit.utf8.allSatisfy(isLowerHex)) else { return nil }
+        return (commit == "0" ? "" : commit, day)
+    }
+}
+
+extension CivilDate {
+    /// `YYYYMMDD`; nil for anything else or a date that does not exist.
+    init?(compact s: String) {
+        guard s.utf8.count == 8, s.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        let u = Array(s.utf8)
+        self.init(iso: Substring(String(decoding: u[0..<4], as: UTF8.self) + "-" + String(decoding: u[4..<6], as: UTF8.self) + "-" + String(decoding: u[6..<8], as: UTF8.self)))
+    }
+}
+
+/// The states this server built, by commit and day, so that a client's sync between two
+/// commits costs one build (docs/SERVE.md, "Fresh on every request").
+final class DAVViews: Sendable {
+    private let cache = Mutex<[String: DAVState]>([:])
+
+    func state(key: String, _ make: () throws -> DAVState) rethrows -> DAVState {
+        if let s = cache.withLock({ $0[key] }) { return s }
+        let s = try make()
+        cache.withLock { c in
+            if c.count >= 8 { c.removeAll() }
+            c[key] = s
+        }
+        return s
+    }
+}
