@@ -7,7 +7,10 @@ syncs through the shared remote: nothing is lost, and both end with the same tas
 
 Alice's machine holds the household and runs `todo-serve --sync-every 3s` (Kim signed in from an
 invite). For --seconds, at once, on Alice's machine: Kim's device adds tasks (POST /add), ticks
-tasks done (POST /t/<id>/done) and presses "Sync now" (POST /sync) through HTTP; Alice's CLI runs `todo add` and `todo done`; a cron-like loop
+tasks done (POST /t/<id>/done) and presses "Sync now" (POST /sync) through HTTP; Kim's phone, a
+CalDAV client with an app password, creates to-dos in Kim's Mine (PUT with If-None-Match) and
+ticks Kim's tasks there (GET, then PUT with If-Match), some of which Bob completes too; Alice's
+CLI runs `todo add` and `todo done`; a cron-like loop
 runs `todo sync --quiet`. On Bob's machine, a clone of the same path remote, Bob adds, completes
 and syncs. Then both sync until neither has anything to send or receive, and the script checks:
 `todo list --all --json` is the same on both; every task added (by the page, the CLI or Bob) is
@@ -31,7 +34,7 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "servers"))
-from serve_client import Failed, Server, Session, git, invite, member_env, run  # noqa: E402
+from serve_client import Failed, Phone, Server, Session, app_password, git, invite, member_env, run  # noqa: E402
 
 BUSY = 75  # the household is locked by another command: try again (README, exit codes)
 PREMADE = 60  # tasks per actor made beforehand, for each to complete
@@ -78,7 +81,7 @@ def todo_retrying(todo, env, args, deadline):
 
 def premade(todo, env, prefix, count, rng):
     data = [{"id": "%032x" % rng.getrandbits(128), "title": f"{prefix} {i}",
-             "status": "open", "assignee": "Kim" if prefix == "web" else None} for i in range(count)]
+             "status": "open", "assignee": "Kim" if prefix in ("web", "phone") else None} for i in range(count)]
     path = os.path.join(env["HOME"], f"{prefix}.json")
     with open(path, "w") as f:
         json.dump([{k: v for k, v in t.items() if v is not None} for t in data], f)
@@ -126,7 +129,7 @@ def main():
         subprocess.run(["git", "init", "-q", "--bare", "--initial-branch=main", remote], env=alice, check=True, timeout=30)
         run([todo, "init", "--name", "Alice", "--email", "alice@example.org", "--remote", remote], alice)
         rng = random.Random("serve-convergence")
-        ids = {p: premade(todo, alice, p, PREMADE, rng) for p in ("web", "cli", "bob")}
+        ids = {p: premade(todo, alice, p, PREMADE, rng) for p in ("web", "cli", "bob", "phone")}
         run([todo, "sync"], alice)
         run([todo, "clone", remote, "--name", "Bob", "--email", "bob@example.org"], bob)
         serve_env = dict(alice, TODO_SERVE_TODO=todo)
@@ -135,6 +138,7 @@ def main():
         link = invite(args.serve, serve_env, "Kim", server.base)
         kim = Session(server.port)
         kim.sign_in(link)
+        phone = Phone(server.port, *app_password(args.serve, serve_env, "Kim", server.base), "Kim")
         say(f"todo-serve on port {server.port}, Kim signed in; writers run for {args.seconds:g} s")
 
         stop = threading.Event()
@@ -170,6 +174,32 @@ def main():
                     raise Failed(f"POST /t/{task}/done answered {r.status}")
                 actor.done.append(task)
 
+        def phone_step(actor, i):
+            title = f"phone added {i}"
+            uid = f"phone-{i}"
+            body = ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//convergence//EN\r\nBEGIN:VTODO\r\n"
+                    f"UID:{uid}\r\nDTSTAMP:20261126T120000Z\r\nSUMMARY:{title}\r\nX-PHONE-ORDER:{i}\r\n"
+                    "END:VTODO\r\nEND:VCALENDAR\r\n").encode()
+            status, _, text = phone.request("PUT", phone.home + f"mine/{uid}.ics", body,
+                                            {"Content-Type": "text/calendar", "If-None-Match": "*"})
+            if status != 201:
+                raise Failed(f"the phone's PUT of a new to-do answered {status}: {text[:300]!r}")
+            actor.added.append(title)
+            if i < PREMADE:
+                task = ids["phone"][i]
+                href = phone.home + f"mine/{task}.ics"
+                status, headers, item = phone.request("GET", href)
+                if status == 404:
+                    return  # Bob completed it and a sync brought it in: no longer open in Mine
+                if status != 200:
+                    raise Failed(f"the phone's GET of {href} answered {status}")
+                done = item.replace(b"STATUS:NEEDS-ACTION", b"STATUS:COMPLETED")
+                status, _, text = phone.request("PUT", href, done, {"Content-Type": "text/calendar",
+                                                                    "If-Match": headers.get("etag", "")})
+                if status not in (201, 204):
+                    raise Failed(f"the phone's PUT completing {task} answered {status}: {text[:300]!r}")
+                actor.done.append(task)
+
         def cli(actor, i):
             title = f"cli added {i}"
             todo_retrying(todo, alice, ["add", title], deadline)
@@ -198,10 +228,14 @@ def main():
                 # changed on both sides of a sync.
                 todo_retrying(todo, bob, ["done", ids["web"][-1 - i // 4]], deadline)
                 actor.done.append(ids["web"][-1 - i // 4])
+            if i % 5 == 1 and i // 5 < PREMADE // 2:
+                # One the phone completes too, from the other end of its list.
+                todo_retrying(todo, bob, ["done", ids["phone"][-1 - i // 5]], deadline)
+                actor.done.append(ids["phone"][-1 - i // 5])
             if i % 3 == 2:
                 todo_retrying(todo, bob, ["sync"], deadline)
 
-        actors = [Actor("web", web, stop, 0.2), Actor("cli", cli, stop, 0.1),
+        actors = [Actor("web", web, stop, 0.2), Actor("phone", phone_step, stop, 0.2), Actor("cli", cli, stop, 0.1),
                   Actor("cron", cron, stop, 0.5), Actor("bob", bob_step, stop, 0.1)]
         for a in actors:
             a.start()
@@ -252,6 +286,10 @@ def main():
         if len(web_authors) != len(actors[0].added) or set(web_authors) != {"Kim"}:
             raise Failed(f"the page's {len(actors[0].added)} additions are {len(web_authors)} commits "
                          f"by {sorted(set(web_authors))}, not one each by Kim")
+        phone_authors = git(alice, "log", "--format=%an", "--fixed-strings", "--grep=phone added").split()
+        if len(phone_authors) != len(actors[1].added) or set(phone_authors) != {"Kim"}:
+            raise Failed(f"the phone's {len(actors[1].added)} additions are {len(phone_authors)} commits "
+                         f"by {sorted(set(phone_authors))}, not one each by Kim")
         # A sync may have started housekeeping detached (`todo maintenance --auto`), which
         # replaces packs while it runs: git fsck would then find a pack gone under it. One
         # `todo maintenance` each waits its turn (exit 75 while another runs) and leaves the

@@ -6,7 +6,9 @@ as a browser would (cookies, hidden `csrf`, no redirect followed unless asked).
 Standard library only. Every wait has a timeout; failures raise Failed with a sentence that says
 what went wrong."""
 
+import base64
 import html.parser
+import json
 import http.client
 import os
 import re
@@ -156,6 +158,44 @@ def invite(serve, env, name, base_url, timeout=60):
     if not lines or not re.match(re.escape(base_url.rstrip("/")) + r"/i/[A-Za-z0-9_.-]+$", lines[-1]):
         raise Failed(f"`todo-serve invite {name}` printed no sign-in link as its last line: {out!r}")
     return lines[-1]
+
+
+def app_password(serve, env, name, base_url, timeout=60):
+    """`todo-serve app-password NAME --json --base-url BASE`: (user, password) of a new device."""
+    out = run([serve, "app-password", name, "--json", "--base-url", base_url], env, timeout=timeout)
+    try:
+        data = json.loads(out)
+        return data["user"], data["password"]
+    except (ValueError, KeyError):
+        raise Failed(f"`todo-serve app-password {name} --json` printed no user and password: {out!r}")
+
+
+def member_key(name):
+    """A member's key in CalDAV addresses (docs/CALDAV.md): `m` and the FNV-1a-64 of the name."""
+    h = 0xcbf29ce484222325
+    for b in name.encode():
+        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return "m%016x" % h
+
+
+class Phone:
+    """A phone's task app: CalDAV requests with its app password (HTTP Basic), one connection."""
+
+    def __init__(self, port, user, password, member, timeout=30):
+        self.port, self.timeout = port, timeout
+        self.auth = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+        self.home = f"/dav/{member_key(member)}/"
+
+    def request(self, method, path, body=b"", headers=None):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
+        try:
+            h = {"Authorization": self.auth, "Content-Length": str(len(body))}
+            h.update(headers or {})
+            conn.request(method, path, body=body, headers=h)
+            r = conn.getresponse()
+            return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+        finally:
+            conn.close()
 
 
 # ---------------------------------------------------------------------------------------------
