@@ -20,15 +20,18 @@ extension Site {
         }
     }
 
-    /// The household as it was at an older commit and day, for the tasks `only` names (nil: all).
-    func davState(_ h: HouseholdReader, old snap: Snapshot, day: CivilDate, only: Set<TaskID>?) throws -> DAVState {
+    /// The household as it was at an older commit and day: the tasks whose blobs `only` names
+    /// (their files' blobs then), or every task (nil).
+    func davState(_ h: HouseholdReader, old snap: Snapshot, day: CivilDate, only: [TaskID: String]?) throws -> DAVState {
         var tasks: [Task] = []
+        let blobs: [TaskID: String]
         if let only {
-            for id in only { if let t = try store({ () throws(StoreError) in try snap.task(id) }) { tasks.append(t) } }
+            for (id, blob) in only { if let t = snap.task(blob: blob, id: id) { tasks.append(t) } }
+            blobs = only
         } else {
             tasks = try store { () throws(StoreError) in try snap.loadAllFromFiles() }.tasks
+            blobs = try store { () throws(StoreError) in try snap.taskBlobs() }
         }
-        let blobs = try store { () throws(StoreError) in try snap.taskBlobs() }
         let zone = try store { () throws(StoreError) in try h.zone() }
         return DAVState(
             commit: snap.commitHex, today: day, tasks: tasks, blobs: blobs, context: snap.turnContext(h.clock), zone: zone.rules,

@@ -56,14 +56,21 @@ enum DAVSync {
         guard now.commitHex == state.commit else { throw DAVRefusal(status: 503, reason: "The household changed meanwhile; sync again.") }
         if commit.isEmpty { return ([], state.items(c, member: r.member)) }
         guard let old = now.atCommit(commit) else { throw invalidToken }
-        var only: Set<TaskID>?
-        if day == state.today, let changed = try r.site.store({ () throws(StoreError) in try now.changedTasks(since: old) }) {
-            let ids = Set(changed.map(\.0))
-            if !ids.contains(HouseholdSettings.id) { only = ids }
+        var only: [TaskID: String]?
+        var ids = Set<TaskID>()
+        if day == state.today, let changed = try r.site.store({ () throws(StoreError) in try now.changedTasks(since: old) }),
+            !changed.contains(where: { $0.id == HouseholdSettings.id })
+        {
+            var then: [TaskID: String] = [:]
+            for c in changed {
+                ids.insert(c.id)
+                if let blob = c.old { then[c.id] = blob }
+            }
+            only = then
         }
         let then = try r.site.davState(h, old: old, day: day, only: only)
         let before = then.items(c, member: r.member)
-        let after = only.map { ids in state.items(c, member: r.member).filter { ids.contains($0.task) } } ?? state.items(c, member: r.member)
+        let after = only == nil ? state.items(c, member: r.member) : state.items(c, member: r.member).filter { ids.contains($0.task) }
         return (before, after)
     }
 }

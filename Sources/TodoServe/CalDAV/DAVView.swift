@@ -64,14 +64,20 @@ struct DAVState: Sendable {
     let zone: TimeZoneRules
     /// How many days ahead Mine shows a member's turns (`--caldav-days`).
     let days: Int
+    /// The collections already rendered from this state, by member and collection.
+    let rendered = DAVRendered()
 
     /// The sync token of this state (docs/CALDAV.md, "Reads and sync").
     var token: String { DAVToken.make(commit: commit, day: today) }
 
     func task(_ id: TaskID) -> Task? { tasks.first { $0.id == id } }
 
-    /// Every item of `collection` for `member`, in a stable order.
+    /// Every item of `collection` for `member`, in a stable order: rendered once per state.
     func items(_ collection: DAVCollection, member: String) -> [DAVItem] {
+        rendered.items(member + "\u{0}" + collection.segment) { render(collection, member: member) }
+    }
+
+    private func render(_ collection: DAVCollection, member: String) -> [DAVItem] {
         switch collection {
         case .list(let id):
             guard let t = task(id), !t.deleted, !t.visibleItems.isEmpty || t.extra["items"] != nil else { return [] }
@@ -89,6 +95,21 @@ struct DAVState: Sendable {
     var checklists: [Task] {
         tasks.filter { $0.id != HouseholdSettings.id && !$0.deleted && !$0.visibleItems.isEmpty }
             .sorted { ($0.title, $0.id) < ($1.title, $1.id) }
+    }
+}
+
+/// What one state rendered (a state is shared by the requests of one commit and day).
+final class DAVRendered: Sendable {
+    private let cache = Mutex<[String: [DAVItem]]>([:])
+
+    func items(_ key: String, _ make: () -> [DAVItem]) -> [DAVItem] {
+        if let found = cache.withLock({ $0[key] }) { return found }
+        let items = make()
+        cache.withLock { c in
+            if c.count >= 64 { c.removeAll() }
+            c[key] = items
+        }
+        return items
     }
 }
 

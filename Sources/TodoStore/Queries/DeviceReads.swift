@@ -38,14 +38,14 @@ extension Snapshot {
     }
 
     /// The task files that differ between `old` (another snapshot of this repository) and this
-    /// one, with this snapshot's blob of each (nil: removed); nil when something other than a
+    /// one, with the blob of each then and now (nil: absent); nil when something other than a
     /// task file changed in `tasks/` (the caller compares everything then).
-    public func changedTasks(since old: Snapshot) throws(StoreError) -> [(TaskID, String?)]? {
+    public func changedTasks(since old: Snapshot) throws(StoreError) -> [(id: TaskID, old: String?, new: String?)]? {
         do {
-            var out: [(TaskID, String?)] = []
-            for (id, _, new) in try changedFiles(oldTasks: old.tasksTree, newTasks: tasksTree) {
+            var out: [(id: TaskID, old: String?, new: String?)] = []
+            for (id, before, now) in try changedFiles(oldTasks: old.tasksTree, newTasks: tasksTree) {
                 guard let id else { return nil }
-                out.append((id, new?.hex))
+                out.append((id, before?.hex, now?.hex))
             }
             return out
         } catch {
