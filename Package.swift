@@ -52,6 +52,9 @@ let package = Package(
         // Also two helpers GitKit needs from the C library and zlib (syncfs, reading a loose
         // object back).
         .target(name: "CInterposers"),
+        // libxml2, for the request bodies of CalDAV (todo-serve only, linked as a shared library;
+        // nothing of it reaches `todo`). Only TodoServe's CalDAV/DAVXML.swift imports it.
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         // The file layer: whole-file reads and writes and the atomic replace, on swift-system's
         // FileDescriptor, failing with a `FileError` (call, path, errno). Below GitKit, whose own
         // read and write loops are these.
@@ -83,7 +86,7 @@ let package = Package(
         .target(
             name: "TodoServe",
             dependencies: [
-                "TodoWording", "TodoStore", "TodoCore", "FileKit",
+                "TodoWording", "TodoStore", "TodoCore", "FileKit", "CLibXML2",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
