@@ -1,7 +1,8 @@
 #!/bin/sh
-# Installs what building `todo` needs on Debian or Ubuntu: libgit2-dev (found through pkg-config),
-# pkg-config itself and git; with --bench also what `make bench` uses beyond that (python3, GNU
-# time, Taskwarrior to compare with, and a C compiler for the slow-disk rows' preload library);
+# Installs what building `todo` needs on Debian or Ubuntu: libgit2-dev and libxml2-dev (found
+# through pkg-config; libxml2 is todo-serve's, for CalDAV request bodies), pkg-config itself and
+# git; with --bench also what `make bench` uses beyond that (python3, GNU time, Taskwarrior to
+# compare with, and a C compiler for the slow-disk rows' preload library);
 # with --test what the calendar feed's tests read feeds with: Python's icalendar package
 # (python3-icalendar, for the system's /usr/bin/python3) and the calendar client khal, and the
 # SMTP server the reminder tests receive mail with (python3-aiosmtpd); and the browser the web
@@ -38,6 +39,12 @@ if command -v pkg-config >/dev/null 2>&1; then
     pkg-config --exists libgit2 || add libgit2-dev
 elif ! dpkg-query -W -f '${Status}' libgit2-dev 2>/dev/null | grep -q 'install ok installed'; then
     add libgit2-dev
+fi
+# libxml2-dev provides libxml-2.0.pc, the same way.
+if command -v pkg-config >/dev/null 2>&1; then
+    pkg-config --exists libxml-2.0 || add libxml2-dev
+elif ! dpkg-query -W -f '${Status}' libxml2-dev 2>/dev/null | grep -q 'install ok installed'; then
+    add libxml2-dev
 fi
 # git: SwiftPM clones the package's dependencies with it, and the demo shows its log.
 command -v git >/dev/null 2>&1 || add git
@@ -104,7 +111,7 @@ fi
 
 if ! command -v apt-get >/dev/null 2>&1; then
     echo "scripts/deps.sh: missing:$missing, and there is no apt-get here." >&2
-    echo "Install libgit2's development files and pkg-config with your package manager." >&2
+    echo "Install libgit2's and libxml2's development files and pkg-config with your package manager." >&2
     exit 1
 fi
 

@@ -1,5 +1,11 @@
 #ifndef TODO_CLIBXML2_SHIM_H
 #define TODO_CLIBXML2_SHIM_H
+/* Debian's libxml2 is built with ICU, and encoding.h then includes the system's ICU headers,
+   which clash with the ICU Foundation carries in any module that imports both. Nothing here
+   uses ICU or looks inside an encoding handler (the only struct whose fields depend on it; it is
+   only ever reached through pointers), so the ICU part of the headers is left out. */
+#include <libxml/xmlversion.h>
+#undef LIBXML_ICU_ENABLED
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
