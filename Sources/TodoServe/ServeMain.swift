@@ -25,7 +25,7 @@ public enum ServeMain {
 
     static let usage = """
         usage: todo-serve [-H NAME] [--listen ADDR:PORT] [--base-url URL] [--host NAME]...
-                          [--tls-cert PEM --tls-key PEM] [--trust-proxy ADDR]... [--sync-every DURATION]
+                          [--tls-cert PEM --tls-key PEM] [--trust-proxy ADDR]... [--sync-every DURATION] [--caldav-days N]
                todo-serve invite NAME [-H NAME] [--base-url URL] [--label TEXT]
                todo-serve app-password NAME [-H NAME] [--label TEXT] [--json] [--base-url URL]
                todo-serve revoke NAME [-H NAME] [--device ID | --feed]
