@@ -8,7 +8,11 @@
 # SMTP server the reminder tests receive mail with (python3-aiosmtpd); and the browser the web
 # page's test drives (scripts/browser-test.py): Debian's chromium and chromium-driver, and the
 # selenium package from PyPI for the system's /usr/bin/python3 (pip, as root, after the apt
-# packages; Debian's python3-selenium is older than the Chromium it would drive).
+# packages; Debian's python3-selenium is older than the Chromium it would drive); and the
+# CalDAV clients the server's tests drive (scripts/caldav/): a virtual environment in
+# ${XDG_CACHE_HOME:-~/.cache}/todo/caldav-venv with the pinned PyPI packages in CALDAV_PINNED
+# (python3-venv from apt when `python3 -m venv` cannot make one), made again only when the list
+# in its marker file differs from CALDAV_PINNED.
 # Swift itself is not an apt package: when `swift` is missing this says where to get it and fails.
 #
 # As root it installs the missing packages with apt-get; as anyone else it prints the exact
@@ -75,6 +79,10 @@ if [ "$tests" = yes ]; then
         selenium=missing
         /usr/bin/python3 -m pip --version >/dev/null 2>&1 || add python3-pip
     fi
+    # scripts/caldav/: Debian's python3 has the venv module but not ensurepip without this.
+    if [ ! -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+        add python3-venv
+    fi
 fi
 
 if ! command -v swift >/dev/null 2>&1; then
@@ -103,8 +111,34 @@ pip_selenium() { # installs selenium from PyPI for /usr/bin/python3 (as root) or
     echo "scripts/deps.sh: installed selenium (PyPI) for /usr/bin/python3"
 }
 
+# The CalDAV clients and servers scripts/caldav/ drives, pinned: the tests read their requests
+# and answers, which change between versions.
+CALDAV_PINNED="caldav==3.6.0 caldav-server-tester==1.7.0 radicale==3.9.0 vdirsyncer==0.21.0 todoman==4.7.0"
+caldav_venv() { # makes or updates the CalDAV tools' virtual environment (any user: no root needed)
+    if [ "$tests" != yes ]; then
+        return 0
+    fi
+    venv="${XDG_CACHE_HOME:-$HOME/.cache}/todo/caldav-venv"
+    marker="$venv/todo-pins.txt"
+    if [ -x "$venv/bin/python" ] && [ -f "$marker" ] && [ "$(cat "$marker")" = "$CALDAV_PINNED" ]; then
+        return 0
+    fi
+    if ! [ -x "$venv/bin/python" ] || ! "$venv/bin/python" -c '' >/dev/null 2>&1; then
+        rm -rf "$venv"
+        mkdir -p "$(dirname "$venv")"
+        /usr/bin/python3 -m venv "$venv"
+    fi
+    rm -f "$marker"
+    # shellcheck disable=SC2086
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check $CALDAV_PINNED
+    "$venv/bin/python" -c 'import caldav, radicale, vdirsyncer, todoman' # fails loudly if it did not take
+    printf '%s\n' "$CALDAV_PINNED" > "$marker"
+    echo "scripts/deps.sh: installed $CALDAV_PINNED in $venv"
+}
+
 if [ -z "$missing" ]; then
     pip_selenium
+    caldav_venv
     echo "scripts/deps.sh: all build packages are installed"
     exit 0
 fi
@@ -131,3 +165,4 @@ if ! apt-get install -y --no-install-recommends $missing; then
 fi
 echo "scripts/deps.sh: installed$missing"
 pip_selenium
+caldav_venv
