@@ -56,6 +56,9 @@ PREVIOUS_BIN = $(PREVIOUS_DIR)/todo
 # the browser test and the convergence run are two more jobs beside them.
 TEST_JOBS ?= 3
 TEST_BUNDLE = $(DEBUG_DIR)/todoPackageTests.xctest
+# The CalDAV clients the tests drive the server with (python-caldav, vdirsyncer, todoman,
+# caldav-server-tester, Radicale), pinned, in a virtual environment scripts/deps.sh --test makes.
+CALDAV_VENV = $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/todo/caldav-venv
 
 .PHONY: all deps build release release-todo old-todo test demo bench install uninstall clean
 
@@ -92,7 +95,9 @@ test: deps
 	TODO_OLD_BINARY="$(OLD_BIN)" TODO_PREVIOUS_BINARY="$(PREVIOUS_BIN)" /usr/bin/python3 scripts/run-tests.py \
 		--bundle $(TEST_BUNDLE) --jobs $(TEST_JOBS) --logs .build/test-logs \
 		--extra browser="/usr/bin/python3 scripts/browser-test.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve --screens $(SCREENS)" \
-		--extra convergence="/usr/bin/python3 scripts/serve-convergence.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve"
+		--extra convergence="/usr/bin/python3 scripts/serve-convergence.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve" \
+		--extra caldav-clients="$(CALDAV_VENV)/bin/python scripts/caldav/clients.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve --venv $(CALDAV_VENV)" \
+		--extra caldav-tester="$(CALDAV_VENV)/bin/python scripts/caldav/tester.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve --venv $(CALDAV_VENV) --out .build/test-logs/caldav-tester.json"
 
 demo: release-todo
 	TODO_BIN="$(CURDIR)/$(RELEASE_BIN)" bash scripts/demo.sh

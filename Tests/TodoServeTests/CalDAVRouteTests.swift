@@ -227,6 +227,41 @@ struct CalDAVRouteTests {
         }
     }
 
+    /// vdirsyncer sends the current ETag it fetched while its body still holds its older data:
+    /// the body's X-TODO-VERSION is the base, so the shell's newer title survives.
+    @Test func theBodysVersionIsTheBaseEvenWithACurrentIfMatch() async throws {
+        let d = try DAV()
+        let annTask = try d.f.taskID(titled: "Ann's first chore")
+        let href = d.mine + annTask + ".ics"
+        try await d.f.application().test(.router) { client in
+            let old = try await client.execute(uri: href, method: .get, headers: d.h())
+            var edit = TaskEdit()
+            edit.title = "Shell title"
+            _ = try d.f.household().edit(annTask, edit)
+            let now = try await client.execute(uri: href, method: .get, headers: d.h())
+            let current = try #require(now.headers[.eTag])
+            let body = old.text.replacingOccurrences(of: "STATUS:NEEDS-ACTION", with: "PRIORITY:1\r\nSTATUS:NEEDS-ACTION")
+            let put = try await client.execute(
+                uri: href, method: .put, headers: d.h([.ifMatch: current, .contentType: "text/calendar"]), body: ByteBuffer(string: body))
+            #expect(put.status == .noContent)
+            let t = try d.task(annTask)
+            #expect(t.title == "Shell title")
+            #expect(t.priority == .high)
+        }
+    }
+
+    @Test func anEventIsNotATodo() async throws {
+        let d = try DAV()
+        let before = try d.f.commitCount()
+        try await d.f.application().test(.router) { client in
+            let event = ByteBuffer(string: "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:e1\r\nSUMMARY:Party\r\nDTSTART:20261201T180000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+            let r = try await client.execute(uri: d.mine + "e1.ics", method: .put, headers: d.h(Self.calendarType), body: event)
+            #expect(r.status == .forbidden)
+            #expect(r.text.contains("supported-calendar-component"))
+        }
+        #expect(try d.f.commitCount() == before)
+    }
+
     @Test func anUnknownBaseIsAPreconditionFailure() async throws {
         let d = try DAV()
         let annTask = try d.f.taskID(titled: "Ann's first chore")

@@ -221,7 +221,8 @@ item_types = ["VTODO"]
     name, text = ics_of(h.anns)
     check(text is not None, f"after two syncs, {folder} lost Ann's task")
     unfolded = text.replace("\r\n ", "").replace("\n ", "")
-    check(f"SUMMARY:{retitled}" in unfolded and "PRIORITY:1" in unfolded,
+    escaped = retitled.replace("\\", "\\\\").replace(";", "\\;").replace(",", "\\,")  # RFC 5545 TEXT
+    check(f"SUMMARY:{escaped}" in unfolded and "PRIORITY:1" in unfolded,
           f"after two syncs, the phone's {name} lacks SUMMARY:{retitled} or PRIORITY:1:\n{text}")
     say("after two syncs both edits are in the phone's .ics and in `todo show`")
 

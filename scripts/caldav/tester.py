@@ -10,9 +10,16 @@ default support, full, is not in it).
 
 The household of scripts/caldav/common.py and an app password of Ann's; the tester runs with
 `--caldav-calendar Mine --format json` (with --radicale: a calendar "Mine" made first with
-python-caldav on a Radicale of its own). The raw JSON goes to --out. Exit 1 when the tester
-failed, when any feature is `broken`, or when `sync-token` is not `full`; 0 otherwise (the
-features a to-do server does not have, events or MKCALENDAR, are listed, not failed).
+python-caldav on a Radicale of its own). The raw JSON goes to --out. Exit 1 when any feature is
+`broken`, when the tester failed, or when `sync-token` is not `full`; 0 otherwise (the features
+a to-do server does not have, events or MKCALENDAR, are listed, not failed).
+
+One failure of the tester is expected against todo-serve and reported, not failed: the tester
+saves VEVENTs to set up its checks, which a collection of to-dos refuses (RFC 4791 §5.3.2.1,
+`supported-calendar-component`); its duplicate-event check then stops the run with its own
+assertion ("CheckDuplicateEvent failed to check declared features") before the sync-token check,
+which also probes with a VEVENT. docs/CALDAV.md, "caldav-server-tester", has the table; the
+sync-collection report is checked by scripts/caldav/clients.py and CalDAVRouteTests instead.
 """
 
 import argparse
@@ -83,7 +90,12 @@ def main():
         if args.out:
             with open(args.out, "w") as f:
                 f.write(out)
-        if p.returncode != 0:
+        events_refused = (not args.radicale and p.returncode != 0
+                          and "CheckDuplicateEvent failed to check declared features" in err)
+        if events_refused:
+            say("the tester stopped at its duplicate-event check: its VEVENTs are refused by a to-do "
+                "collection (RFC 4791 §5.3.2.1); the checks after it, sync-token among them, did not run")
+        elif p.returncode != 0:
             failures.append(f"caldav-server-tester exited {p.returncode}: {err.strip()[-1500:]}")
         try:
             report = json.loads(out)
@@ -98,7 +110,7 @@ def main():
         # out, so an absent sync-token is full unless the run stopped before probing it.
         sync = features.get("sync-token", {"support": "full" if p.returncode == 0 else "not probed"})
         say(f"sync-token: {sync.get('support') if isinstance(sync, dict) else sync}")
-        if not args.run_checks or "CheckSyncToken" in args.run_checks:
+        if (not args.run_checks or "CheckSyncToken" in args.run_checks) and not events_refused:
             if not isinstance(sync, dict) or sync.get("support") != "full":
                 failures.append(f"sync-token is {sync.get('support') if isinstance(sync, dict) else sync!r}, not full "
                                 f"({sync.get('behaviour', '') if isinstance(sync, dict) else ''})")

@@ -23,8 +23,16 @@ enum DAVWrite {
         let sent: VTodo
         do {
             calendar = try ICalendarReader.parse(r.body, maxBytes: DAVRoutes.maxICalendar)
+            // RFC 4791 §5.3.2.1: a component these collections do not take has its own precondition.
+            if let other = calendar.components.first(where: { $0.name != "VTODO" && $0.name != "VTIMEZONE" }) {
+                throw DAVRefusal(
+                    status: 403, caldav: "supported-calendar-component",
+                    reason: "These lists hold to-dos only (VTODO), not \(other.name).")
+            }
             sent = try VTodo.read(calendar, householdZone: state.zone, zoneNamed: HouseholdZone.load, generatedTurnLine: existing?.turnLine)
-        } catch {
+        } catch let refusal as DAVRefusal {
+            throw refusal
+        } catch let error as ICalendarError {
             throw DAVRefusal.calendarData(error.reason)
         }
         if r.ifNoneMatch?.trimmed() == "*", existing != nil {
@@ -34,14 +42,20 @@ enum DAVWrite {
             if r.ifMatch != nil { throw DAVRefusal.precondition("There is no to-do at this address any more.") }
             return try create(r, c, name: name, sent: sent, state: state, items: items)
         }
-        // The version the client started from: its If-Match, else the X-TODO-VERSION it kept.
+        // The version the client started from: the X-TODO-VERSION its body kept (what its data
+        // was made from), else its If-Match. An If-Match the server cannot know is a 412; a
+        // body's version it cannot know falls back to the If-Match, then to the current item.
         var base: Task?
+        var matched: Task?
         if let tag = r.ifMatch?.trimmed(), tag != "*" {
             guard let blob = blob(ofETag: tag) else { throw DAVRefusal.precondition("This version of the to-do is unknown here.") }
-            base = try baseTask(r, h, blob: blob, id: existing.task)
-        } else if let version = sent.version, version != existing.blob {
-            base = try baseTask(r, h, blob: version, id: existing.task)
+            matched = try baseTask(r, h, blob: blob, id: existing.task)
         }
+        if let version = sent.version, version != existing.blob {
+            let snap = try r.site.store { () throws(StoreError) in try h.snapshot() }
+            base = snap.task(blob: version, id: existing.task)
+        }
+        base = base ?? matched
         let baseItem: VTodo
         if let base {
             guard let v = DAVRender.vtodo(of: base, kind: existing.kind, member: r.member, state: state) else {
