@@ -404,7 +404,15 @@ struct CalDAVMappingTests {
             let first = try await Self.get(c, h, h.mine + done + ".ics")
             #expect(first.status == .ok)
             let alone = try await Self.get(c, h, h.mine + untouched + ".ics")
+            let ticked = try await Self.change(c, h, h.occurrence(h.today)) { try Self.swap($0, "STATUS:NEEDS-ACTION", "STATUS:COMPLETED") }
+            #expect(ticked.status == .noContent)
+            let occurrence = try await Self.get(c, h, h.occurrence(h.today))
             try h.edit(other) { $0.notes = "an unrelated change" }
+            // A done occurrence stays too, as it was.
+            let occurrenceLater = try await Self.get(c, h, h.occurrence(h.today))
+            #expect(occurrenceLater.status == .ok)
+            #expect(Self.todo(occurrenceLater.text).contains("STATUS:COMPLETED"))
+            #expect(Self.todo(occurrenceLater.text).filter { $0.hasPrefix("COMPLETED:") } == Self.todo(occurrence.text).filter { $0.hasPrefix("COMPLETED:") })
             let aloneLater = try await Self.get(c, h, h.mine + untouched + ".ics")
             let at = try #require(try h.task(done).stamps["status"]?.stamp.wall)
             let later = try await Self.get(c, h, h.mine + done + ".ics")
