@@ -11,8 +11,7 @@ extension Site {
         let today = h.clock.today
         let commit = snap.commitHex
         return try davViews.state(key: commit + "/" + today.description) {
-            let tasks = try self.tasks(h)
-            let blobs = try store { () throws(StoreError) in try snap.taskBlobs() }
+            let (tasks, blobs) = try store { () throws(StoreError) in try davViews.tasks(snap) }
             let zone = try store { () throws(StoreError) in try h.zone() }
             return DAVState(
                 commit: commit, today: today, tasks: tasks, blobs: blobs, context: snap.turnContext(h.clock), zone: zone.rules,

@@ -125,21 +125,21 @@ struct DAVRoutes {
         let fullPath = request.uri.path
         let atRoot = fullPath == site.prefix || fullPath == site.prefix + "/"
         let after = atRoot ? "" : fullPath.dropFirst((site.prefix + "/dav").utf8.count)
-        guard let path = DAVPath.parse(after) else { return Self.plain(404, "There is nothing at this address.") }
-        if let key = path.key, key != DAVKey.of(identity.member) {
-            return Self.plain(403, "This address belongs to another member of the household.")
-        }
         let method = request.method
-        if method == .options {
-            return Response(
-                status: .ok,
-                headers: [HTTPField.Name("DAV")!: "1, 3, calendar-access", .allow: Self.allow, .contentLength: "0"])
-        }
         if [Self.mkcalendar, Self.mkcol].contains(method) {
             return Self.error(
                 DAVRefusal(
                     status: 403, caldav: "calendar-collection-location-ok",
                     reason: "Lists come from the household: a checklist is a task with items, made on the page or with todo."))
+        }
+        guard let path = DAVPath.parse(after) else { return Self.plain(404, "There is nothing at this address.") }
+        if let key = path.key, key != DAVKey.of(identity.member) {
+            return Self.plain(403, "This address belongs to another member of the household.")
+        }
+        if method == .options {
+            return Response(
+                status: .ok,
+                headers: [HTTPField.Name("DAV")!: "1, 3, calendar-access", .allow: Self.allow, .contentLength: "0"])
         }
         if [Self.move, Self.copy, Self.acl, .post].contains(method) {
             return Self.plain(403, "This server does not support \(method.rawValue) here.")

@@ -145,6 +145,41 @@ extension CivilDate {
 /// commits costs one build (docs/SERVE.md, "Fresh on every request").
 final class DAVViews: Sendable {
     private let cache = Mutex<[String: DAVState]>([:])
+    /// Every task file of the last commit read, whole (stamps and kept fields included, which
+    /// the list cache leaves out), by id with its blob: the next commit reads only what changed.
+    private let files = Mutex<(commit: String, tasks: [TaskID: (blob: String, task: Task)])?>(nil)
+
+    /// Every readable task of `snap`, whole, with each file's blob.
+    func tasks(_ snap: Snapshot) throws(StoreError) -> (tasks: [Task], blobs: [TaskID: String]) {
+        let commit = snap.commitHex
+        let last = files.withLock { $0 }
+        var map: [TaskID: (blob: String, task: Task)]
+        if let last, last.commit == commit {
+            map = last.tasks
+        } else if let last, let old = snap.atCommit(last.commit), let changed = try snap.changedTasks(since: old),
+            changed.count <= 2_000
+        {
+            map = last.tasks
+            for c in changed {
+                // A file that cannot be read is left out, as every list leaves it out.
+                if let blob = c.new, let t = snap.task(blob: blob, id: c.id) { map[c.id] = (blob, t) } else { map[c.id] = nil }
+            }
+        } else {
+            map = [:]
+            for (id, blob) in try snap.taskBlobs() {
+                if let t = snap.task(blob: blob, id: id) { map[id] = (blob, t) }
+            }
+        }
+        files.withLock { $0 = (commit, map) }
+        var tasks: [Task] = []
+        var blobs: [TaskID: String] = [:]
+        tasks.reserveCapacity(map.count)
+        for (id, entry) in map.sorted(by: { $0.key < $1.key }) {
+            tasks.append(entry.task)
+            blobs[id] = entry.blob
+        }
+        return (tasks, blobs)
+    }
 
     func state(key: String, _ make: () throws -> DAVState) rethrows -> DAVState {
         if let s = cache.withLock({ $0[key] }) { return s }

@@ -43,8 +43,8 @@ enum DAVWrite {
             return try create(r, c, name: name, sent: sent, state: state, items: items)
         }
         // The version the client started from: the X-TODO-VERSION its body kept (what its data
-        // was made from), else its If-Match. An If-Match the server cannot know is a 412; a
-        // body's version it cannot know falls back to the If-Match, then to the current item.
+        // was made from), else its If-Match. An If-Match the server cannot know is a 412, and so
+        // is a body's version it cannot know without an If-Match; neither: the current item.
         var base: Task?
         var matched: Task?
         if let tag = r.ifMatch?.trimmed(), tag != "*" {
@@ -54,6 +54,8 @@ enum DAVWrite {
         if let version = sent.version, version != existing.blob {
             let snap = try r.site.store { () throws(StoreError) in try h.snapshot() }
             base = snap.task(blob: version, id: existing.task)
+            // A version that is no version of this task, and no If-Match to go by: unknown.
+            if base == nil && matched == nil { throw DAVRefusal.precondition("This version of the to-do is unknown here.") }
         }
         base = base ?? matched
         let baseItem: VTodo
