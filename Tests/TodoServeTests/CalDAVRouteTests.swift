@@ -164,6 +164,24 @@ struct CalDAVRouteTests {
         }
     }
 
+    /// As `done --on`: a turn after today that is not the chore's current occurrence is not due.
+    @Test func aLaterTurnCannotBeTickedAhead() async throws {
+        let d = try DAV()
+        let today = try d.f.household().clock.today
+        let later = today.adding(days: 2)
+        let href = d.mine + d.chore + "-" + ICalendarText.date(later) + ".ics"
+        let before = try d.f.commitCount()
+        try await d.f.application().test(.router) { client in
+            let got = try await client.execute(uri: href, method: .get, headers: d.h())
+            #expect(got.status == .ok)
+            let body = got.text.replacingOccurrences(of: "STATUS:NEEDS-ACTION", with: "STATUS:COMPLETED")
+            let put = try await client.execute(uri: href, method: .put, headers: d.h(Self.calendarType), body: ByteBuffer(string: body))
+            #expect(put.status == .forbidden)
+            #expect(put.text.contains("has not come yet"))
+        }
+        #expect(try d.f.commitCount() == before)
+    }
+
     @Test func newTaskInMineIsMineAndKeepsWhatItHasNoFieldFor() async throws {
         let d = try DAV()
         try await d.f.application().test(.router) { client in

@@ -1,5 +1,6 @@
 import TodoCore
 import TodoStore
+import TodoWording
 
 /// A change a client asked for that cannot be mapped (docs/CALDAV.md, "Changes from a
 /// client"): the CalDAV precondition element, the status, and a sentence for a person.
@@ -119,8 +120,12 @@ enum DAVApply {
             switch sent.status {
             case .completed:
                 let day = sent.completed.map { DAVRender.day($0, zone) } ?? today
-                if t.deviceComplete(date, member: member, day: min(day, today), stamp: stamp, context: context, today: today) {
-                    fields.append(date.description)
+                do {
+                    if try t.deviceComplete(date, member: member, day: min(day, today), stamp: stamp, context: context, today: today) {
+                        fields.append(date.description)
+                    }
+                } catch {
+                    throw DAVRefusal.object(Worded(error).fact)
                 }
             case .needsAction, .inProcess:
                 if base.status == .completed {

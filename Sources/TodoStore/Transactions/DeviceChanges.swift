@@ -56,9 +56,15 @@ extension Task {
     /// A device's tick of occurrence `date`: a completion by `member`, credited for `day` (the
     /// household day of the device's COMPLETED time, as `done --on`). Nothing when the member
     /// already has a credit on that date.
-    public mutating func deviceComplete(_ date: CivilDate, member: String, day: CivilDate, stamp: FieldStamp, context: TurnContext, today: CivilDate) -> Bool {
+    /// A turn after today that is not the current occurrence is not yet due, as for `done --on`.
+    public mutating func deviceComplete(_ date: CivilDate, member: String, day: CivilDate, stamp: FieldStamp, context: TurnContext, today: CivilDate)
+        throws(StoreError) -> Bool
+    {
         guard let r = recurrence else { return false }
         let schedule = ChoreSchedule(self, recurrence: r, today: today, context: context)
+        if date > today && date != schedule.current {
+            throw StoreError.notYetDue(task: String(id.hex.prefix(8)), date: date, current: schedule.current)
+        }
         if schedule.credits(on: date).contains(where: { $0.member == member }) { return false }
         complete(date, member: member, day: day, stamp: stamp)
         return true
