@@ -368,9 +368,9 @@ def script(client, paths, uid):
     do("put-new", "PUT", item, vtodo(uid, "From a phone"), dict(ICS, **{"If-None-Match": "*"}))
     do("put-new-again", "PUT", item, vtodo(uid, "From a phone"), dict(ICS, **{"If-None-Match": "*"}))
     got = do("get", "GET", item)
-    do("put-if-match-unknown", "PUT", item, vtodo(uid, "From a phone, edited"),
+    do("put-if-match-unknown", "PUT", item, vtodo(uid, "From a phone\\, edited"),
        dict(ICS, **{"If-Match": '"0000000000000000000000000000000000000000.00000000"'}))
-    do("put-if-match", "PUT", item, vtodo(uid, "From a phone, edited"),
+    do("put-if-match", "PUT", item, vtodo(uid, "From a phone\\, edited"),
        dict(ICS, **{"If-Match": got.header("etag") or '"none"'}))
     do("sync-after-change", "REPORT", collection, SYNC.format(token=token), {"Depth": "1"})
     do("report-query", "REPORT", collection, CALENDAR_QUERY, {"Depth": "1"})
