@@ -97,7 +97,8 @@ test: deps
 		--extra browser="/usr/bin/python3 scripts/browser-test.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve --screens $(SCREENS)" \
 		--extra convergence="/usr/bin/python3 scripts/serve-convergence.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve" \
 		--extra caldav-clients="$(CALDAV_VENV)/bin/python scripts/caldav/clients.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve --venv $(CALDAV_VENV)" \
-		--extra caldav-tester="$(CALDAV_VENV)/bin/python scripts/caldav/tester.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve --venv $(CALDAV_VENV) --out .build/test-logs/caldav-tester.json"
+		--extra caldav-tester="$(CALDAV_VENV)/bin/python scripts/caldav/tester.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve --venv $(CALDAV_VENV) --out .build/test-logs/caldav-tester.json" \
+		--extra caldav-compare="$(CALDAV_VENV)/bin/python scripts/caldav/compare.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve --venv $(CALDAV_VENV) --expected scripts/caldav/compare-expected.txt"
 
 demo: release-todo
 	TODO_BIN="$(CURDIR)/$(RELEASE_BIN)" bash scripts/demo.sh
@@ -109,6 +110,7 @@ BENCH_BASELINE ?= $(BASELINE_DIR)/todo
 
 bench: release
 	sh scripts/deps.sh --bench
+	sh scripts/deps.sh --test
 	sh scripts/servers/install.sh
 	test -x "$(BENCH_BASELINE)" || BUILD_AT_CONFIG=release SWIFT="$(SWIFT)" sh scripts/build-at.sh $(PREVIOUS_COMMIT) $(BASELINE_DIR) >/dev/null
 	BENCH_BASELINE="$(BENCH_BASELINE)" TODO_BIN="$(CURDIR)/$(RELEASE_BIN)" TODO_SERVE_BIN="$(CURDIR)/$(SERVE_BIN)" bash scripts/bench.sh

@@ -1145,6 +1145,44 @@ def serve_section(bench, size, serve):
         raise Failed("scripts/bench-serve.py: " + "; ".join(failed))
 
 
+def caldav_section(bench, size, serve):
+    """scripts/bench/caldav.py: todo-serve's CalDAV beside Radicale on the same number of items."""
+    if not serve or not os.access(serve, os.X_OK):
+        log(f"caldav: no todo-serve binary ({serve or 'no --serve'}), skipped")
+        bench.row("caldav: skipped, no todo-serve binary", size, None, None)
+        return
+    out = bench.path("caldav.json")
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "caldav.py")
+    cmd = [sys.executable, script, "--todo", bench.todo, "--serve", serve, "--tasks", str(size),
+           "--runs", str(max(bench.runs, 20)), "--json", out]
+    log(f"caldav: todo-serve and Radicale, {size:,} items")
+    result = subprocess.run(cmd, env=bench.base_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=sys.stderr, timeout=3600)
+    f = json.load(open(out)) if os.path.exists(out) else {}
+    labels = (("propfind", "PROPFIND depth 1 of Mine", "ahead of Radicale"),
+              ("query", "REPORT calendar-query of Mine (open to-dos, with data)", "ahead of Radicale"),
+              ("sync", "REPORT sync-collection after one change", "≤ 20 ms p50, ahead of Radicale"),
+              ("put", "PUT completing a chore's occurrence (a commit)", "within 2× Radicale"))
+    for key, label, target in labels:
+        r = f.get(key)
+        if not r:
+            continue
+        t, o = r["todo-serve"], r["radicale"]
+        ratio = t["p50"] / o["p50"] if o["p50"] else None
+        if key == "put":
+            met = ratio is not None and ratio <= 2
+        elif key == "sync":
+            met = t["p50"] <= 20 and ratio is not None and ratio < 1
+        else:
+            met = ratio is not None and ratio < 1
+        bench.row(f"CalDAV {label}: todo-serve p50 (p99); Radicale {o['p50']:.1f} ({o['p99']:.1f})"
+                  f" with {f.get('radicale items', 0):,} items, Mine {f.get('todo-serve items', 0):,}",
+                  size, f"{t['p50']:.1f} ({t['p99']:.1f})", None,
+                  f"{target} — " + ("met" if met else "MISSED") + (f" ({ratio:.2f}×)" if ratio else ""))
+    if result.returncode != 0:
+        raise Failed(f"scripts/bench/caldav.py exited {result.returncode}")
+
+
 # ---------------------------------------------------------------------------------------------
 # Section: a slow disk, every sync call delayed
 
@@ -1787,8 +1825,8 @@ def main():
     parser.add_argument("--out", default="bench-results.md")
     parser.add_argument("--seed", default="todo-bench")
     parser.add_argument("--serve", help="the todo-serve binary for the serve section (a release build)")
-    parser.add_argument("--only", default="store,flat,before,chores,roster,calendar,slow,sync,serve,history",
-                        help="sections to run, comma-separated: store, flat, before, chores, roster, calendar, slow, sync, serve, history, ssh "
+    parser.add_argument("--only", default="store,flat,before,chores,roster,calendar,slow,sync,serve,caldav,history",
+                        help="sections to run, comma-separated: store, flat, before, chores, roster, calendar, slow, sync, serve, caldav, history, ssh "
                         "(ssh: only the ssh sync scenarios; default all but that)")
     parser.add_argument("--history-changes", type=int, default=3000,
                         help="changes made in the history section (default 3,000)")
@@ -1807,8 +1845,8 @@ def main():
     sizes = sorted(int(s.replace(",", "").replace("_", "")) for s in args.sizes.split(","))
     sections = args.only.split(",")
     for section in sections:
-        if section not in ("store", "flat", "before", "chores", "roster", "calendar", "slow", "sync", "serve", "history", "ssh"):
-            parser.error(f"unknown section {section!r} (store, flat, before, chores, calendar, slow, sync, serve, history, ssh)")
+        if section not in ("store", "flat", "before", "chores", "roster", "calendar", "slow", "sync", "serve", "caldav", "history", "ssh"):
+            parser.error(f"unknown section {section!r} (store, flat, before, chores, calendar, slow, sync, serve, caldav, history, ssh)")
 
     bench = Bench(args)
     log(f"todo-bench: working in {bench.root}, {args.runs} runs per figure")
@@ -1823,6 +1861,7 @@ def main():
                               ("slow", lambda: slow_section(bench)),
                               ("sync", lambda: sync_section(bench, sizes, ssh=not args.no_ssh)),
                               ("serve", lambda: serve_section(bench, max(sizes), args.serve)),
+                              ("caldav", lambda: caldav_section(bench, max(sizes), args.serve)),
                               ("history", lambda: history_section(bench, args.history_changes, args.history_flat_runs)),
                               ("ssh", lambda: sync_section(bench, sizes, ssh=True, only_ssh=True))):
             if name not in sections:
