@@ -13,9 +13,11 @@ extension Site {
         return try davViews.state(key: commit + "/" + today.description) {
             let (tasks, blobs) = try store { () throws(StoreError) in try davViews.tasks(snap) }
             let zone = try store { () throws(StoreError) in try h.zone() }
-            return DAVState(
+            var state = DAVState(
                 commit: commit, today: today, tasks: tasks, blobs: blobs, context: snap.turnContext(h.clock), zone: zone.rules,
                 days: config.caldavDays)
+            state.perTask = davViews.perTask
+            return state
         }
     }
 

@@ -66,6 +66,9 @@ struct DAVState: Sendable {
     let days: Int
     /// The collections already rendered from this state, by member and collection.
     let rendered = DAVRendered()
+    /// Each task's items as rendered before, by its blob (shared by every state of the server):
+    /// a new commit renders only the tasks it changed.
+    var perTask: DAVTaskItems? = nil
 
     /// The sync token of this state (docs/CALDAV.md, "Reads and sync").
     var token: String { DAVToken.make(commit: commit, day: today) }
@@ -84,8 +87,16 @@ struct DAVState: Sendable {
             return DAVRender.items(of: t, in: collection, member: member, state: self)
         default:
             var out: [DAVItem] = []
+            // What a task renders to depends on its file, the member, the collection, the day,
+            // the roster (in the settings file) and how far ahead Mine looks.
+            let context = "\u{0}" + member + "\u{0}" + collection.segment + "\u{0}" + today.description + "\u{0}"
+                + (blobs[HouseholdSettings.id] ?? "") + "\u{0}" + String(days)
             for t in tasks where t.id != HouseholdSettings.id && !t.deleted {
-                out += DAVRender.items(of: t, in: collection, member: member, state: self)
+                guard let perTask, let blob = blobs[t.id] else {
+                    out += DAVRender.items(of: t, in: collection, member: member, state: self)
+                    continue
+                }
+                out += perTask.items(blob + context) { DAVRender.items(of: t, in: collection, member: member, state: self) }
             }
             return out
         }
@@ -107,6 +118,22 @@ final class DAVRendered: Sendable {
         let items = make()
         cache.withLock { c in
             if c.count >= 64 { c.removeAll() }
+            c[key] = items
+        }
+        return items
+    }
+}
+
+/// Items rendered per task file, by its blob and what else decides them (`DAVState.items`).
+final class DAVTaskItems: Sendable {
+    static let limit = 200_000
+    private let cache = Mutex<[String: [DAVItem]]>([:])
+
+    func items(_ key: String, _ make: () -> [DAVItem]) -> [DAVItem] {
+        if let found = cache.withLock({ $0[key] }) { return found }
+        let items = make()
+        cache.withLock { c in
+            if c.count >= Self.limit { c.removeAll() }
             c[key] = items
         }
         return items
@@ -145,6 +172,8 @@ extension CivilDate {
 /// commits costs one build (docs/SERVE.md, "Fresh on every request").
 final class DAVViews: Sendable {
     private let cache = Mutex<[String: DAVState]>([:])
+    /// Every state's rendered tasks, by blob.
+    let perTask = DAVTaskItems()
     /// Every task file of the last commit read, whole (stamps and kept fields included, which
     /// the list cache leaves out), by id with its blob: the next commit reads only what changed.
     private let files = Mutex<(commit: String, tasks: [TaskID: (blob: String, task: Task)])?>(nil)
