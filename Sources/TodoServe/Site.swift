@@ -31,6 +31,10 @@ final class Site: Sendable {
     init(config: ServeConfig, environment: ServeEnvironment, state: StateFolder, replica: String, port: Int,
         limits: RateLimiter.Limits = RateLimiter.Limits()
     ) throws {
+        // The templates first, before any stored property is set: a throw after the Atomic
+        // below is initialised makes Swift 6.3's release optimiser crash (CopyPropagation).
+        var templates: [String: MustacheTemplate] = [:]
+        for (name, text) in Templates.all { templates[name] = try MustacheTemplate(string: text) }
         self.limiter = RateLimiter(limits: limits)
         self.config = config
         self.environment = environment
@@ -38,8 +42,6 @@ final class Site: Sendable {
         self.tokens = TokenStore(folder: state)
         self.replica = replica
         self.listeningPort = Atomic(port)
-        var templates: [String: MustacheTemplate] = [:]
-        for (name, text) in Templates.all { templates[name] = try MustacheTemplate(string: text) }
         self.templates = MustacheLibrary(templates: templates)
         self.syncer = BackgroundSync(every: config.syncEvery, debounce: config.syncDebounce)
         syncer.attach(self)

@@ -250,16 +250,15 @@ enum DAVWrite {
         return outcome
     }
 
-    /// The answer to a PUT: the item's ETag only when the stored item is what was sent
-    /// (RFC 4791 §5.3.4), so a client fetches a merged or adjusted item.
+    /// The answer to a PUT: the item's ETag only when the stored item is byte for byte what
+    /// was sent (RFC 4791 §5.3.4), so a client fetches a merged or adjusted item (and with it
+    /// the server's X-TODO-VERSION).
     static func answer(_ r: DAVRequest, _ c: DAVCollection, name: String, sent: VTodo, status: Int) throws -> Response {
         let h = try r.site.store { () throws(StoreError) in try r.site.openForReading() }
         let state = try r.site.davState(h)
         var headers: HTTPFields = [:]
-        if let item = state.items(c, member: r.member).first(where: { $0.name == name }) {
-            var stored = item.vtodo
-            stored.version = sent.version
-            if stored == sent { headers[.eTag] = item.etag }
+        if let item = state.items(c, member: r.member).first(where: { $0.name == name }), item.bytes == r.body {
+            headers[.eTag] = item.etag
         }
         return Response(status: .init(code: status), headers: headers)
     }
