@@ -10,7 +10,7 @@ else the release build; --venv is the venv of `scripts/deps.sh --test` holding R
 (default `$XDG_CACHE_HOME or ~/.cache` + `/todo/caldav-venv`).
 
 The household, made with one `todo import` (scripts/bench/common.py's generator): --tasks tasks
-of which a tenth are chores (every day, from 2026-01-01, a rotation of Alice with one or two
+of which a tenth are chores (every day, from 2026-01-01, -02 or -03, a rotation of Alice with one or two
 others), 10 are checklists of 2 to 12 items, and the rest plain tasks; 3% of the plain tasks
 are assigned to Alice, the rest to the other three members or to nobody, so that Alice's Mine
 holds what a member's would. `todo-serve --sync-every 0` on loopback, signed in with an app
@@ -305,7 +305,9 @@ def household_tasks(count, rng):
         t.pop("assignee", None)
         if n < chores:
             t.pop("due", None)
-            t["repeat"] = {"every": "day", "from": "2026-01-01"}
+            # Started on one of three days, so that today is Alice's turn of about a third of them
+            # (her turns of the others are later, and cannot be done ahead of time).
+            t["repeat"] = {"every": "day", "from": f"2026-01-0{rng.randint(1, 3)}"}
             t["rotation"] = ["Alice"] + rng.sample(MEMBERS[1:], rng.randint(1, 2))
         elif n < chores + checklists:
             t["items"] = {"%016x" % rng.getrandbits(64): ["open", f"item {k}", "1763800000000.0.a1 Alice",
@@ -403,10 +405,14 @@ def bench_todo_serve(args, tmp, tasks, figures):
         check(s, (207,), "PROPFIND of Mine")
         hrefs = [h for h in multistatus_hrefs(body) if h.endswith(".ics")]
         occurrences = [h for h in hrefs if re.search(r"-\d{8}\.ics$", h)]
-        # One occurrence per chore, the earliest listed (the current one).
+        # One occurrence per chore, the earliest listed, when it is due by today (the chore's
+        # current occurrence is Alice's turn): a later turn cannot be done ahead of time, as
+        # with `todo done --on` (docs/CALDAV.md).
+        today = time.strftime("%Y%m%d", time.localtime())
         per_chore = {}
         for h in sorted(occurrences):
             per_chore.setdefault(h.rsplit("-", 1)[0], h)
+        per_chore = {k: h for k, h in per_chore.items() if h.rsplit("-", 1)[1][:8] <= today}
         plain = [h for h in hrefs if re.search(r"/[0-9a-f]{32}\.ics$", h)]
         figures["todo-serve items"] = len(hrefs)
         log(f"todo-serve: Mine holds {len(hrefs):,} items ({len(per_chore)} chores, {len(plain)} plain tasks); "
