@@ -43,7 +43,7 @@ HOSTILE = "<script>alert(1)</script>"
 CHORE = "Water the plants"
 LIST = "Groceries"
 NAV = [("Mine", "/"), ("All tasks", "/tasks"), ("Lists", "/lists"), ("Add", "/add"),
-       ("Changes", "/changes"), ("Sync", "/sync"), ("Calendar", "/feed")]
+       ("Changes", "/changes"), ("Sync", "/sync"), ("Calendar", "/feed"), ("Phone", "/phone")]
 
 try:
     from selenium import webdriver
