@@ -26,7 +26,7 @@ final class Site: Sendable {
     /// What CalDAV derives from a commit and day (docs/CALDAV.md).
     let davViews = DAVViews()
     private let taskCache = Mutex<(commit: String, tasks: [Task])?>(nil)
-    private let agendaCache = Mutex<[String: Agenda]>([:])
+    private let agendaCache = BoundedCache<Agenda>(limit: 64)
 
     init(config: ServeConfig, environment: ServeEnvironment, state: StateFolder, replica: String, port: Int,
         limits: RateLimiter.Limits = RateLimiter.Limits()
@@ -131,15 +131,7 @@ final class Site: Sendable {
 
     /// A member's agenda (Mine), kept for the same commit, day and minute: working out every
     /// chore's current occurrence is most of what a view of Mine costs in a large household.
-    func agenda(key: String, _ make: () -> Agenda) -> Agenda {
-        if let cached = agendaCache.withLock({ $0[key] }) { return cached }
-        let agenda = make()
-        agendaCache.withLock { cache in
-            if cache.count >= 64 { cache.removeAll() }
-            cache[key] = agenda
-        }
-        return agenda
-    }
+    func agenda(key: String, _ make: () -> Agenda) -> Agenda { agendaCache.value(key, make) }
 
     // MARK: Pages
 

@@ -8,29 +8,42 @@ enum Subcommands {
     typealias Exit = ServeMain.Exit
     typealias Failure = ServeMain.Failure
 
-    /// `invite NAME [--base-url URL] [--label TEXT]`: the sign-in link, as the last line.
-    static func invite(_ arguments: [String], environment: ServeEnvironment) throws -> Exit {
-        var household = environment.get("TODO_HOUSEHOLD") ?? "home"
+    /// What `invite` and `app-password` take: `NAME [-H NAME] [--base-url URL] [--listen ADDR]
+    /// [--label TEXT]`, and `--json` where `json` is allowed.
+    private struct LinkArguments {
+        var household: String
         var name: String?
         var base: BaseURL?
         var listen = "127.0.0.1:8080"
         var label: String?
-        var args = Arguments(arguments)
-        while let arg = args.next() {
-            switch arg {
-            case "-H", "--household": household = try args.value(for: arg)
-            case "--base-url":
-                guard let url = BaseURL.parse(try args.value(for: arg)) else {
-                    throw UsageError("--base-url takes an http:// or https:// address with an optional path.")
+        var json = false
+
+        init(_ arguments: [String], environment: ServeEnvironment, allowJSON: Bool) throws {
+            household = environment.get("TODO_HOUSEHOLD") ?? "home"
+            var args = Arguments(arguments)
+            while let arg = args.next() {
+                switch arg {
+                case "-H", "--household": household = try args.value(for: arg)
+                case "--base-url":
+                    guard let url = BaseURL.parse(try args.value(for: arg)) else {
+                        throw UsageError("--base-url takes an http:// or https:// address with an optional path.")
+                    }
+                    base = url
+                case "--listen": listen = try args.value(for: arg)
+                case "--label": label = try args.value(for: arg)
+                case "--json" where allowJSON: json = true
+                default:
+                    if arg.hasPrefix("-") || name != nil { throw UsageError("unknown argument \"\(arg)\".") }
+                    name = arg
                 }
-                base = url
-            case "--listen": listen = try args.value(for: arg)
-            case "--label": label = try args.value(for: arg)
-            default:
-                if arg.hasPrefix("-") || name != nil { throw UsageError("unknown argument \"\(arg)\".") }
-                name = arg
             }
         }
+    }
+
+    /// `invite NAME [--base-url URL] [--label TEXT]`: the sign-in link, as the last line.
+    static func invite(_ arguments: [String], environment: ServeEnvironment) throws -> Exit {
+        let a = try LinkArguments(arguments, environment: environment, allowJSON: false)
+        let (household, name, base, listen, label) = (a.household, a.name, a.base, a.listen, a.label)
         guard let name else { throw UsageError("invite needs the member's name, like: todo serve invite Kim") }
         let member = try knownMember(name, household: household, environment: environment)
         if let label, label.count > 200 { throw UsageError("--label is longer than 200 characters.") }
@@ -61,29 +74,8 @@ enum Subcommands {
     static func appPassword(
         _ arguments: [String], environment: ServeEnvironment, output: (String) -> Void = { print($0) }
     ) throws -> Exit {
-        var household = environment.get("TODO_HOUSEHOLD") ?? "home"
-        var name: String?
-        var base: BaseURL?
-        var listen = "127.0.0.1:8080"
-        var label = "phone"
-        var json = false
-        var args = Arguments(arguments)
-        while let arg = args.next() {
-            switch arg {
-            case "-H", "--household": household = try args.value(for: arg)
-            case "--base-url":
-                guard let url = BaseURL.parse(try args.value(for: arg)) else {
-                    throw UsageError("--base-url takes an http:// or https:// address with an optional path.")
-                }
-                base = url
-            case "--listen": listen = try args.value(for: arg)
-            case "--label": label = try args.value(for: arg)
-            case "--json": json = true
-            default:
-                if arg.hasPrefix("-") || name != nil { throw UsageError("unknown argument \"\(arg)\".") }
-                name = arg
-            }
-        }
+        let a = try LinkArguments(arguments, environment: environment, allowJSON: true)
+        let (household, name, base, listen, label, json) = (a.household, a.name, a.base, a.listen, a.label ?? "phone", a.json)
         guard let name else { throw UsageError("app-password needs the member's name, like: todo serve app-password Kim") }
         if label.count > 200 { throw UsageError("--label is longer than 200 characters.") }
         let start = try linkStart(base: base, listen: listen)

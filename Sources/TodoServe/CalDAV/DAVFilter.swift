@@ -48,8 +48,7 @@ enum DAVFilter {
         let start = range.attribute("start").flatMap(utc) ?? Int64.min
         let end = range.attribute("end").flatMap(utc) ?? Int64.max
         if let due = item.vtodo.due {
-            let local = Int64(due.date.daysSinceEpoch) * 86_400 + Int64((due.minutes ?? 0) * 60)
-            let seconds = local - Int64(zone.offset(atUTC: local).seconds)
+            let seconds = zone.utc(fromLocal: Int64(due.date.daysSinceEpoch) * 86_400 + Int64((due.minutes ?? 0) * 60))
             return start < seconds && seconds <= end
         }
         if let done = item.vtodo.completed {
@@ -59,17 +58,10 @@ enum DAVFilter {
         return true
     }
 
-    /// `YYYYMMDDTHHMMSSZ` as seconds since the epoch.
+    /// A time-range bound, `YYYYMMDDTHHMMSSZ`, as seconds since the epoch; nil for any other form.
     static func utc(_ s: String) -> Int64? {
-        let u = Array(s.utf8)
-        guard u.count == 16, u[8] == UInt8(ascii: "T"), u[15] == UInt8(ascii: "Z"),
-            let date = CivilDate(compact: String(decoding: u[0..<8], as: UTF8.self))
-        else { return nil }
-        let digits = u[9..<15]
-        guard digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        let n = digits.map { Int($0 - 0x30) }
-        let h = n[0] * 10 + n[1], m = n[2] * 10 + n[3], sec = n[4] * 10 + n[5]
-        guard h < 24, m < 60, sec < 61 else { return nil }
-        return Int64(date.daysSinceEpoch) * 86_400 + Int64(h * 3600 + m * 60 + sec)
+        // A bound that is not a UTC date-time counts as no bound (RFC 4791 §9.9 requires UTC).
+        guard let t = try? ICalDateTime(s, tzid: nil), t.zone == .utc, let seconds = t.seconds else { return nil }
+        return Int64(t.date.daysSinceEpoch) * 86_400 + Int64(seconds)
     }
 }

@@ -13,11 +13,9 @@ extension Site {
         return try davViews.state(key: commit + "/" + today.description) {
             let (tasks, blobs) = try store { () throws(StoreError) in try davViews.tasks(snap) }
             let zone = try store { () throws(StoreError) in try h.zone() }
-            var state = DAVState(
+            return DAVState(
                 commit: commit, today: today, tasks: tasks, blobs: blobs, context: snap.turnContext(h.clock), zone: zone.rules,
-                days: config.caldavDays)
-            state.perTask = davViews.perTask
-            return state
+                days: config.caldavDays, perTask: davViews.perTask)
         }
     }
 
@@ -118,17 +116,14 @@ enum DAVRead {
                 for p in prop.children { names.append(DAVProp(p.namespace, p.name)) }
             }
         }
-        let href = r.prefix + "/dav" + hrefTail(r.path, r)
-        return DAVRoutes.xml(207, DAVWriter.multistatus([.propstats(href: href, [DAVPropstat(status: 403, props: names)])]))
-    }
-
-    static func hrefTail(_ p: DAVPath, _ r: DAVRequest) -> String {
-        switch p {
-        case .root: "/"
-        case .home: "/" + DAVKey.of(r.member) + "/"
-        case .collection(_, let c): "/" + DAVKey.of(r.member) + "/" + c.segment + "/"
-        case .item(_, let c, let n): "/" + DAVKey.of(r.member) + "/" + c.segment + "/" + DAVWriter.encodePathSegment(n)
+        let href: String
+        switch r.path {
+        case .root: href = r.requested
+        case .home: href = r.home
+        case .collection(_, let c): href = r.href(c)
+        case .item(_, let c, let n): href = r.href(c) + DAVWriter.encodePathSegment(n)
         }
+        return DAVRoutes.xml(207, DAVWriter.multistatus([.propstats(href: href, [DAVPropstat(status: 403, props: names)])]))
     }
 
     // MARK: REPORT

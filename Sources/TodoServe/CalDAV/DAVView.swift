@@ -64,79 +64,61 @@ struct DAVState: Sendable {
     let zone: TimeZoneRules
     /// How many days ahead Mine shows a member's turns (`--caldav-days`).
     let days: Int
-    /// The collections already rendered from this state, by member and collection.
-    let rendered = DAVRendered()
     /// Each task's items as rendered before, by its blob (shared by every state of the server):
-    /// a new commit renders only the tasks it changed.
-    var perTask: DAVTaskItems? = nil
+    /// a new commit renders only the tasks it changed. Nil: render every task.
+    let perTask: BoundedCache<[DAVItem]>?
+    /// The checklists: tasks with items, not deleted, in title order.
+    let checklists: [Task]
+    /// Where each task is in `tasks`.
+    private let index: [TaskID: Int]
+    /// The collections already rendered from this state, by member and collection.
+    private let rendered = BoundedCache<[DAVItem]>(limit: 64)
+
+    init(
+        commit: String, today: CivilDate, tasks: [Task], blobs: [TaskID: String], context: TurnContext, zone: TimeZoneRules,
+        days: Int, perTask: BoundedCache<[DAVItem]>? = nil
+    ) {
+        self.commit = commit
+        self.today = today
+        self.tasks = tasks
+        self.blobs = blobs
+        self.context = context
+        self.zone = zone
+        self.days = days
+        self.perTask = perTask
+        checklists = tasks.filter { $0.id != HouseholdSettings.id && !$0.deleted && !$0.visibleItems.isEmpty }
+            .sorted { ($0.title, $0.id) < ($1.title, $1.id) }
+        index = Dictionary(tasks.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
+    }
 
     /// The sync token of this state (docs/CALDAV.md, "Reads and sync").
     var token: String { DAVToken.make(commit: commit, day: today) }
 
-    func task(_ id: TaskID) -> Task? { tasks.first { $0.id == id } }
+    func task(_ id: TaskID) -> Task? { index[id].map { tasks[$0] } }
 
     /// Every item of `collection` for `member`, in a stable order: rendered once per state.
     func items(_ collection: DAVCollection, member: String) -> [DAVItem] {
-        rendered.items(member + "\u{0}" + collection.segment) { render(collection, member: member) }
+        rendered.value(member + "\u{0}" + collection.segment) { render(collection, member: member) }
     }
 
     private func render(_ collection: DAVCollection, member: String) -> [DAVItem] {
-        switch collection {
-        case .list(let id):
-            guard let t = task(id), !t.deleted, !t.visibleItems.isEmpty || t.extra["items"] != nil else { return [] }
+        if case .list(let id) = collection {
+            guard let t = task(id), !t.deleted else { return [] }
             return DAVRender.items(of: t, in: collection, member: member, state: self)
-        default:
-            var out: [DAVItem] = []
-            // What a task renders to depends on its file, the member, the collection, the day,
-            // the roster (in the settings file) and how far ahead Mine looks.
-            let context = "\u{0}" + member + "\u{0}" + collection.segment + "\u{0}" + today.description + "\u{0}"
-                + (blobs[HouseholdSettings.id] ?? "") + "\u{0}" + String(days)
-            for t in tasks where t.id != HouseholdSettings.id && !t.deleted {
-                guard let perTask, let blob = blobs[t.id] else {
-                    out += DAVRender.items(of: t, in: collection, member: member, state: self)
-                    continue
-                }
-                out += perTask.items(blob + context) { DAVRender.items(of: t, in: collection, member: member, state: self) }
+        }
+        // What a task renders to depends on its file, the member, the collection, the day, the
+        // roster and zone (in the settings file) and how far ahead Mine looks.
+        let context = "\u{0}" + member + "\u{0}" + collection.segment + "\u{0}" + today.description + "\u{0}"
+            + (blobs[HouseholdSettings.id] ?? "") + "\u{0}" + String(days)
+        var out: [DAVItem] = []
+        for t in tasks where t.id != HouseholdSettings.id && !t.deleted {
+            if let perTask, let blob = blobs[t.id] {
+                out += perTask.value(blob + context) { DAVRender.items(of: t, in: collection, member: member, state: self) }
+            } else {
+                out += DAVRender.items(of: t, in: collection, member: member, state: self)
             }
-            return out
         }
-    }
-
-    /// The checklists: tasks with items, not deleted, in title order.
-    var checklists: [Task] {
-        tasks.filter { $0.id != HouseholdSettings.id && !$0.deleted && !$0.visibleItems.isEmpty }
-            .sorted { ($0.title, $0.id) < ($1.title, $1.id) }
-    }
-}
-
-/// What one state rendered (a state is shared by the requests of one commit and day).
-final class DAVRendered: Sendable {
-    private let cache = Mutex<[String: [DAVItem]]>([:])
-
-    func items(_ key: String, _ make: () -> [DAVItem]) -> [DAVItem] {
-        if let found = cache.withLock({ $0[key] }) { return found }
-        let items = make()
-        cache.withLock { c in
-            if c.count >= 64 { c.removeAll() }
-            c[key] = items
-        }
-        return items
-    }
-}
-
-/// Items rendered per task file, by its blob and what else decides them (`DAVState.items`).
-final class DAVTaskItems: Sendable {
-    static let limit = 200_000
-    private let cache = Mutex<[String: [DAVItem]]>([:])
-
-    func items(_ key: String, _ make: () -> [DAVItem]) -> [DAVItem] {
-        if let found = cache.withLock({ $0[key] }) { return found }
-        let items = make()
-        cache.withLock { c in
-            if c.count >= Self.limit { c.removeAll() }
-            c[key] = items
-        }
-        return items
+        return out
     }
 }
 
@@ -152,28 +134,21 @@ enum DAVToken {
     static func parse(_ token: String) -> (commit: String, day: CivilDate)? {
         guard token.hasPrefix(prefix) else { return nil }
         let parts = token.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[1].utf8.count == 8, let day = CivilDate(compact: String(parts[1])) else { return nil }
+        guard parts.count == 2, parts[1].utf8.count == 8, let day = try? ICalDateTime(String(parts[1]), tzid: nil).date else {  // not a date: not our token
+            return nil
+        }
         let commit = String(parts[0])
         guard commit == "0" || (commit.utf8.count == 40 && commit.utf8.allSatisfy(isLowerHex)) else { return nil }
         return (commit == "0" ? "" : commit, day)
     }
 }
 
-extension CivilDate {
-    /// `YYYYMMDD`; nil for anything else or a date that does not exist.
-    init?(compact s: String) {
-        guard s.utf8.count == 8, s.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        let u = Array(s.utf8)
-        self.init(iso: Substring(String(decoding: u[0..<4], as: UTF8.self) + "-" + String(decoding: u[4..<6], as: UTF8.self) + "-" + String(decoding: u[6..<8], as: UTF8.self)))
-    }
-}
-
 /// The states this server built, by commit and day, so that a client's sync between two
 /// commits costs one build (docs/SERVE.md, "Fresh on every request").
 final class DAVViews: Sendable {
-    private let cache = Mutex<[String: DAVState]>([:])
-    /// Every state's rendered tasks, by blob.
-    let perTask = DAVTaskItems()
+    private let states = BoundedCache<DAVState>(limit: 8)
+    /// Every state's rendered tasks, by blob (`DAVState.perTask`).
+    let perTask = BoundedCache<[DAVItem]>(limit: 200_000)
     /// Every task file of the last commit read, whole (stamps and kept fields included, which
     /// the list cache leaves out), by id with its blob: the next commit reads only what changed.
     private let files = Mutex<(commit: String, tasks: [TaskID: (blob: String, task: Task)])?>(nil)
@@ -210,13 +185,5 @@ final class DAVViews: Sendable {
         return (tasks, blobs)
     }
 
-    func state(key: String, _ make: () throws -> DAVState) rethrows -> DAVState {
-        if let s = cache.withLock({ $0[key] }) { return s }
-        let s = try make()
-        cache.withLock { c in
-            if c.count >= 8 { c.removeAll() }
-            c[key] = s
-        }
-        return s
-    }
+    func state(key: String, _ make: () throws -> DAVState) rethrows -> DAVState { try states.value(key, make) }
 }

@@ -147,10 +147,9 @@ enum DAVWrite {
             throw DAVRefusal(status: 403, caldav: "no-uid-conflict", reason: "Another to-do of this list has the same UID.")
         }
         if case .list(let id) = c {
-            guard let list = state.task(id) else { throw DAVRefusal(status: 409, reason: "There is no such list.") }
+            guard state.task(id) != nil else { throw DAVRefusal(status: 409, reason: "There is no such list.") }
             let listItem = DAVItem(
                 name: name, task: id, kind: .task, blob: state.blobs[id] ?? "", vtodo: sent, turnLine: nil, bytes: [])
-            _ = list
             let outcome = try change(r, listItem, base: nil, verb: "edit") { t, stamp, _, _ in
                 try DAVApply.addItem(sent, name: name, to: &t, stamp: stamp)
             }

@@ -8,8 +8,12 @@ public struct Stamper: Sendable {
 
     /// A stamp greater than every stamp already in `task` (so an edit made after seeing a write
     /// always wins over it) and at least the wall clock.
-    public func stamp(after task: Task?) -> FieldStamp {
-        FieldStamp(Stamp.next(now: clock.nowMillis(), after: task?.maxStamp, replica: replica), by: member)
+    public func stamp(after task: Task?) -> FieldStamp { stamp(after: [task]) }
+
+    /// A stamp greater than every stamp in each of `tasks` (versions of one task, say).
+    public func stamp(after tasks: [Task?]) -> FieldStamp {
+        let newest = tasks.compactMap { $0?.maxStamp }.max()
+        return FieldStamp(Stamp.next(now: clock.nowMillis(), after: newest, replica: replica), by: member)
     }
 }
 

@@ -12,6 +12,16 @@ extension Task {
     var takesTurns: Bool { isChore && !rotation.isEmpty }
 }
 
+extension ChoreSchedule {
+    /// Whether `member` doing occurrence `date` adds a credit: not when they already have one
+    /// on it (a second `done --on` of the same date says nothing new). A date after today that
+    /// is not the current occurrence has not come yet (`done --on`, and a phone's tick).
+    func takesCredit(on date: CivilDate, by member: String, task: String) throws(StoreError) -> Bool {
+        if date > today && date != current { throw StoreError.notYetDue(task: task, date: date, current: current) }
+        return !credits(on: date).contains { $0.member == member }
+    }
+}
+
 extension Household {
     /// `done` (plain tasks: marked done; chores: the current occurrence completed, credited to
     /// this member on today's date) or `skip` (chores only), in one commit. `on` names one
@@ -37,11 +47,7 @@ extension Household {
                 guard schedule.occurrences.isOccurrence(date) else { throw StoreError.notAnOccurrence(task: short, date: date) }
                 switch action {
                 case .done:
-                    if date > today && date != schedule.current {
-                        throw StoreError.notYetDue(task: short, date: date, current: schedule.current)
-                    }
-                    // Once per member and occurrence: a second `done --on` of the same date says nothing new.
-                    if schedule.credits(on: date).contains(where: { $0.member == stamp.member }) { return [] }
+                    if try !schedule.takesCredit(on: date, by: stamp.member, task: short) { return [] }
                 case .skip:
                     if schedule.status(of: date) == .skipped { return [] }
                 }

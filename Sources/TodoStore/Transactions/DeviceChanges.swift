@@ -21,8 +21,7 @@ extension Household {
         let (result, commit) = try transact { (snap: Snapshot) throws -> Update<ChangedTask> in
             context = snap.turnContext(clock)
             guard let current = try snap.task(id) else { throw StoreError.taskNotFound(id.hex) }
-            let newest = [current.maxStamp, base?.maxStamp].compactMap { $0 }.max()
-            let stamp = FieldStamp(Stamp.next(now: stamper.clock.nowMillis(), after: newest, replica: stamper.replica), by: stamper.member)
+            let stamp = stamper.stamp(after: [current, base])
             var device = base ?? current
             let fields = try apply(&device, stamp, context, today)
             var result = current
@@ -62,10 +61,7 @@ extension Task {
     {
         guard let r = recurrence else { return false }
         let schedule = ChoreSchedule(self, recurrence: r, today: today, context: context)
-        if date > today && date != schedule.current {
-            throw StoreError.notYetDue(task: String(id.hex.prefix(8)), date: date, current: schedule.current)
-        }
-        if schedule.credits(on: date).contains(where: { $0.member == member }) { return false }
+        guard try schedule.takesCredit(on: date, by: member, task: String(id.hex.prefix(8))) else { return false }
         complete(date, member: member, day: day, stamp: stamp)
         return true
     }
