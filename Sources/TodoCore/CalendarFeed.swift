@@ -240,8 +240,8 @@ public enum CalendarFeed {
         line("DTSTAMP:" + dtstamp)
         line("SEQUENCE:\(item.sequence)")
         if item.lastModified > 0 { line("LAST-MODIFIED:" + ICalendarText.utc(item.lastModified)) }
-        line("SUMMARY:" + ICalendarText.escape(summary(item)))
-        line("DESCRIPTION:" + ICalendarText.escape(description(item, reference: options.taskReference)))
+        line("SUMMARY:" + ICalendarText.escape(DisplayText.invisiblesShown(summary(item))))
+        line("DESCRIPTION:" + ICalendarText.escape(DisplayText.invisiblesShown(description(item, reference: options.taskReference))))
         if item.task.priority == .high { line("PRIORITY:1") }
         line("CATEGORIES:" + (item.chore ? "Chore" : "Task"))
     }
@@ -260,7 +260,7 @@ public enum CalendarFeed {
         if let trigger = alarmTrigger(item, options: options), isOpen(item.state) {
             line("BEGIN:VALARM")
             line("ACTION:DISPLAY")
-            line("DESCRIPTION:" + ICalendarText.escape(item.task.title))
+            line("DESCRIPTION:" + ICalendarText.escape(DisplayText.invisiblesShown(item.task.title)))
             line("TRIGGER;RELATED=START:" + ICalendarText.duration(minutes: trigger))
             line("END:VALARM")
         }

@@ -28,6 +28,28 @@ public enum DisplayText {
         return out
     }
 
+    /// Text for a calendar feed, where no escaping of ours is seen again: the bidirectional
+    /// controls (marks, embeddings, overrides and isolates) and the zero-width characters,
+    /// which can reorder or hide what a calendar app shows, are written visibly as `\u{…}`.
+    /// U+200D (zero-width joiner) stays: emoji such as 👨‍👩‍👧 need it.
+    public static func invisiblesShown(_ s: String) -> String {
+        guard s.unicodeScalars.contains(where: isInvisible) else { return s }
+        var out = ""
+        for u in s.unicodeScalars {
+            if isInvisible(u) { out += "\\u{\(String(u.value, radix: 16))}" } else { out.unicodeScalars.append(u) }
+        }
+        return out
+    }
+
+    /// A bidirectional control (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) or a
+    /// zero-width character other than the joiner (U+180E, U+200B, U+200C, U+2060, U+FEFF).
+    public static func isInvisible(_ u: Unicode.Scalar) -> Bool {
+        switch u.value {
+        case 0x061C, 0x180E, 0x200B, 0x200C, 0x200E, 0x200F, 0x202A...0x202E, 0x2060, 0x2066...0x2069, 0xFEFF: true
+        default: false
+        }
+    }
+
     public static func isUnsafe(_ u: Unicode.Scalar) -> Bool {
         let v = u.value
         return v < 0x20 || (v >= 0x7F && v < 0xA0) || (v >= 0x202A && v <= 0x202E) || (v >= 0x2066 && v <= 0x2069)

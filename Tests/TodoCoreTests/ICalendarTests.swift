@@ -135,6 +135,22 @@ import Testing
         return String(decoding: Self.unfold(bytes), as: UTF8.self)
     }
 
+    /// Bidirectional controls and zero-width characters in a title would reorder or hide what a
+    /// calendar app shows: the feed writes them visibly, as the page does; the joiner that
+    /// emoji need stays.
+    @Test func bidiAndZeroWidthCharactersAreShownEscaped() throws {
+        let family = "👨\u{200D}👩\u{200D}👧"
+        let title = "Pay\u{202E}lanoitan\u{202C} bill\u{200B}\u{FEFF}\u{2066}x\u{2069}\u{200F} " + family
+        let text = try feed([task(title, due: "2025-11-25")])
+        let unfolded = String(decoding: Self.unfold(Array(text.utf8)), as: UTF8.self)
+        for v: UInt32 in [0x202E, 0x202C, 0x200B, 0xFEFF, 0x2066, 0x2069, 0x200F] {
+            #expect(!unfolded.unicodeScalars.contains { $0.value == v }, "U+\(String(v, radix: 16)) reached the feed raw")
+        }
+        let shown = #"Pay\\u{202e}lanoitan\\u{202c} bill\\u{200b}\\u{feff}\\u{2066}x\\u{2069}\\u{200f} "# + family
+        #expect(unfolded.contains("SUMMARY:" + shown + "\r\n"), "\(unfolded)")
+        #expect(unfolded.unicodeScalars.contains { $0.value == 0x200D })
+    }
+
     @Test func emptyHouseholdGivesAnEmptyCalendar() throws {
         let text = try feed([])
         #expect(text.hasPrefix("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n") && text.hasSuffix("END:VCALENDAR\r\n"))
