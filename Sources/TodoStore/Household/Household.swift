@@ -91,7 +91,7 @@ public final class Household {
         // A household whose roster cannot be read still takes the member's change under the
         // name they signed in with (as before rosters existed); the transaction reports the
         // unreadable file itself.
-        let spelled = (try? knownMember(typed)) ?? typed
+        let spelled = spellingWithoutTasks(typed) ?? (try? knownMember(typed)) ?? typed
         let email = (try? memberEmail(spelled)) ?? nil  // no email recorded or readable: the placeholder below
         return Actor(name: spelled, email: email ?? Actor.placeholderEmail(member: spelled, household: name), replica: replica)
     }
