@@ -32,9 +32,11 @@ public final class BulkWriter {
     }
 
     /// Writes `objects` (from memory) into `target`, then clears memory: loose with `loose`,
-    /// else loose up to `Repository.looseLimit` and one pack above.
-    public func store(_ objects: [ObjectID], into target: Repository, loose: Bool = false) throws {
-        try repository.copy(objects, to: target, looseLimit: loose ? Int.max : Repository.looseLimit)
+    /// else loose up to `Repository.looseLimit` and one pack above. With `synced: false` loose
+    /// objects are written without fsync, whatever the library's setting: for a caller that
+    /// makes them durable before anything points at them (`Repository.moveBranch`).
+    public func store(_ objects: [ObjectID], into target: Repository, loose: Bool = false, synced: Bool = true) throws {
+        try repository.copy(objects, to: target, looseLimit: loose ? Int.max : Repository.looseLimit, synced: synced)
         try check(git_mempack_reset(backend), call: "git_mempack_reset")
     }
 }

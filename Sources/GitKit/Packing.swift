@@ -88,11 +88,24 @@ extension Repository {
         }
     }
 
-    /// Removes the fan-out folders (`objects/xx`) that are empty, as git's prune does: each
-    /// takes a block on disk. Only while no writer can be about to create an object in one (the
-    /// caller holds the lock writers take): libgit2 makes the folder, then the file in it.
-    public static func removeEmptyFanOutFolders(in objectsDirectory: String) {
-        for fan in 0..<256 { rmdir(objectsDirectory + "/" + hexByte(fan)) }
+    /// Removes what killed writers left, which git counts as garbage: temporary object files
+    /// (GitKit's `tmp_obj_*` in `objects/xx`, libgit2's `tmp_object_git2_*` in `objects/`),
+    /// libgit2's temporary packs and lock files in `objects/pack` (`pack_git2_*`, `*.lock`);
+    /// then the fan-out folders that are empty, as git's prune does: each takes a block on
+    /// disk. Only while no writer can be about to create an object or a pack (the caller holds
+    /// the lock writers take and the one housekeeping takes): a writer makes the folder, then
+    /// the temporary file, then the object.
+    public static func removeLeftovers(in objectsDirectory: String) {
+        for name in listDirectory(objectsDirectory) where name.hasPrefix("tmp_object_git2_") {
+            unlink(objectsDirectory + "/" + name)
+        }
+        let packs = objectsDirectory + "/pack/"
+        for name in listDirectory(packs) where name.hasPrefix("pack_git2_") || name.hasSuffix(".lock") { unlink(packs + name) }
+        for fan in 0..<256 {
+            let folder = objectsDirectory + "/" + hexByte(fan)
+            for name in listDirectory(folder) where name.hasPrefix("tmp_obj_") { unlink(folder + "/" + name) }
+            rmdir(folder)
+        }
     }
 
     /// Counts loose objects and packs and their bytes.

@@ -1,3 +1,4 @@
+import CInterposers
 import Glibc
 import CLibgit2
 
@@ -110,12 +111,16 @@ extension Repository {
     /// order `objectsMissing` gives (each commit before the trees and blobs it adds, and before
     /// its parent); loose objects are written in reverse, so that a commit or tree is never on
     /// disk before what it refers to, even if this process is killed halfway.
+    /// With `synced: false`, loose objects are written by GitKit itself (`todo_write_loose_object`),
+    /// without fsync whatever the library's process-wide setting, for a caller that makes them
+    /// durable before anything points at them.
     /// `progress` gets the objects read and the total now and then; it returns false to stop
     /// (a `GitError`).
     public func copy(
-        _ objects: [ObjectID], to destination: Repository, looseLimit: Int = Repository.looseLimit,
+        _ objects: [ObjectID], to destination: Repository, looseLimit: Int = Repository.looseLimit, synced: Bool = true,
         progress: (_ done: Int, _ total: Int) -> Bool = { _, _ in true }
     ) throws {
+        let objectsFolder = destination.gitDirectory + "objects"
         try withODB { source in
             try destination.withODB { target in
                 let objects = objects.filter { !Self.exists($0, in: target) }
@@ -123,8 +128,13 @@ extension Repository {
                 if objects.count <= looseLimit {
                     for id in objects.reversed() {
                         try Self.read(id, from: source) { type, content in
-                            var written = git_oid()
-                            try check(git_odb_write(&written, target, content.baseAddress, content.count, type), call: "git_odb_write")
+                            if synced {
+                                var written = git_oid()
+                                try check(git_odb_write(&written, target, content.baseAddress, content.count, type), call: "git_odb_write")
+                                return
+                            }
+                            let code = todo_write_loose_object(objectsFolder, id.hex, git_object_type2string(type), content.baseAddress, content.count)
+                            if code != 0 { throw GitError.system(errno: -code, call: "write \(objectsFolder)/\(id.hex.prefix(2))/\(id.hex.dropFirst(2))") }
                         }
                     }
                     return

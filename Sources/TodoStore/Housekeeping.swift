@@ -181,8 +181,13 @@ extension Household {
         }
         defer { withExtendedLifetime(lock) {} }
         if before.looseObjects == 0 && before.packs <= 1 {
-            // Already one pack and nothing loose: writing the same pack again would gain nothing.
+            // Already one pack and nothing loose: writing the same pack again would gain
+            // nothing; what killed writers left still goes.
             part.skipped = true
+            if !isRemote, let writers = lockIfFree() {
+                Repository.removeLeftovers(in: git + "objects")
+                withExtendedLifetime(writers) {}
+            }
             return part
         }
         let outcome = try target.packEverything(removingTemporariesOlderThan: started - options.grace, checkpoint: options.checkpoint)
@@ -206,7 +211,7 @@ extension Household {
             // Not in a path remote: a plain `git push` there takes no lock of ours, and git
             // 2.39's receive-pack fails ("unable to migrate objects to permanent storage") when
             // a folder it just made vanishes before it moves an object in.
-            if !isRemote { Repository.removeEmptyFanOutFolders(in: git + "objects") }
+            if !isRemote { Repository.removeLeftovers(in: git + "objects") }
             withExtendedLifetime(writers) {}
         }
         part.after = StorageState(Repository.objectStoreState(git + "objects"))

@@ -41,6 +41,40 @@ final class TwoRepositories {
 /// Moving history between repositories on one machine (path remotes, bulk writes) with the
 /// packs GitKit writes itself; the git CLI judges the result.
 @Suite(.timeLimit(.minutes(20)), .kit) struct TransferTests {
+    /// Loose objects written without fsync by GitKit itself (`synced: false`) are objects git
+    /// reads back byte for byte: read-only files under objects/XX/, no temporary file left,
+    /// and an object already there left as it was.
+    @Test func looseObjectsWrittenWithoutFsyncAreGitsOwn() throws {
+        let r = try TwoRepositories()
+        let big = String(repeating: "a line of a task's notes, long enough to compress\n", count: 400)
+        let first = try r.commit(["a.json": "{}\n", "dir/b.json": big, "empty": ""], "first")
+        let objects = try r.from.objectsMissing(reaching: [first], from: [])
+        try r.from.copy(objects, to: r.to, looseLimit: Int.max, synced: false)
+        try r.to.updateReference("refs/heads/main", to: first, expected: nil, message: "test")
+        #expect(try git("fsck", "--full", "--strict", "--no-dangling", in: r.destination).isEmpty)
+        let loose = Repository.looseObjects(in: r.destination + "/objects")
+        #expect(loose.count == objects.count && loose.count == 6)  // a commit, two trees, three blobs
+        for id in objects {
+            let type = try git("cat-file", "-t", id.hex, in: r.destination)
+            #expect(try git("cat-file", type.trimmingCharacters(in: .whitespacesAndNewlines), id.hex, in: r.destination)
+                == (try git("cat-file", type.trimmingCharacters(in: .whitespacesAndNewlines), id.hex, in: r.source)))
+            let path = r.destination + "/objects/\(id.hex.prefix(2))/\(id.hex.dropFirst(2))"
+            let mode = try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+            #expect(mode == 0o444, "\(path) has mode \(String(mode, radix: 8))")
+        }
+        let folders = try FileManager.default.contentsOfDirectory(atPath: r.destination + "/objects")
+        for folder in folders where folder.count == 2 {
+            let names = try FileManager.default.contentsOfDirectory(atPath: r.destination + "/objects/" + folder)
+            #expect(!names.contains { $0.hasPrefix("tmp_") }, "\(folder): \(names)")
+        }
+        #expect(try git("count-objects", "-v", in: r.destination).contains("garbage: 0"))
+        // Again: every object is there already, and stays as it was.
+        let before = try FileManager.default.attributesOfItem(atPath: r.destination + "/objects/\(first.hex.prefix(2))/\(first.hex.dropFirst(2))")
+        try r.from.copy(objects, to: r.to, looseLimit: Int.max, synced: false)
+        let after = try FileManager.default.attributesOfItem(atPath: r.destination + "/objects/\(first.hex.prefix(2))/\(first.hex.dropFirst(2))")
+        #expect(before[.systemFileNumber] as? Int == after[.systemFileNumber] as? Int)
+    }
+
     @Test func sha1MatchesTheStandardVectors() {
         let million = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
         let vectors: [([UInt8], String)] = [

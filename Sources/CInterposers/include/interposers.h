@@ -23,6 +23,11 @@ int todo_syncfs(int fd);
 /// it cannot be read, is larger than `limit`, or is not one whole zlib stream.
 unsigned char *todo_inflate_file(const char *path, size_t limit, size_t *size_out);
 
+/// Writes one loose object (`type` "blob", "tree", "commit" or "tag", its 40-digit id `hex`) into
+/// the folder `objects` as git does, without fsync; an object already there is left as it is.
+/// 0, or a negative errno.
+int todo_write_loose_object(const char *objects, const char *hex, const char *type, const void *data, size_t size);
+
 /// Bytes a `todo_sha1_*` context needs.
 #define TODO_SHA1_CONTEXT_SIZE 256
 

@@ -233,7 +233,7 @@ extension Household {
         let bulk = files.count > Self.bulkThreshold
         if Durability.batches && !bulk {
             try recordPending(written.map(\.path), objects: objects)
-            try GitLibrary.withoutFsync { try memory.store(objects, into: repo, loose: true) }
+            try memory.store(objects, into: repo, loose: true, synced: false)
         } else {
             try memory.store(objects, into: repo, loose: !bulk)
             try recordPending(written.map(\.path))
