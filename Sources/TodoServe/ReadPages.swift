@@ -9,9 +9,20 @@ enum MinePage {
         let (tasks, commit) = try site.tasksAndCommit(h)
         let today = h.clock.today
         let minute = h.clock.minuteOfDay
+        let key = "\(commit) \(today) \(minute) \(session.member.lowercased())"
+        let notice = Pages.notice(request)
+        let make = { try body(site, session, h, tasks, agendaKey: key, today: today, minute: minute, notice: notice) }
+        // Without a notice, the page is the same for the same commit, minute and session.
+        return Pages.html(try notice == nil ? site.page(key: key + " " + session.csrf, make) : make())
+    }
+
+    private static func body(
+        _ site: Site, _ session: Session, _ h: HouseholdReader, _ tasks: [Task], agendaKey: String, today: CivilDate, minute: Int,
+        notice: Notice?
+    ) throws -> String {
         let context = try site.store { () throws(StoreError) in try h.turnContext() }
         let me = session.member.lowercased()
-        let agenda = site.agenda(key: "\(commit) \(today) \(minute) \(me)") {
+        let agenda = site.agenda(key: agendaKey) {
             // No email readable: the member is matched by name alone.
             let email = (try? h.memberEmail(session.member))??.lowercased()
             return Agenda(tasks, today: today, minuteOfDay: minute, days: 7, context: context) { _, assignee in
@@ -38,9 +49,9 @@ enum MinePage {
             }
             groups.append(group)
         }
-        var c = Pages.frame(site, session, title: "Mine", nav: "navMine", notice: Pages.notice(request))
+        var c = Pages.frame(site, session, title: "Mine", nav: "navMine", notice: notice)
         c["groups"] = groups
-        return Pages.html(site.render("mine", c))
+        return site.render("mine", c)
     }
 }
 

@@ -27,6 +27,7 @@ final class Site: Sendable {
     let davViews = DAVViews()
     private let taskCache = Mutex<(commit: String, tasks: [Task])?>(nil)
     private let agendaCache = BoundedCache<Agenda>(limit: 64)
+    private let pageCache = BoundedCache<String>(limit: 64)
 
     init(config: ServeConfig, environment: ServeEnvironment, state: StateFolder, replica: String, port: Int,
         limits: RateLimiter.Limits = RateLimiter.Limits()
@@ -132,6 +133,10 @@ final class Site: Sendable {
     /// A member's agenda (Mine), kept for the same commit, day and minute: working out every
     /// chore's current occurrence is most of what a view of Mine costs in a large household.
     func agenda(key: String, _ make: () -> Agenda) -> Agenda { agendaCache.value(key, make) }
+
+    /// A page's HTML, kept for a key that names everything it shows (the commit, the day and
+    /// minute, the session): rendering Mine's rows is most of what a view of it costs.
+    func page(key: String, _ make: () throws -> String) rethrows -> String { try pageCache.value(key, make) }
 
     // MARK: Pages
 
