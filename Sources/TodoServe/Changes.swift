@@ -42,7 +42,19 @@ struct Changes {
         g.post("/feed/new") { request, context in
             try await change(request, context) { s, _ in
                 let token = try site.tokens.newFeed(member: s.member, now: site.now())
-                return try OtherPages.feed(site, s, nil, url: site.base + "/feed/\(token.text).ics")
+                // Shown once, by this session's next `GET /feed`: a reload after that shows it no more.
+                site.shownOnce.put(s.id, site.base + "/feed/\(token.text).ics", now: site.now())
+                return Redirect.see(site.prefix + "/feed", notice: .feedMade, site: site)
+            }
+        }
+        g.post("/changes/seen") { request, context in
+            try await change(request, context) { s, form in
+                // The commit the page showed: what came in after it stays news.
+                guard let commit = form["commit"], [40, 64].contains(commit.utf8.count), commit.utf8.allSatisfy(isLowerHex) else {
+                    throw PageError(status: 422)
+                }
+                try site.recordVisit(member: s.member.lowercased(), commit: commit)
+                return Redirect.see(site.prefix + "/changes", notice: .seen, site: site)
             }
         }
         g.post("/signout") { request, context in

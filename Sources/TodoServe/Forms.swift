@@ -61,6 +61,7 @@ enum Notice: String, CaseIterable {
     case done, alreadyDone = "already-done", alsoDone = "also-done", skipped, alreadySkipped = "already-skipped"
     case checked, unchecked, unchanged, itemAdded = "item-added", itemKnown = "item-known", added, addedBefore = "added-before"
     case synced, syncSkipped = "sync-skipped", syncFailed = "sync-failed", signedIn = "signed-in", signedOut = "signed-out"
+    case seen, feedMade = "feed-made"
 
     var text: String {
         switch self {
@@ -81,6 +82,8 @@ enum Notice: String, CaseIterable {
         case .syncFailed: "The sync failed; see below."
         case .signedIn: "Signed in."
         case .signedOut: "Signed out."
+        case .seen: "Marked as seen."
+        case .feedMade: "New feed address made: the old one no longer works."
         }
     }
 }

@@ -47,37 +47,41 @@ enum AddPage {
 }
 
 enum OtherPages {
-    /// `GET /changes`: what the others changed since this member's last visit of this page;
-    /// then this visit is recorded (`visits.json`).
+    /// `GET /changes`: what the others changed since the commit this member last marked as
+    /// seen (`visits.json`); changes nothing. "Mark as seen" (`POST /changes/seen`) records the
+    /// commit the page showed. "The others" are every writer but the member, whichever replica
+    /// wrote (the owner's own commands on the server's clone included).
     static func changes(_ site: Site, _ session: Session, _ request: Request) throws -> Response {
         let h = try site.store { () throws(StoreError) in try site.openForReading() }
         let head = try site.store { () throws(StoreError) in try h.headCommit() }
         let key = session.member.lowercased()
         let last = try site.visits(member: key)
         var c = Pages.frame(site, session, title: "Since my last visit", nav: "navChanges", notice: Pages.notice(request))
-        if let last {
-            let today = h.clock.today
-            let changes: [ReceivedChange]
-            do {
-                changes = try h.receivedChanges(from: last, to: head)
-                c["since"] = last == head ? "Nothing has changed since your last visit." : "What the others changed since your last visit:"
-            } catch {
-                // Never an empty list that looks like "nothing new": the page says it could not
-                // look, and this visit is not recorded, so the changes are shown once they can be.
-                c["since"] = "What changed since your last visit could not be read: \(Pages.safe(Worded(error).sentence))"
-                c["unread"] = true
-                return Pages.html(site.render("changes", c))
-            }
-            c["changes"] = changes.filter { $0.member.lowercased() != key }.prefix(200).map { change -> [String: Any] in
-                var what = "\(change.member.isEmpty ? "Someone" : Pages.safe(change.member)) \(verb(change.kind))"
-                let fields = change.fields.map { f in CivilDate(iso: Substring(f)).map { Due(date: $0).display(today: today) } ?? Pages.safe(f) }
-                if !fields.isEmpty, change.kind != .conflict, change.kind != .deletedMyEdit { what += " (" + fields.joined(separator: ", ") + ")" }
-                return ["id": change.task.id.hex, "title": Pages.safe(change.task.title), "what": what, "base": site.prefix]
-            }
-        } else {
-            c["since"] = "From now on, this page shows what the others changed since your previous visit."
+        if let head, head != last { c["seen"] = ["commit": head, "csrf": session.csrf, "base": site.prefix] }
+        guard let last else {
+            c["since"] = "Nothing is marked as seen yet. Press \"Mark as seen\": from then on, this page shows what the others change."
+            c["unread"] = true
+            return Pages.html(site.render("changes", c))
         }
-        if let head, head != last { try site.recordVisit(member: key, commit: head) }
+        let today = h.clock.today
+        let changes: [ReceivedChange]
+        do {
+            // The member's name and email: a change by either is theirs.
+            let email = (try? h.memberEmail(session.member))??.lowercased()  // no email readable: the name alone
+            changes = try h.receivedChanges(from: last, to: head, viewer: Set([key] + (email.map { [$0] } ?? [])))
+        } catch {
+            // Never an empty list that looks like "nothing new": the page says it could not look.
+            c["since"] = "What changed since your last visit could not be read: \(Pages.safe(Worded(error).sentence))"
+            c["unread"] = true
+            return Pages.html(site.render("changes", c))
+        }
+        c["since"] = last == head ? "Nothing has changed since your last visit." : "What the others changed since your last visit:"
+        c["changes"] = changes.prefix(200).map { change -> [String: Any] in
+            var what = "\(change.member.isEmpty ? "Someone" : Pages.safe(change.member)) \(verb(change.kind))"
+            let fields = change.fields.map { f in CivilDate(iso: Substring(f)).map { Due(date: $0).display(today: today) } ?? Pages.safe(f) }
+            if !fields.isEmpty, change.kind != .conflict, change.kind != .deletedMyEdit { what += " (" + fields.joined(separator: ", ") + ")" }
+            return ["id": change.task.id.hex, "title": Pages.safe(change.task.title), "what": what, "base": site.prefix]
+        }
         return Pages.html(site.render("changes", c))
     }
 
@@ -134,11 +138,11 @@ enum OtherPages {
         return Pages.html(site.render("sync", c))
     }
 
-    /// `GET /feed`, and the answer to `POST /feed/new` (the only time the address is shown:
-    /// only its hash is kept).
-    static func feed(_ site: Site, _ session: Session, _ request: Request?, url: String?) throws -> Response {
-        var c = Pages.frame(site, session, title: "Calendar", nav: "navFeed", notice: request.flatMap(Pages.notice))
-        if let url {
+    /// `GET /feed`; the first one after `POST /feed/new` in the same session shows the new
+    /// address (the only time: only its hash is kept).
+    static func feed(_ site: Site, _ session: Session, _ request: Request) throws -> Response {
+        var c = Pages.frame(site, session, title: "Calendar", nav: "navFeed", notice: Pages.notice(request))
+        if let url = site.shownOnce.take(session.id, now: site.now()) {
             c["feedURL"] = url
         } else {
             // Whether to say "you have an address": unknown is said as none, and making one works either way.

@@ -39,6 +39,19 @@ enum Pages {
         Cookie.value(Cookie.noticeName, in: request).flatMap { Notice(rawValue: $0) }
     }
 
+    /// The task files that cannot be read, named above a list that leaves them out (as
+    /// `todo list` warns): their path in the household and why, at most 20.
+    static func unreadable(_ bad: [BadFile], into c: inout [String: Any]) {
+        guard !bad.isEmpty else { return }
+        c["unreadable"] = [
+            "intro": bad.count == 1
+                ? "One task file cannot be read, so it is left out of this page:"
+                : "\(bad.count) task files cannot be read, so they are left out of this page:",
+            "files": bad.prefix(20).map { ["path": safe($0.path), "reason": safe($0.reason)] },
+            "advice": ServeWording.askOwner,
+        ]
+    }
+
     // MARK: Error pages
 
     static func error(_ site: Site, _ e: PageError) -> Response {

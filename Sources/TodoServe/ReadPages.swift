@@ -6,7 +6,7 @@ import TodoStore
 enum MinePage {
     static func render(_ site: Site, _ session: Session, _ request: Request) throws -> Response {
         let h = try site.store { () throws(StoreError) in try site.openForReading() }
-        let (tasks, commit) = try site.tasksAndCommit(h)
+        let (tasks, commit, bad) = try site.tasksAndCommit(h)
         let today = h.clock.today
         let minute = h.clock.minuteOfDay
         let context = try site.store { () throws(StoreError) in try h.turnContext() }
@@ -40,6 +40,7 @@ enum MinePage {
         }
         var c = Pages.frame(site, session, title: "Mine", nav: "navMine", notice: Pages.notice(request))
         c["groups"] = groups
+        Pages.unreadable(bad, into: &c)
         return Pages.html(site.render("mine", c))
     }
 }
@@ -63,7 +64,7 @@ enum ListPages {
         query.assignee = assignee
         query.overdueOnly = q["overdue"] == "1"
         let h = try site.store { () throws(StoreError) in try site.openForReading() }
-        let tasks = try site.tasks(h)
+        let (tasks, bad) = try site.tasks(h)
         let today = h.clock.today
         let minute = h.clock.minuteOfDay
         let context = try site.store { () throws(StoreError) in try h.turnContext() }
@@ -78,6 +79,7 @@ enum ListPages {
             + (assignee.map { "&assignee=\(percentEncoded($0))" } ?? "") + (query.overdueOnly ? "&overdue=1" : "")
         let back = site.prefix + "/tasks?" + filters + (start > 0 ? "&after=\(percentEncoded(TaskQuery.Position(tasks[ordered[start - 1]]).text))" : "")
         var c = Pages.frame(site, session, title: "All tasks", nav: "navTasks", notice: Pages.notice(request))
+        Pages.unreadable(bad, into: &c)
         c["rows"] = page.map { Pages.row(tasks[$0], site: site, session: session, today: today, minute: minute, back: back, context: context) }
         c["whichOptions"] = [("open", "Open tasks"), ("done", "Done tasks"), ("all", "Open and done")].map {
             ["value": $0.0, "text": $0.1, "selected": $0.0 == which] as [String: Any]
@@ -96,13 +98,14 @@ enum ListPages {
     /// `GET /lists`: open tasks with checklist items, those tagged `shopping` first.
     static func lists(_ site: Site, _ session: Session, _ request: Request) throws -> Response {
         let h = try site.store { () throws(StoreError) in try site.openForReading() }
-        let tasks = try site.tasks(h)
+        let (tasks, bad) = try site.tasks(h)
         let withItems = tasks.indices.filter { tasks[$0].status == .open && !tasks[$0].deleted && !tasks[$0].visibleItems.isEmpty }
         let ordered = TaskQuery.order(tasks, withItems)
         let shopping = ordered.filter { tasks[$0].tagStates.contains { $0.value.present && $0.key.lowercased() == "shopping" } }
         let rest = ordered.filter { !shopping.contains($0) }
         let back = site.prefix + "/lists"
         var c = Pages.frame(site, session, title: "Lists", nav: "navLists", notice: Pages.notice(request))
+        Pages.unreadable(bad, into: &c)
         c["lists"] = (shopping + rest).prefix(50).map { i -> [String: Any] in
             [
                 "id": tasks[i].id.hex, "title": Pages.safe(tasks[i].title),

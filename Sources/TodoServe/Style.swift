@@ -65,6 +65,9 @@ enum Style {
         dl.details dt{font-weight:600}
         dl.details dd{margin:0;overflow-wrap:anywhere}
         ol.history li{padding:.25rem 0;border-bottom:1px solid \(Palette.border)}
+        main,footer,ol.history li,ul.changes li{overflow-wrap:anywhere}
+        .problem{border:2px solid \(Palette.error);border-radius:.3rem;padding:0 1rem;margin:1rem 0}
+        .problem code{overflow-wrap:anywhere}
         footer{margin-top:2rem;padding-top:1rem;border-top:1px solid \(Palette.border);color:\(Palette.muted)}
         @media (min-width:40rem){.filters{display:grid;grid-template-columns:repeat(2,1fr);gap:0 1rem;align-items:end}}
 

@@ -38,6 +38,17 @@ enum Templates {
         <main id="content">
         <h1{{#titleClass}} class="title"{{/titleClass}}>{{pageTitle}}</h1>
         {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+        {{#unreadable}}
+        <section class="problem" aria-labelledby="unreadable-heading">
+        <h2 id="unreadable-heading">Task files that cannot be read</h2>
+        <p>{{intro}}</p>
+        <ul>
+        {{#files}}<li><code>{{path}}</code>: {{reason}}</li>
+        {{/files}}
+        </ul>
+        <p>{{advice}}</p>
+        </section>
+        {{/unreadable}}
 
         """
 
@@ -241,6 +252,13 @@ enum Templates {
         {{/changes}}
         </ul>
         {{^unread}}{{^changes}}<p>Nothing new from the others.</p>{{/changes}}{{/unread}}
+        {{#seen}}
+        <form method="post" action="{{base}}/changes/seen">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="commit" value="{{commit}}">
+        <button type="submit">Mark as seen</button>
+        </form>
+        {{/seen}}
         {{> bottom}}
         """
 

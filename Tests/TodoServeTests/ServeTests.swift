@@ -283,7 +283,9 @@ struct ServeRouteTests {
             let device = Device(cookie: String(try #require(cookie.split(separator: ";").first?.dropFirst(13))), csrf: TokenHash.csrf(sessionSecret: String(secret)))
             let mine = try await client.get("/todo/", device)
             #expect(mine.status == .ok && mine.text.contains("href=\"/todo/tasks\">All tasks</a>"))
-            let feed = try await client.post("/todo/feed/new", device)
+            let made = try await client.post("/todo/feed/new", device)
+            #expect(made.headers[.location] == "/todo/feed")
+            let feed = try await client.get("/todo/feed", device)
             #expect(feed.text.contains("value=\"https://nas.example/todo/feed/"))
         }
     }
