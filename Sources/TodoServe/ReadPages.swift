@@ -38,7 +38,7 @@ enum MinePage {
             }
             groups.append(group)
         }
-        var c = Pages.frame(site, session, title: "Mine", nav: "navMine", notice: Pages.notice(request))
+        var c = Pages.frame(site, session, title: "Mine", nav: "navMine", request: request)
         c["groups"] = groups
         Pages.unreadable(bad, into: &c)
         return Pages.html(site.render("mine", c))
@@ -78,7 +78,7 @@ enum ListPages {
             "which=\(percentEncoded(which))" + (tag.map { "&tag=\(percentEncoded($0))" } ?? "")
             + (assignee.map { "&assignee=\(percentEncoded($0))" } ?? "") + (query.overdueOnly ? "&overdue=1" : "")
         let back = site.prefix + "/tasks?" + filters + (start > 0 ? "&after=\(percentEncoded(TaskQuery.Position(tasks[ordered[start - 1]]).text))" : "")
-        var c = Pages.frame(site, session, title: "All tasks", nav: "navTasks", notice: Pages.notice(request))
+        var c = Pages.frame(site, session, title: "All tasks", nav: "navTasks", request: request)
         Pages.unreadable(bad, into: &c)
         c["rows"] = page.map { Pages.row(tasks[$0], site: site, session: session, today: today, minute: minute, back: back, context: context) }
         c["whichOptions"] = [("open", "Open tasks"), ("done", "Done tasks"), ("all", "Open and done")].map {
@@ -104,7 +104,7 @@ enum ListPages {
         let shopping = ordered.filter { tasks[$0].tagStates.contains { $0.value.present && $0.key.lowercased() == "shopping" } }
         let rest = ordered.filter { !shopping.contains($0) }
         let back = site.prefix + "/lists"
-        var c = Pages.frame(site, session, title: "Lists", nav: "navLists", notice: Pages.notice(request))
+        var c = Pages.frame(site, session, title: "Lists", nav: "navLists", request: request)
         Pages.unreadable(bad, into: &c)
         c["lists"] = (shopping + rest).prefix(50).map { i -> [String: Any] in
             [
@@ -156,9 +156,10 @@ enum TaskPage {
             },
         ]
         if !task.notes.isEmpty { t["notes"] = Pages.safeLines(task.notes) }
+        if task.status == .done && task.recurrence == nil { t["reopen"] = true }
         if let itemError { t["itemError"] = itemError }
         if history.count > shown { t["older"] = back + "?history=\(shown + 20)" }
-        var c = Pages.frame(site, session, title: Pages.safe(task.title), notice: Pages.notice(request))
+        var c = Pages.frame(site, session, title: Pages.safe(task.title), request: request)
         c["titleClass"] = true
         c["task"] = t
         return Pages.html(site.render("task", c), status: itemError == nil ? .ok : .unprocessableContent)

@@ -35,6 +35,7 @@ struct Routes {
         g.post("/phone/new") { request, context in try await phoneChange(request, context) { s, _ in try phoneNew(s) } }
         g.post("/phone/revoke") { request, context in try await phoneChange(request, context) { s, form in try phoneRevoke(s, form) } }
         Changes(site: site).register(on: g)
+        HomeScreen(site: site).register(on: g)
         DAVRoutes(site: site).register(on: router)
     }
 

@@ -55,8 +55,8 @@ struct ServeChangeTests {
             #expect(page.text.contains("<p class=\"notice\" role=\"status\">Checked.</p>"))
             #expect(page.headers[values: .setCookie].contains { $0.hasPrefix("todo_notice=;") && $0.contains("Max-Age=0") })
             #expect(!(try await client.get("/lists", device)).text.contains("class=\"notice\""))
-            #expect(page.text.contains("aria-label=\"Uncheck: milk\""))
-            #expect(page.text.contains("aria-label=\"Check: eggs\""))
+            #expect(page.text.contains("aria-pressed=\"true\"><span class=\"box\" aria-hidden=\"true\"></span><span class=\"itemtext\">milk</span>"))
+            #expect(page.text.contains("aria-pressed=\"false\"><span class=\"box\" aria-hidden=\"true\"></span><span class=\"itemtext\">eggs</span>"))
             // A `back` to another site is not followed.
             let away = try await client.post("/t/\(listID)/items/\(milk)/uncheck", device, [("back", "//evil.example/")])
             #expect(away.headers[.location] == "/t/\(listID)" && away.notice == "unchecked")
