@@ -23,6 +23,7 @@ struct Changes {
         }
         g.post("/t/:id/reopen") { request, context in try await change(request, context) { s, form in try reopen(s, form, context) } }
         g.post("/undo") { request, context in try await change(request, context) { s, form in try undo(s, form) } }
+        g.post("/zone") { request, context in try await change(request, context) { s, form in try ZoneNotice.set(site, s, form) } }
         g.post("/add") { request, context in try await change(request, context) { s, form in try add(s, form) } }
         g.post("/sync") { request, context in
             let form = try await Form.read(request)

@@ -62,6 +62,7 @@ enum Notice: String, CaseIterable {
     case checked, unchecked, unchanged, itemAdded = "item-added", itemKnown = "item-known", added, addedBefore = "added-before"
     case synced, syncSkipped = "sync-skipped", syncFailed = "sync-failed", signedIn = "signed-in", signedOut = "signed-out"
     case seen, feedMade = "feed-made"
+    case zoneSet = "zone-set"
     case undone, alreadyUndone = "already-undone", undoRefused = "undo-refused", reopened, alreadyOpen = "already-open"
 
     var text: String {
@@ -84,6 +85,7 @@ enum Notice: String, CaseIterable {
         case .signedIn: "Signed in."
         case .signedOut: "Signed out."
         case .seen: "Marked as seen."
+        case .zoneSet: "The household's time zone is set."
         case .undone: "Undone."
         case .alreadyUndone: "Already undone: nothing changed."
         case .undoRefused: "Not undone: someone changed it since. Nothing was changed."

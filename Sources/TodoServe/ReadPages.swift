@@ -41,6 +41,7 @@ enum MinePage {
         var c = Pages.frame(site, session, title: "Mine", nav: "navMine", request: request)
         c["groups"] = groups
         Pages.unreadable(bad, into: &c)
+        ZoneNotice.add(h, session: session, site: site, into: &c)
         return Pages.html(site.render("mine", c))
     }
 }

@@ -154,6 +154,24 @@ enum Templates {
 
     static let mine = """
         {{> top}}
+        {{#zone}}
+        <section class="problem" aria-labelledby="zone-heading">
+        <h2 id="zone-heading">The household has no time zone</h2>
+        <p>{{text}}</p>
+        <form method="post" action="{{base}}/zone">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <div class="field">
+        <label for="zone">The household's time zone</label>
+        <input id="zone" name="zone" list="zones" maxlength="128" required aria-describedby="zone-hint">
+        <p class="hint" id="zone-hint">A name like Europe/Paris, America/New_York or Australia/Sydney.</p>
+        <datalist id="zones">
+        {{#zones}}<option value="{{.}}">{{/zones}}
+        </datalist>
+        </div>
+        <button type="submit">Set the time zone</button>
+        </form>
+        </section>
+        {{/zone}}
         {{#groups}}
         <section>
         <h2>{{heading}}</h2>

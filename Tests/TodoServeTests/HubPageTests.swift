@@ -410,3 +410,38 @@ struct HomeScreenTests {
         }
     }
 }
+
+/// A household with no recorded time zone follows the server's clock: Mine says so and offers
+/// the form that records one, for everyone.
+@Suite(.kit, .timeLimit(.minutes(5)), .serialized)
+struct ZoneNoticeTests {
+    @Test func mineShowsHowToSetTheHouseholdsZoneUntilOneIsSet() async throws {
+        let f = try ServeFixture()
+        guard case .machine = try f.household().zone().source else {
+            Issue.record("the fixture's household records a zone")
+            return
+        }
+        try await f.application().test(.router) { client in
+            let ann = try await client.signIn(f, as: "Ann")
+            let mine = try await client.get("/", ann)
+            #expect(mine.text.contains("<h2 id=\"zone-heading\">The household has no time zone</h2>"), "\(mine.text)")
+            #expect(mine.text.contains("<form method=\"post\" action=\"/zone\">") && mine.text.contains("<option value=\"Europe/Paris\">"))
+            PageWordingTests.expectNeutral(mine.text, "Mine without a zone", f)
+
+            let before = try f.commitCount()
+            for bad in ["Mars/Olympus", "../../etc/passwd", ""] {
+                let r = try await client.post("/zone", ann, [("zone", bad)])
+                #expect(r.status == .unprocessableContent, "\(bad)")
+                PageWordingTests.expectNeutral(r.text, bad, f)
+            }
+            #expect(try f.commitCount() == before)
+            let r = try await client.post("/zone", ann, [("zone", "Europe/Paris")])
+            #expect(r.status == .seeOther && r.headers[.location] == "/" && r.notice == "zone-set")
+            #expect(try f.household().zone().rules.name == "Europe/Paris")
+            #expect(!(try await client.get("/", ann)).text.contains("zone-heading"))
+            // Once recorded, the page does not change it.
+            #expect(try await client.post("/zone", ann, [("zone", "Asia/Tokyo")]).status == .conflict)
+            #expect(try f.household().zone().rules.name == "Europe/Paris")
+        }
+    }
+}
