@@ -8,7 +8,8 @@
 # SMTP server the reminder tests receive mail with (python3-aiosmtpd); and the browser the web
 # page's test drives (scripts/browser-test.py): Debian's chromium and chromium-driver, and the
 # selenium package from PyPI for the system's /usr/bin/python3 (pip, as root, after the apt
-# packages; Debian's python3-selenium is older than the Chromium it would drive); and the
+# packages; Debian's python3-selenium is older than the Chromium it would drive), with
+# axe-playwright-python for the axe-core it carries; and the
 # CalDAV clients the server's tests drive (scripts/caldav/): a virtual environment in
 # ${XDG_CACHE_HOME:-~/.cache}/todo/caldav-venv with the pinned PyPI packages in CALDAV_PINNED
 # (python3-venv from apt when `python3 -m venv` cannot make one), made again only when the list
@@ -75,7 +76,9 @@ if [ "$tests" = yes ]; then
     command -v chromium >/dev/null 2>&1 || add chromium
     [ -x /usr/bin/chromedriver ] || add chromium-driver
     # pip itself, for selenium below (it is a PyPI package, not an apt one).
-    if [ ! -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import selenium' >/dev/null 2>&1; then
+    # (and axe-core's axe.min.js, which the axe-playwright-python wheel carries: the browser test
+    # runs it through selenium, so none of that package's own dependencies is needed)
+    if [ ! -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import selenium, axe_playwright_python' >/dev/null 2>&1; then
         selenium=missing
         /usr/bin/python3 -m pip --version >/dev/null 2>&1 || add python3-pip
     fi
@@ -99,16 +102,17 @@ pip_selenium() { # installs selenium from PyPI for /usr/bin/python3 (as root) or
         return 0
     fi
     if [ "$(id -u)" -ne 0 ]; then
-        echo "scripts/deps.sh: python3's selenium package is missing" >&2
-        echo "install it with: sudo /usr/bin/python3 -m pip install --break-system-packages selenium" >&2
+        echo "scripts/deps.sh: python3's selenium or axe-playwright-python package is missing" >&2
+        echo "install it with: sudo /usr/bin/python3 -m pip install --break-system-packages selenium && sudo /usr/bin/python3 -m pip install --break-system-packages --no-deps axe-playwright-python==0.1.8" >&2
         echo "then run the same make command again." >&2
         exit 1
     fi
     # Debian marks its python3 as managed by apt; selenium is not among its packages at a
     # version that speaks to this Chromium, so it goes beside them.
     /usr/bin/python3 -m pip install --quiet --root-user-action=ignore --break-system-packages selenium
-    /usr/bin/python3 -c 'import selenium' # fails loudly if the install did not take
-    echo "scripts/deps.sh: installed selenium (PyPI) for /usr/bin/python3"
+    /usr/bin/python3 -m pip install --quiet --root-user-action=ignore --break-system-packages --no-deps axe-playwright-python==0.1.8
+    /usr/bin/python3 -c 'import selenium, axe_playwright_python' # fails loudly if the install did not take
+    echo "scripts/deps.sh: installed selenium and axe-playwright-python (PyPI) for /usr/bin/python3"
 }
 
 # The CalDAV clients and servers scripts/caldav/ drives, pinned: the tests read their requests

@@ -21,6 +21,9 @@ struct Changes {
         g.post("/t/:id/items") { request, context in
             try await change(request, context) { s, form in try addItem(s, form, context, request) }
         }
+        g.post("/t/:id/reopen") { request, context in try await change(request, context) { s, form in try reopen(s, form, context) } }
+        g.post("/undo") { request, context in try await change(request, context) { s, form in try undo(s, form) } }
+        g.post("/zone") { request, context in try await change(request, context) { s, form in try ZoneNotice.set(site, s, form) } }
         g.post("/add") { request, context in try await change(request, context) { s, form in try add(s, form) } }
         g.post("/sync") { request, context in
             let form = try await Form.read(request)
@@ -42,7 +45,19 @@ struct Changes {
         g.post("/feed/new") { request, context in
             try await change(request, context) { s, _ in
                 let token = try site.tokens.newFeed(member: s.member, now: site.now())
-                return try OtherPages.feed(site, s, nil, url: site.base + "/feed/\(token.text).ics")
+                // Shown once, by this session's next `GET /feed`: a reload after that shows it no more.
+                site.shownOnce.put(s.id, site.base + "/feed/\(token.text).ics", now: site.now())
+                return Redirect.see(site.prefix + "/feed", notice: .feedMade, site: site)
+            }
+        }
+        g.post("/changes/seen") { request, context in
+            try await change(request, context) { s, form in
+                // The commit the page showed: what came in after it stays news.
+                guard let commit = form["commit"], [40, 64].contains(commit.utf8.count), commit.utf8.allSatisfy(isLowerHex) else {
+                    throw PageError(status: 422)
+                }
+                try site.recordVisit(member: s.member.lowercased(), commit: commit)
+                return Redirect.see(site.prefix + "/changes", notice: .seen, site: site)
             }
         }
         g.post("/signout") { request, context in
@@ -89,6 +104,7 @@ struct Changes {
         // `ServeWording.failure` through `site.store`.
         let outcome = try site.store { () throws(StoreError) in try h.complete([id.hex], action, on: date) }
         site.afterChange(commit: outcome.commit)
+        let undo = outcome.commit.flatMap { Undoable(task: id.hex, commit: $0) }
         let notice: Notice
         if action == .skip {
             notice = outcome.commit == nil ? .alreadySkipped : .skipped
@@ -103,8 +119,46 @@ struct Changes {
         } else {
             notice = .done
         }
-        return Redirect.see(back, notice: notice, site: site)
+        return Redirect.see(back, notice: notice, site: site, undo: undo)
     }
+
+    /// `POST /t/<id>/reopen`: a done task open again (the CLI's `reopen`).
+    private func reopen(_ session: Session, _ form: Form, _ context: ServeContext) throws -> Response {
+        let id = try site.taskID(try context.parameters.require("id"))
+        let h = try site.store { () throws(StoreError) in try site.openForChange(member: session.member) }
+        let outcome = try site.store { () throws(StoreError) in try h.reopen([id.hex]) }
+        site.afterChange(commit: outcome.commit)
+        return Redirect.see(site.prefix + "/t/" + id.hex, notice: outcome.commit == nil ? .alreadyOpen : .reopened, site: site)
+    }
+
+    /// `POST /undo` (`task`, `commit`, `back`): takes back exactly that commit with the store's
+    /// undo, when it is the member's own change of that task through this server; a second
+    /// time, or after `todo undo` took it back, nothing changes. A field someone wrote since
+    /// refuses it, as `todo undo` does without `--force`.
+    private func undo(_ session: Session, _ form: Form) throws -> Response {
+        guard let undoable = Undoable(task: form["task"] ?? "", commit: form["commit"] ?? ""), let id = TaskID(undoable.task) else {
+            throw PageError(status: 422)
+        }
+        let back = Redirect.back(form, site: site, fallback: site.prefix + "/t/" + id.hex)
+        let h = try site.store { () throws(StoreError) in try site.openForChange(member: session.member) }
+        if h.wasTakenBack(undoable.commit) { return Redirect.see(back, notice: .alreadyUndone, site: site) }
+        let recent = try site.store { () throws(StoreError) in try h.history(of: id, limit: Self.undoDepth) }
+        guard let entry = recent.first(where: { $0.commit == undoable.commit }), Household.isOwn(entry, replica: site.replica),
+            entry.authorName.lowercased() == session.member.lowercased()
+        else {
+            throw PageError(status: 404, title: "Cannot be undone", text: "That change is not one of your recent changes of this task. Reload the page.")
+        }
+        switch try site.store({ () throws(StoreError) in try h.undo(h.undoStep(entry), force: false) }) {
+        case .undone(let outcome):
+            site.afterChange(commit: outcome.commit)
+            return Redirect.see(back, notice: outcome.commit == nil ? .unchanged : .undone, site: site)
+        case .refused:
+            return Redirect.see(back, notice: .undoRefused, site: site)
+        }
+    }
+
+    /// How far back in a task's history an Undo looks for its commit.
+    static let undoDepth = 50
 
     // MARK: Checklists
 
@@ -122,7 +176,9 @@ struct Changes {
         if check { edit.checkItems = [name] } else { edit.uncheckItems = [name] }
         let outcome = try site.store { () throws(StoreError) in try h.edit(id.hex, edit) }
         site.afterChange(commit: outcome.commit)
-        return Redirect.see(back, notice: outcome.commit == nil ? .unchanged : check ? .checked : .unchecked, site: site)
+        return Redirect.see(
+            back, notice: outcome.commit == nil ? .unchanged : check ? .checked : .unchecked, site: site,
+            undo: outcome.commit.flatMap { Undoable(task: id.hex, commit: $0) })
     }
 
     private func addItem(_ session: Session, _ form: Form, _ context: ServeContext, _ request: Request) throws -> Response {
@@ -149,6 +205,8 @@ struct Changes {
         var typed = AddPage.Typed()
         typed.title = form["title"] ?? ""
         typed.due = form["due"] ?? ""
+        typed.dueDate = form["due-date"] ?? ""
+        typed.dueTime = form["due-time"] ?? ""
         typed.assignee = form["assignee"] ?? ""
         typed.tags = form["tags"] ?? ""
         typed.form = form["form"] ?? ""
@@ -169,11 +227,10 @@ struct Changes {
         case .success(let t): new.title = t
         case .failure(let p): errors["title"] = p.message
         }
-        if !typed.due.trimmed().isEmpty {
-            switch FormInput.due(typed.due, clock: h.clock) {
-            case .success(let due): new.due = due
-            case .failure(let p): errors["due"] = p.message
-            }
+        switch AddPage.due(typed, clock: h.clock) {
+        case .success(let due)?: new.due = due
+        case .failure(let p)?: errors["due"] = p.message
+        case nil: break
         }
         switch FormInput.assignee(typed.assignee) {
         case .success(let n?): new.assignee = (try? h.knownMember(n)) ?? n  // a roster that cannot be read: the name as typed; the transaction reports the file
@@ -187,8 +244,7 @@ struct Changes {
             }
         }
         if !errors.isEmpty {
-            // Only the suggestions of the form that is shown again: without them the field is free text.
-            let members = ((try? h.memberNames()) ?? []).map(Pages.safe)
+            let members = (try? h.memberNames()) ?? []  // unreadable: the select offers the typed name alone
             return AddPage.render(site, session, typed: typed, errors: errors, members: members)
         }
         let outcome = try site.store { () throws(StoreError) in try h.add(new) }

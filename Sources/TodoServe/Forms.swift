@@ -61,6 +61,9 @@ enum Notice: String, CaseIterable {
     case done, alreadyDone = "already-done", alsoDone = "also-done", skipped, alreadySkipped = "already-skipped"
     case checked, unchecked, unchanged, itemAdded = "item-added", itemKnown = "item-known", added, addedBefore = "added-before"
     case synced, syncSkipped = "sync-skipped", syncFailed = "sync-failed", signedIn = "signed-in", signedOut = "signed-out"
+    case seen, feedMade = "feed-made"
+    case zoneSet = "zone-set"
+    case undone, alreadyUndone = "already-undone", undoRefused = "undo-refused", reopened, alreadyOpen = "already-open"
 
     var text: String {
         switch self {
@@ -81,6 +84,14 @@ enum Notice: String, CaseIterable {
         case .syncFailed: "The sync failed; see below."
         case .signedIn: "Signed in."
         case .signedOut: "Signed out."
+        case .seen: "Marked as seen."
+        case .zoneSet: "The household's time zone is set."
+        case .undone: "Undone."
+        case .alreadyUndone: "Already undone: nothing changed."
+        case .undoRefused: "Not undone: someone changed it since. Nothing was changed."
+        case .reopened: "Reopened."
+        case .alreadyOpen: "Already open: nothing changed."
+        case .feedMade: "New feed address made: the old one no longer works."
         }
     }
 }
@@ -97,11 +108,27 @@ enum Redirect {
     }
 
     /// 303 to `path`, the notice for the next page in a short-lived cookie (so the address
-    /// stays the page's own, and a reload does not show it again).
-    static func see(_ path: String, notice: Notice?, site: Site) -> Response {
+    /// stays the page's own, and a reload does not show it again); with `undo`, the notice
+    /// offers to take back that commit of that task (`POST /undo`).
+    static func see(_ path: String, notice: Notice?, site: Site, undo: Undoable? = nil) -> Response {
         var headers: HTTPFields = [.location: path]
-        if let notice { headers[.setCookie] = Cookie.notice(notice, path: site.prefix) }
+        if let notice { headers[.setCookie] = Cookie.notice(notice, undo: undo, path: site.prefix) }
         return Response(status: .seeOther, headers: headers)
+    }
+}
+
+/// A change the notice after it offers to take back: the task and the commit, in hex.
+struct Undoable: Equatable {
+    let task: String
+    let commit: String
+
+    /// From a notice cookie's value or a form: a 32-hex task id and a 40- or 64-hex commit.
+    init?(task: String, commit: String) {
+        guard task.utf8.count == 32, task.utf8.allSatisfy(isLowerHex), [40, 64].contains(commit.utf8.count),
+            commit.utf8.allSatisfy(isLowerHex)
+        else { return nil }
+        self.task = task
+        self.commit = commit
     }
 }
 
@@ -115,9 +142,10 @@ enum Cookie {
 
     static let noticeName = "todo_notice"
 
-    /// The notice for the next page: a minute's life, read once (`Pages.notice`).
-    static func notice(_ notice: Notice, path: String) -> String {
-        "\(noticeName)=\(notice.rawValue); Path=\(path.isEmpty ? "/" : path); Max-Age=60; HttpOnly; SameSite=Lax"
+    /// The notice for the next page: a minute's life, read once (`Pages.notice`); its value is
+    /// the notice's code, then `~task~commit` when it offers an Undo.
+    static func notice(_ notice: Notice, undo: Undoable? = nil, path: String) -> String {
+        "\(noticeName)=\(notice.rawValue)\(undo.map { "~\($0.task)~\($0.commit)" } ?? ""); Path=\(path.isEmpty ? "/" : path); Max-Age=60; HttpOnly; SameSite=Lax"
     }
 
     static func clearNotice(path: String) -> String {

@@ -7,7 +7,11 @@ import TodoWording
 enum AddPage {
     struct Typed {
         var title = ""
+        /// The due date in the CLI's words; they win over the picked date and time.
         var due = ""
+        /// `<input type="date">` and `type="time"`: `YYYY-MM-DD` and `HH:MM`.
+        var dueDate = ""
+        var dueTime = ""
         var assignee = ""
         var tags = ""
         var form = ""
@@ -20,64 +24,91 @@ enum AddPage {
         return render(site, session, typed: typed, errors: [:], members: members(site))
     }
 
+    /// The household's members, for the assignee's select: the roster's names (none when it
+    /// cannot be read: the select then offers nobody and the name already chosen).
     static func members(_ site: Site) -> [String] {
-        // Only suggestions for a form field: without them it is free text.
-        ((try? site.openForReading().memberNames()) ?? []).map(Pages.safe)
+        (try? site.openForReading().memberNames()) ?? []
     }
 
     static func render(_ site: Site, _ session: Session, typed: Typed, errors: [String: String], members: [String]) -> Response {
         var c = Pages.frame(site, session, title: "Add a task", nav: "navAdd")
         c["form"] = typed.form
-        c["members"] = members
-        let fields: [(String, String, String, Int, String?, String?)] = [
-            ("title", "Title", typed.title, FieldRules.maxTitle, nil, nil),
-            ("due", "Due", typed.due, 100, "Like friday 18:00, tomorrow, +3d or 2026-12-24; empty for none.", nil),
-            ("assignee", "Assigned to", typed.assignee, FieldRules.maxName, "A name from the household, or empty.", "members"),
-            ("tags", "Tags", typed.tags, 500, "Words separated by spaces, like shopping garden.", nil),
-        ]
-        c["fields"] = fields.map { f -> [String: Any] in
-            var d: [String: Any] = ["name": f.0, "label": f.1, "value": f.2, "max": f.3, "required": f.0 == "title"]
-            if let hint = f.4 { d["hint"] = hint }
-            if let list = f.5 { d["list"] = list }
-            if let e = errors[f.0] { d["error"] = e }
+        func field(_ name: String, _ label: String, _ value: String, _ max: Int, hint: String?) -> [String: Any] {
+            var d: [String: Any] = ["name": name, "label": label, "value": value, "max": max, "required": name == "title"]
+            if let hint { d["hint"] = hint }
+            if let e = errors[name] { d["error"] = e }
             return d
         }
+        c["titleField"] = field("title", "Title", typed.title, FieldRules.maxTitle, hint: nil)
+        c["tagsField"] = field("tags", "Tags", typed.tags, 500, hint: "Words separated by spaces, like shopping garden.")
+        var due = field("due", "Or in words", typed.due, 100, hint: "Like friday 18:00, tomorrow or +3d. Words, when given, win over the date and time above.")
+        due["date"] = typed.dueDate
+        due["time"] = typed.dueTime
+        c["dueField"] = due
+        // The typed name stays chosen, member or not, so a refused form shows what was sent.
+        var names = members
+        let chosen = typed.assignee.trimmed()
+        if !chosen.isEmpty, !names.contains(where: { $0.lowercased() == chosen.lowercased() }) { names.append(chosen) }
+        c["assignees"] = names.map { n -> [String: Any] in ["name": Pages.safe(n), "value": n, "selected": n.lowercased() == chosen.lowercased()] }
+        c["nobodySelected"] = chosen.isEmpty
+        if let e = errors["assignee"] { c["assigneeError"] = e }
         return Pages.html(site.render("add", c), status: errors.isEmpty ? .ok : .unprocessableContent)
+    }
+
+    /// What the form says is due: the words when given (the CLI's, `FormInput.due`), else the
+    /// picked date with its time, else a time alone (today's or tomorrow's, as the CLI reads
+    /// `18:00`); nil for nothing.
+    static func due(_ typed: Typed, clock: WallClock) -> Result<Due, InputProblem>? {
+        let words = typed.due.trimmed()
+        let date = typed.dueDate.trimmed()
+        let time = typed.dueTime.trimmed()
+        if !words.isEmpty { return FormInput.due(words, clock: clock) }
+        if !date.isEmpty {
+            guard CivilDate(iso: Substring(date)) != nil else {
+                return .failure(InputProblem("The date picked is not a date of the calendar."))
+            }
+            return FormInput.due(time.isEmpty ? date : date + " " + time, clock: clock)
+        }
+        return time.isEmpty ? nil : FormInput.due(time, clock: clock)
     }
 }
 
 enum OtherPages {
-    /// `GET /changes`: what the others changed since this member's last visit of this page;
-    /// then this visit is recorded (`visits.json`).
+    /// `GET /changes`: what the others changed since the commit this member last marked as
+    /// seen (`visits.json`); changes nothing. "Mark as seen" (`POST /changes/seen`) records the
+    /// commit the page showed. "The others" are every writer but the member, whichever replica
+    /// wrote (the owner's own commands on the server's clone included).
     static func changes(_ site: Site, _ session: Session, _ request: Request) throws -> Response {
         let h = try site.store { () throws(StoreError) in try site.openForReading() }
         let head = try site.store { () throws(StoreError) in try h.headCommit() }
         let key = session.member.lowercased()
         let last = try site.visits(member: key)
-        var c = Pages.frame(site, session, title: "Since my last visit", nav: "navChanges", notice: Pages.notice(request))
-        if let last {
-            let today = h.clock.today
-            let changes: [ReceivedChange]
-            do {
-                changes = try h.receivedChanges(from: last, to: head)
-                c["since"] = last == head ? "Nothing has changed since your last visit." : "What the others changed since your last visit:"
-            } catch {
-                // Never an empty list that looks like "nothing new": the page says it could not
-                // look, and this visit is not recorded, so the changes are shown once they can be.
-                c["since"] = "What changed since your last visit could not be read: \(Pages.safe(Worded(error).sentence))"
-                c["unread"] = true
-                return Pages.html(site.render("changes", c))
-            }
-            c["changes"] = changes.filter { $0.member.lowercased() != key }.prefix(200).map { change -> [String: Any] in
-                var what = "\(change.member.isEmpty ? "Someone" : Pages.safe(change.member)) \(verb(change.kind))"
-                let fields = change.fields.map { f in CivilDate(iso: Substring(f)).map { Due(date: $0).display(today: today) } ?? Pages.safe(f) }
-                if !fields.isEmpty, change.kind != .conflict, change.kind != .deletedMyEdit { what += " (" + fields.joined(separator: ", ") + ")" }
-                return ["id": change.task.id.hex, "title": Pages.safe(change.task.title), "what": what, "base": site.prefix]
-            }
-        } else {
-            c["since"] = "From now on, this page shows what the others changed since your previous visit."
+        var c = Pages.frame(site, session, title: "Since my last visit", nav: "navChanges", request: request)
+        if let head, head != last { c["seen"] = ["commit": head, "csrf": session.csrf, "base": site.prefix] }
+        guard let last else {
+            c["since"] = "Nothing is marked as seen yet. Press \"Mark as seen\": from then on, this page shows what the others change."
+            c["unread"] = true
+            return Pages.html(site.render("changes", c))
         }
-        if let head, head != last { try site.recordVisit(member: key, commit: head) }
+        let today = h.clock.today
+        let changes: [ReceivedChange]
+        do {
+            // The member's name and email: a change by either is theirs.
+            let email = (try? h.memberEmail(session.member))??.lowercased()  // no email readable: the name alone
+            changes = try h.receivedChanges(from: last, to: head, viewer: Set([key] + (email.map { [$0] } ?? [])))
+        } catch {
+            // Never an empty list that looks like "nothing new": the page says it could not look.
+            c["since"] = "What changed since your last visit could not be read: \(Pages.safe(Worded(error).sentence))"
+            c["unread"] = true
+            return Pages.html(site.render("changes", c))
+        }
+        c["since"] = last == head ? "Nothing has changed since your last visit." : "What the others changed since your last visit:"
+        c["changes"] = changes.prefix(200).map { change -> [String: Any] in
+            var what = "\(change.member.isEmpty ? "Someone" : Pages.safe(change.member)) \(verb(change.kind))"
+            let fields = change.fields.map { f in CivilDate(iso: Substring(f)).map { Due(date: $0).display(today: today) } ?? Pages.safe(f) }
+            if !fields.isEmpty, change.kind != .conflict, change.kind != .deletedMyEdit { what += " (" + fields.joined(separator: ", ") + ")" }
+            return ["id": change.task.id.hex, "title": Pages.safe(change.task.title), "what": what, "base": site.prefix]
+        }
         return Pages.html(site.render("changes", c))
     }
 
@@ -125,7 +156,7 @@ enum OtherPages {
         facts.append([
             "name": "Background sync", "value": site.config.syncEvery == 0 ? "off (cron syncs)" : "every \(site.config.syncEvery / 60) minutes",
         ])
-        var c = Pages.frame(site, session, title: "Sync", nav: "navSync", notice: Pages.notice(request))
+        var c = Pages.frame(site, session, title: "Sync", nav: "navSync", request: request)
         c["facts"] = facts
         if let e = state.lastError {
             c["lastError"] = Pages.safe(e)
@@ -134,11 +165,11 @@ enum OtherPages {
         return Pages.html(site.render("sync", c))
     }
 
-    /// `GET /feed`, and the answer to `POST /feed/new` (the only time the address is shown:
-    /// only its hash is kept).
-    static func feed(_ site: Site, _ session: Session, _ request: Request?, url: String?) throws -> Response {
-        var c = Pages.frame(site, session, title: "Calendar", nav: "navFeed", notice: request.flatMap(Pages.notice))
-        if let url {
+    /// `GET /feed`; the first one after `POST /feed/new` in the same session shows the new
+    /// address (the only time: only its hash is kept).
+    static func feed(_ site: Site, _ session: Session, _ request: Request) throws -> Response {
+        var c = Pages.frame(site, session, title: "Calendar", nav: "navFeed", request: request)
+        if let url = site.shownOnce.take(session.id, now: site.now()) {
             c["feedURL"] = url
         } else {
             // Whether to say "you have an address": unknown is said as none, and making one works either way.
@@ -155,7 +186,7 @@ enum OtherPages {
     /// shown: only its hash is kept): the steps for a phone's task app, a button for a new app
     /// password, and the member's app passwords, each with its Remove button.
     static func phone(_ site: Site, _ session: Session, _ request: Request?, made: (user: String, password: String)?) throws -> Response {
-        var c = Pages.frame(site, session, title: "Phone's task app", nav: "navPhone", notice: request.flatMap(Pages.notice))
+        var c = Pages.frame(site, session, title: "Phone's task app", nav: "navPhone", request: request)
         let address = site.base + "/dav/"
         if let made { c["made"] = ["url": address, "user": made.user, "password": made.password] }
         let url = BaseURL.parse(site.base)

@@ -20,23 +20,49 @@ enum Pages {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// What every page's top and bottom need.
-    static func frame(_ site: Site, _ session: Session?, title: String, nav: String? = nil, notice: Notice? = nil) -> [String: Any] {
+    /// What every page's top and bottom need; with `request`, the notice a POST left for this
+    /// page and its Undo.
+    static func frame(_ site: Site, _ session: Session?, title: String, nav: String? = nil, request: Request? = nil) -> [String: Any] {
         var c: [String: Any] = [
             "pageTitle": title, "household": safe(site.household), "base": site.prefix, "signedIn": session != nil,
+            "themeColor": HomeScreen.colour(for: site.household),
         ]
         if let session {
             c["member"] = safe(session.member)
             c["csrf"] = session.csrf
         }
         if let nav { c[nav] = true }
-        if let notice { c["notice"] = notice.text }
+        if let request, let notice = notice(request) {
+            c["notice"] = notice.text
+            if let session, let undo = undoable(request) {
+                c["undo"] = ["task": undo.task, "commit": undo.commit, "csrf": session.csrf, "back": request.uri.string]
+            }
+        }
         return c
     }
 
     /// The notice a POST left for this page (`Redirect.see`); `Routes.page` clears it.
     static func notice(_ request: Request) -> Notice? {
-        Cookie.value(Cookie.noticeName, in: request).flatMap { Notice(rawValue: $0) }
+        Cookie.value(Cookie.noticeName, in: request).flatMap { Notice(rawValue: String($0.prefix { $0 != "~" })) }
+    }
+
+    /// The change the notice offers to take back, if it offers one.
+    static func undoable(_ request: Request) -> Undoable? {
+        guard let parts = Cookie.value(Cookie.noticeName, in: request)?.split(separator: "~"), parts.count == 3 else { return nil }
+        return Undoable(task: String(parts[1]), commit: String(parts[2]))
+    }
+
+    /// The task files that cannot be read, named above a list that leaves them out (as
+    /// `todo list` warns): their path in the household and why, at most 20.
+    static func unreadable(_ bad: [BadFile], into c: inout [String: Any]) {
+        guard !bad.isEmpty else { return }
+        c["unreadable"] = [
+            "intro": bad.count == 1
+                ? "One task file cannot be read, so it is left out of this page:"
+                : "\(bad.count) task files cannot be read, so they are left out of this page:",
+            "files": bad.prefix(20).map { ["path": safe($0.path), "reason": safe($0.reason)] },
+            "advice": ServeWording.askOwner,
+        ]
     }
 
     // MARK: Error pages
@@ -104,7 +130,7 @@ enum Pages {
             let checked = item.state == .checked
             return [
                 "id": task.id.hex, "key": item.key, "text": safe(item.text), "checked": checked,
-                "action": checked ? "uncheck" : "check", "label": checked ? "Uncheck" : "Check", "csrf": session.csrf,
+                "action": checked ? "uncheck" : "check", "csrf": session.csrf,
                 "back": back, "base": site.prefix,
             ]
         }

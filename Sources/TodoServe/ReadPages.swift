@@ -6,19 +6,19 @@ import TodoStore
 enum MinePage {
     static func render(_ site: Site, _ session: Session, _ request: Request) throws -> Response {
         let h = try site.store { () throws(StoreError) in try site.openForReading() }
-        let (tasks, commit) = try site.tasksAndCommit(h)
+        let (tasks, commit, bad) = try site.tasksAndCommit(h)
         let today = h.clock.today
         let minute = h.clock.minuteOfDay
         let key = "\(commit) \(today) \(minute) \(session.member.lowercased())"
-        let notice = Pages.notice(request)
-        let make = { try body(site, session, h, tasks, agendaKey: key, today: today, minute: minute, notice: notice) }
-        // Without a notice, the page is the same for the same commit, minute and session.
-        return Pages.html(try notice == nil ? site.page(key: key + " " + session.csrf, make) : make())
+        let make = { try body(site, session, h, tasks, bad, agendaKey: key, today: today, minute: minute, request: request) }
+        // Without a notice, the page is the same for the same commit (its tasks and the files
+        // that could not be read), minute and session.
+        return Pages.html(try Pages.notice(request) == nil ? site.page(key: key + " " + session.csrf, make) : make())
     }
 
     private static func body(
-        _ site: Site, _ session: Session, _ h: HouseholdReader, _ tasks: [Task], agendaKey: String, today: CivilDate, minute: Int,
-        notice: Notice?
+        _ site: Site, _ session: Session, _ h: HouseholdReader, _ tasks: [Task], _ bad: [BadFile], agendaKey: String, today: CivilDate,
+        minute: Int, request: Request
     ) throws -> String {
         let context = try site.store { () throws(StoreError) in try h.turnContext() }
         let me = session.member.lowercased()
@@ -49,8 +49,10 @@ enum MinePage {
             }
             groups.append(group)
         }
-        var c = Pages.frame(site, session, title: "Mine", nav: "navMine", notice: notice)
+        var c = Pages.frame(site, session, title: "Mine", nav: "navMine", request: request)
         c["groups"] = groups
+        Pages.unreadable(bad, into: &c)
+        ZoneNotice.add(h, session: session, site: site, into: &c)
         return site.render("mine", c)
     }
 }
@@ -74,7 +76,7 @@ enum ListPages {
         query.assignee = assignee
         query.overdueOnly = q["overdue"] == "1"
         let h = try site.store { () throws(StoreError) in try site.openForReading() }
-        let tasks = try site.tasks(h)
+        let (tasks, bad) = try site.tasks(h)
         let today = h.clock.today
         let minute = h.clock.minuteOfDay
         let context = try site.store { () throws(StoreError) in try h.turnContext() }
@@ -88,7 +90,8 @@ enum ListPages {
             "which=\(percentEncoded(which))" + (tag.map { "&tag=\(percentEncoded($0))" } ?? "")
             + (assignee.map { "&assignee=\(percentEncoded($0))" } ?? "") + (query.overdueOnly ? "&overdue=1" : "")
         let back = site.prefix + "/tasks?" + filters + (start > 0 ? "&after=\(percentEncoded(TaskQuery.Position(tasks[ordered[start - 1]]).text))" : "")
-        var c = Pages.frame(site, session, title: "All tasks", nav: "navTasks", notice: Pages.notice(request))
+        var c = Pages.frame(site, session, title: "All tasks", nav: "navTasks", request: request)
+        Pages.unreadable(bad, into: &c)
         c["rows"] = page.map { Pages.row(tasks[$0], site: site, session: session, today: today, minute: minute, back: back, context: context) }
         c["whichOptions"] = [("open", "Open tasks"), ("done", "Done tasks"), ("all", "Open and done")].map {
             ["value": $0.0, "text": $0.1, "selected": $0.0 == which] as [String: Any]
@@ -107,13 +110,14 @@ enum ListPages {
     /// `GET /lists`: open tasks with checklist items, those tagged `shopping` first.
     static func lists(_ site: Site, _ session: Session, _ request: Request) throws -> Response {
         let h = try site.store { () throws(StoreError) in try site.openForReading() }
-        let tasks = try site.tasks(h)
+        let (tasks, bad) = try site.tasks(h)
         let withItems = tasks.indices.filter { tasks[$0].status == .open && !tasks[$0].deleted && !tasks[$0].visibleItems.isEmpty }
         let ordered = TaskQuery.order(tasks, withItems)
         let shopping = ordered.filter { tasks[$0].tagStates.contains { $0.value.present && $0.key.lowercased() == "shopping" } }
         let rest = ordered.filter { !shopping.contains($0) }
         let back = site.prefix + "/lists"
-        var c = Pages.frame(site, session, title: "Lists", nav: "navLists", notice: Pages.notice(request))
+        var c = Pages.frame(site, session, title: "Lists", nav: "navLists", request: request)
+        Pages.unreadable(bad, into: &c)
         c["lists"] = (shopping + rest).prefix(50).map { i -> [String: Any] in
             [
                 "id": tasks[i].id.hex, "title": Pages.safe(tasks[i].title),
@@ -164,9 +168,10 @@ enum TaskPage {
             },
         ]
         if !task.notes.isEmpty { t["notes"] = Pages.safeLines(task.notes) }
+        if task.status == .done && task.recurrence == nil { t["reopen"] = true }
         if let itemError { t["itemError"] = itemError }
         if history.count > shown { t["older"] = back + "?history=\(shown + 20)" }
-        var c = Pages.frame(site, session, title: Pages.safe(task.title), notice: Pages.notice(request))
+        var c = Pages.frame(site, session, title: Pages.safe(task.title), request: request)
         c["titleClass"] = true
         c["task"] = t
         return Pages.html(site.render("task", c), status: itemError == nil ? .ok : .unprocessableContent)

@@ -28,15 +28,14 @@ struct Routes {
         }
         g.get("/add") { request, context in try await page(request, context) { s in AddPage.render(site, s, request) } }
         g.get("/lists") { request, context in try await page(request, context) { s in try ListPages.lists(site, s, request) } }
-        g.get("/changes") { request, context in
-            try await page(request, context, write: true) { s in try OtherPages.changes(site, s, request) }
-        }
+        g.get("/changes") { request, context in try await page(request, context) { s in try OtherPages.changes(site, s, request) } }
         g.get("/sync") { request, context in try await page(request, context) { s in try OtherPages.sync(site, s, request) } }
-        g.get("/feed") { request, context in try await page(request, context) { s in try OtherPages.feed(site, s, request, url: nil) } }
+        g.get("/feed") { request, context in try await page(request, context) { s in try OtherPages.feed(site, s, request) } }
         g.get("/phone") { request, context in try await page(request, context) { s in try OtherPages.phone(site, s, request, made: nil) } }
         g.post("/phone/new") { request, context in try await phoneChange(request, context) { s, _ in try phoneNew(s) } }
         g.post("/phone/revoke") { request, context in try await phoneChange(request, context) { s, form in try phoneRevoke(s, form) } }
         Changes(site: site).register(on: g)
+        HomeScreen(site: site).register(on: g)
         DAVRoutes(site: site).register(on: router)
     }
 

@@ -25,7 +25,9 @@ final class Site: Sendable {
     let syncer: BackgroundSync
     /// What CalDAV derives from a commit and day (docs/CALDAV.md).
     let davViews = DAVViews()
-    private let taskCache = Mutex<(commit: String, tasks: [Task])?>(nil)
+    /// What a POST made that its next page shows once (a new feed address), by session.
+    let shownOnce = ShownOnce()
+    private let taskCache = Mutex<(commit: String, tasks: [Task], bad: [BadFile])?>(nil)
     private let agendaCache = BoundedCache<Agenda>(limit: 64)
     private let pageCache = BoundedCache<String>(limit: 64)
 
@@ -119,15 +121,19 @@ final class Site: Sendable {
     /// Every task of `h`'s `main`, parsed: kept in memory keyed by the commit, so page views
     /// between two commits parse nothing; another commit (this server's, the CLI's, a sync's)
     /// rebuilds it from the list cache, as `todo list` does.
-    func tasks(_ h: HouseholdReader) throws -> [Task] { try tasksAndCommit(h).tasks }
+    /// The task files that cannot be read come along (`bad`): a page names them.
+    func tasks(_ h: HouseholdReader) throws -> (tasks: [Task], bad: [BadFile]) {
+        let all = try tasksAndCommit(h)
+        return (all.tasks, all.bad)
+    }
 
-    func tasksAndCommit(_ h: HouseholdReader) throws -> (tasks: [Task], commit: String) {
+    func tasksAndCommit(_ h: HouseholdReader) throws -> (tasks: [Task], commit: String, bad: [BadFile]) {
         let snap = try store { () throws(StoreError) in try h.snapshot() }
         let commit = snap.commit?.hex ?? ""
-        if let cached = taskCache.withLock({ $0?.commit == commit ? $0?.tasks : nil }) { return (cached, commit) }
-        let (tasks, _) = try store { () throws(StoreError) in try snap.loadAll() }
-        taskCache.withLock { $0 = (commit, tasks) }
-        return (tasks, commit)
+        if let cached = taskCache.withLock({ c in c?.commit == commit ? c : nil }) { return (cached.tasks, commit, cached.bad) }
+        let (tasks, bad) = try store { () throws(StoreError) in try snap.loadAll() }
+        taskCache.withLock { $0 = (commit, tasks, bad) }
+        return (tasks, commit, bad)
     }
 
     /// A member's agenda (Mine), kept for the same commit, day and minute: working out every
@@ -142,6 +148,27 @@ final class Site: Sendable {
 
     func render(_ template: String, _ context: [String: Any]) -> String {
         templates.render(context, withTemplate: template) ?? ""
+    }
+}
+
+/// Values a POST made for the next page of the same session to show, once: taken by the first
+/// read, gone after ten minutes or a restart (only a hash of a feed token is kept on disk).
+final class ShownOnce: Sendable {
+    private let values = Mutex<[String: (value: String, until: Int64)]>([:])
+    static let life: Int64 = 600_000
+
+    func put(_ key: String, _ value: String, now: Int64) {
+        values.withLock { v in
+            v = v.filter { $0.value.until > now }
+            v[key] = (value, now + Self.life)
+        }
+    }
+
+    func take(_ key: String, now: Int64) -> String? {
+        values.withLock { v in
+            guard let e = v.removeValue(forKey: key), e.until > now else { return nil }
+            return e.value
+        }
     }
 }
 

@@ -45,9 +45,17 @@ enum Style {
         form{margin:0}
         button{font:inherit;min-height:44px;min-width:44px;padding:.5rem 1rem;border:2px solid \(Palette.accent);border-radius:.4rem;background:\(Palette.accent);color:\(Palette.onAccent);cursor:pointer}
         button.secondary{background:\(Palette.background);color:\(Palette.accent)}
-        button.check{background:\(Palette.background);color:\(Palette.accent);font-size:1.2rem;padding:.25rem .75rem}
-        li.item form{display:flex;align-items:center;gap:.75rem;padding:.25rem 0}
+        button.check{display:flex;align-items:center;gap:.75rem;width:100%;text-align:left;background:\(Palette.background);color:\(Palette.text);border:0;padding:.25rem .25rem}
+        button.check .box{flex:none;width:1.5rem;height:1.5rem;border:2px solid \(Palette.border);border-radius:.25rem;display:inline-flex;align-items:center;justify-content:center}
+        button.check[aria-pressed=true] .box{background:\(Palette.accent);border-color:\(Palette.accent)}
+        button.check[aria-pressed=true] .box::after{content:"";width:.4rem;height:.8rem;border:solid \(Palette.onAccent);border-width:0 3px 3px 0;transform:translateY(-.1rem) rotate(45deg)}
+        li.item form{padding:.25rem 0}
         li.item.checked .itemtext{text-decoration:line-through;color:\(Palette.muted)}
+        fieldset.due{border:1px solid \(Palette.border);border-radius:.3rem;margin:.75rem 0;padding:0 .75rem}
+        fieldset.due legend{font-weight:600;padding:0 .25rem}
+        .pickers{display:flex;flex-wrap:wrap;gap:0 1rem}
+        .pickers .field{flex:1 1 9rem}
+        form.undo{margin:.5rem 0 1rem}
         .itemtext{overflow-wrap:anywhere}
         .field{margin:.75rem 0}
         .field label{display:block;font-weight:600}
@@ -65,6 +73,9 @@ enum Style {
         dl.details dt{font-weight:600}
         dl.details dd{margin:0;overflow-wrap:anywhere}
         ol.history li{padding:.25rem 0;border-bottom:1px solid \(Palette.border)}
+        main,footer,ol.history li,ul.changes li{overflow-wrap:anywhere}
+        .problem{border:2px solid \(Palette.error);border-radius:.3rem;padding:0 1rem;margin:1rem 0}
+        .problem code{overflow-wrap:anywhere}
         footer{margin-top:2rem;padding-top:1rem;border-top:1px solid \(Palette.border);color:\(Palette.muted)}
         @media (min-width:40rem){.filters{display:grid;grid-template-columns:repeat(2,1fr);gap:0 1rem;align-items:end}}
 

@@ -5,7 +5,7 @@ enum Templates {
     static let all: [String: String] = [
         "top": top, "bottom": bottom, "rows": rows, "actions": actions, "items": items, "message": message, "signin": signin, "mine": mine,
         "tasks": tasks, "task": task, "add": add, "lists": lists, "changes": changes, "sync": sync, "feed": feed,
-        "phone": phone,
+        "phone": phone, "field": field,
     ]
 
     static let top = """
@@ -16,6 +16,10 @@ enum Templates {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>{{pageTitle}} · {{household}}</title>
         <link rel="stylesheet" href="{{base}}/static/app.css">
+        <link rel="manifest" href="{{base}}/manifest.webmanifest">
+        <link rel="icon" href="{{base}}/static/icon.svg" type="image/svg+xml">
+        <link rel="apple-touch-icon" href="{{base}}/static/icon-192.png">
+        <meta name="theme-color" content="{{themeColor}}">
         </head>
         <body>
         <a class="skip" href="#content">Skip to content</a>
@@ -38,6 +42,26 @@ enum Templates {
         <main id="content">
         <h1{{#titleClass}} class="title"{{/titleClass}}>{{pageTitle}}</h1>
         {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+        {{#undo}}
+        <form method="post" action="{{base}}/undo" class="undo">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="task" value="{{task}}">
+        <input type="hidden" name="commit" value="{{commit}}">
+        <input type="hidden" name="back" value="{{back}}">
+        <button type="submit" class="secondary">Undo</button>
+        </form>
+        {{/undo}}
+        {{#unreadable}}
+        <section class="problem" aria-labelledby="unreadable-heading">
+        <h2 id="unreadable-heading">Task files that cannot be read</h2>
+        <p>{{intro}}</p>
+        <ul>
+        {{#files}}<li><code>{{path}}</code>: {{reason}}</li>
+        {{/files}}
+        </ul>
+        <p>{{advice}}</p>
+        </section>
+        {{/unreadable}}
 
         """
 
@@ -57,7 +81,8 @@ enum Templates {
 
         """
 
-    /// A checklist, each item with its Check or Uncheck button (`Pages.itemRows`).
+    /// A checklist: each item a toggle button in a form of its own (`aria-pressed`: checked),
+    /// named by the item's text, which sends only that item's check or uncheck (`Pages.itemRows`).
     static let items = """
         <ul class="items">
         {{#items}}
@@ -65,8 +90,7 @@ enum Templates {
         <form method="post" action="{{base}}/t/{{id}}/items/{{key}}/{{action}}">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <input type="hidden" name="back" value="{{back}}">
-        <button type="submit" class="check" aria-label="{{label}}: {{text}}">{{#checked}}✓{{/checked}}{{^checked}}○{{/checked}}</button>
-        <span class="itemtext">{{text}}</span>
+        <button type="submit" class="check" aria-pressed="{{#checked}}true{{/checked}}{{^checked}}false{{/checked}}"><span class="box" aria-hidden="true"></span><span class="itemtext">{{text}}</span></button>
         </form>
         </li>
         {{/items}}
@@ -130,6 +154,24 @@ enum Templates {
 
     static let mine = """
         {{> top}}
+        {{#zone}}
+        <section class="problem" aria-labelledby="zone-heading">
+        <h2 id="zone-heading">The household has no time zone</h2>
+        <p>{{text}}</p>
+        <form method="post" action="{{base}}/zone">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <div class="field">
+        <label for="zone">The household's time zone</label>
+        <input id="zone" name="zone" list="zones" maxlength="128" required aria-describedby="zone-hint">
+        <p class="hint" id="zone-hint">A name like Europe/Paris, America/New_York or Australia/Sydney.</p>
+        <datalist id="zones">
+        {{#zones}}<option value="{{.}}">{{/zones}}
+        </datalist>
+        </div>
+        <button type="submit">Set the time zone</button>
+        </form>
+        </section>
+        {{/zone}}
         {{#groups}}
         <section>
         <h2>{{heading}}</h2>
@@ -178,6 +220,12 @@ enum Templates {
         {{/facts}}
         </dl>
         {{#rows}}{{> actions}}{{/rows}}
+        {{#reopen}}
+        <form method="post" action="{{base}}/t/{{id}}/reopen">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit" class="secondary">Reopen</button>
+        </form>
+        {{/reopen}}
         {{#notes}}<h2>Notes</h2><p class="notes">{{notes}}</p>{{/notes}}
         <h2>Checklist</h2>
         {{> items}}
@@ -200,22 +248,51 @@ enum Templates {
         {{> bottom}}
         """
 
+    /// A text field with its label, hint and error (`AddPage.render`'s `field`).
+    static let field = """
+        <div class="field">
+        <label for="{{name}}">{{label}}</label>
+        <input id="{{name}}" name="{{name}}" value="{{value}}" maxlength="{{max}}"{{#required}} required{{/required}}{{#error}} aria-invalid="true" aria-describedby="{{name}}-error"{{/error}}{{#hint}}{{^error}} aria-describedby="{{name}}-hint"{{/error}}{{/hint}}>
+        {{#hint}}{{^error}}<p class="hint" id="{{name}}-hint">{{hint}}</p>{{/error}}{{/hint}}
+        {{#error}}<p class="error" id="{{name}}-error">{{error}}</p>{{/error}}
+        </div>
+
+        """
+
+    /// The Add form: the due date picked (date, optional time) or in the CLI's words, the
+    /// assignee chosen from the household's members.
     static let add = """
         {{> top}}
         <form method="post" action="{{base}}/add" class="addform">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <input type="hidden" name="form" value="{{form}}">
-        {{#fields}}
+        {{#titleField}}{{> field}}{{/titleField}}
+        {{#dueField}}
+        <fieldset class="due">
+        <legend>Due</legend>
+        <div class="pickers">
         <div class="field">
-        <label for="{{name}}">{{label}}</label>
-        <input id="{{name}}" name="{{name}}" value="{{value}}" maxlength="{{max}}"{{#list}} list="{{list}}"{{/list}}{{#required}} required{{/required}}{{#error}} aria-invalid="true" aria-describedby="{{name}}-error"{{/error}}{{#hint}}{{^error}} aria-describedby="{{name}}-hint"{{/error}}{{/hint}}>
-        {{#hint}}{{^error}}<p class="hint" id="{{name}}-hint">{{hint}}</p>{{/error}}{{/hint}}
-        {{#error}}<p class="error" id="{{name}}-error">{{error}}</p>{{/error}}
+        <label for="due-date">Date</label>
+        <input type="date" id="due-date" name="due-date" value="{{date}}">
         </div>
-        {{/fields}}
-        <datalist id="members">
-        {{#members}}<option value="{{.}}">{{/members}}
-        </datalist>
+        <div class="field">
+        <label for="due-time">Time (optional)</label>
+        <input type="time" id="due-time" name="due-time" value="{{time}}">
+        </div>
+        </div>
+        {{> field}}
+        </fieldset>
+        {{/dueField}}
+        <div class="field">
+        <label for="assignee">Assigned to</label>
+        <select id="assignee" name="assignee"{{#assigneeError}} aria-invalid="true" aria-describedby="assignee-error"{{/assigneeError}}>
+        <option value=""{{#nobodySelected}} selected{{/nobodySelected}}>Nobody</option>
+        {{#assignees}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{name}}</option>
+        {{/assignees}}
+        </select>
+        {{#assigneeError}}<p class="error" id="assignee-error">{{assigneeError}}</p>{{/assigneeError}}
+        </div>
+        {{#tagsField}}{{> field}}{{/tagsField}}
         <button type="submit">Add task</button>
         </form>
         {{> bottom}}
@@ -241,6 +318,13 @@ enum Templates {
         {{/changes}}
         </ul>
         {{^unread}}{{^changes}}<p>Nothing new from the others.</p>{{/changes}}{{/unread}}
+        {{#seen}}
+        <form method="post" action="{{base}}/changes/seen">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="commit" value="{{commit}}">
+        <button type="submit">Mark as seen</button>
+        </form>
+        {{/seen}}
         {{> bottom}}
         """
 

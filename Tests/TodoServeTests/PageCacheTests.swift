@@ -38,7 +38,7 @@ import TodoStore
             let id = try f.taskID(titled: "Buy stamps")
             let done = try await client.post("/t/\(id)/done", ann, [("back", "/")])
             #expect(done.status == .seeOther)
-            let notice = try #require(done.notice)
+            let notice = try #require(done.noticeCookie)
             var headers = ann.headers
             headers[.cookie] = "todo_session=\(ann.cookie); todo_notice=\(notice)"
             let withNotice = try await client.get("/", headers: headers)

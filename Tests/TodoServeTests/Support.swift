@@ -140,8 +140,12 @@ extension TestClientProtocol {
 extension TestResponse {
     var text: String { String(buffer: body) }
 
-    /// The notice a POST left for the next page (its `todo_notice` cookie).
-    var notice: String? {
+    /// The notice a POST left for the next page: its code (its `todo_notice` cookie's value
+    /// without the Undo's `~task~commit`).
+    var notice: String? { noticeCookie.map { String($0.prefix { $0 != "~" }) } }
+
+    /// The whole value of the `todo_notice` cookie.
+    var noticeCookie: String? {
         headers[values: .setCookie].first { $0.hasPrefix("todo_notice=") }
             .flatMap { $0.split(separator: ";").first?.split(separator: "=", maxSplits: 1).last.map(String.init) }
     }

@@ -68,10 +68,10 @@ public struct HouseholdReader {
     public func isWaitingForRemote() -> Bool { household.isWaitingForRemote() }
     public func lastSyncRange() -> (from: String?, to: String)? { household.lastSyncRange() }
     public func commitBefore(_ millis: Int64) throws(StoreError) -> String? { try household.commitBefore(millis) }
-    public func receivedChanges(from old: String?, to new: String?, sinceMillis: Int64? = nil) throws(StoreError)
-        -> [ReceivedChange]
+    public func receivedChanges(from old: String?, to new: String?, sinceMillis: Int64? = nil, viewer: Set<String>? = nil)
+        throws(StoreError) -> [ReceivedChange]
     {
-        try household.receivedChanges(from: old, to: new, sinceMillis: sinceMillis)
+        try household.receivedChanges(from: old, to: new, sinceMillis: sinceMillis, viewer: viewer)
     }
     public func receivedChangeReport(from old: String?, to new: String?, sinceMillis: Int64? = nil, foldLeaves: Bool = true)
         throws(StoreError) -> ReceivedChanges

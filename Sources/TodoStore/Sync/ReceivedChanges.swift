@@ -40,10 +40,13 @@ extension Household {
 
     /// What others changed to tasks between two commits of `main`, each task change told on
     /// its own (a leave's reassignments too); the household settings file is left out.
-    public func receivedChanges(from old: String?, to new: String?, sinceMillis: Int64? = nil) throws(StoreError)
-        -> [ReceivedChange]
+    /// With `viewer` (a member's name and email, lowercased), "others" are every writer but
+    /// that member, whichever replica wrote: what a page shows the member signed in, on a server
+    /// whose clone the owner's own commands write too.
+    public func receivedChanges(from old: String?, to new: String?, sinceMillis: Int64? = nil, viewer: Set<String>? = nil)
+        throws(StoreError) -> [ReceivedChange]
     {
-        try receivedChangeReport(from: old, to: new, sinceMillis: sinceMillis, foldLeaves: false).tasks
+        try receivedChangeReport(from: old, to: new, sinceMillis: sinceMillis, foldLeaves: false, viewer: viewer).tasks
     }
 
     /// What others changed between two commits of `main` (`old` nil: from the start): every field
@@ -52,13 +55,21 @@ extension Household {
     /// With `foldLeaves`, a task a leave gave away (its assignee as the leave's commit wrote it)
     /// is told in the leave, not as an assignee change of its own. Tasks whose files cannot be
     /// read are left out.
-    public func receivedChangeReport(from old: String?, to new: String?, sinceMillis: Int64? = nil, foldLeaves: Bool = true)
-        throws(StoreError) -> ReceivedChanges
-    {
-        let replica = try replicaID()
-        let me = try identity()
-        let myNames: Set<String> = [me.name.lowercased(), me.email.lowercased()]
-        let foreign = Self.foreign(replica: replica, since: sinceMillis)
+    public func receivedChangeReport(
+        from old: String?, to new: String?, sinceMillis: Int64? = nil, foldLeaves: Bool = true, viewer: Set<String>? = nil
+    ) throws(StoreError) -> ReceivedChanges {
+        let myNames: Set<String>
+        let isMine: (FieldStamp?) -> Bool
+        if let viewer {
+            myNames = viewer
+            isMine = { s in s.map { viewer.contains($0.member.lowercased()) } ?? false }
+        } else {
+            let replica = try replicaID()
+            let me = try identity()
+            myNames = [me.name.lowercased(), me.email.lowercased()]
+            isMine = { s in s?.stamp.replica == replica }
+        }
+        let foreign = Self.foreign(isMine: isMine, since: sinceMillis)
         do {
             let oldID = old.flatMap { ObjectID(hex: $0) }
             guard let newID = new.flatMap({ ObjectID(hex: $0) }) else { return ReceivedChanges(tasks: [], household: []) }
@@ -100,7 +111,7 @@ extension Household {
                 guard let nb, let after = try? decodeBlob(nb, id: id) else { continue }
                 let before = ob.flatMap { try? decodeBlob($0, id: id) }  // no earlier version to compare: told as added
                 out += Self.describe(
-                    before: before, after: after, replica: replica, me: myNames, since: sinceMillis, folded: folded)
+                    before: before, after: after, isMine: isMine, me: myNames, since: sinceMillis, folded: folded)
             }
             return ReceivedChanges(tasks: out, household: household)
         } catch {
@@ -108,19 +119,21 @@ extension Household {
         }
     }
 
-    /// Whether a write is another replica's (and, with `since`, made at or after it).
-    static func foreign(replica: String, since: Int64?) -> (FieldStamp?) -> Bool {
+    /// Whether a write is another's, not `isMine` (and, with `since`, made at or after it).
+    static func foreign(isMine: @escaping (FieldStamp?) -> Bool, since: Int64?) -> (FieldStamp?) -> Bool {
         { s in
             guard let s else { return false }
-            return s.stamp.replica != replica && (since.map { s.stamp.wall >= $0 } ?? true)
+            return !isMine(s) && (since.map { s.stamp.wall >= $0 } ?? true)
         }
     }
 
-    /// A task's changes; `folded`: assignee stamps told in a leave instead.
-    static func describe(before: Task?, after: Task, replica: String, me: Set<String>, since: Int64?, folded: Set<FieldStamp> = [])
-        -> [ReceivedChange]
-    {
-        let foreign = foreign(replica: replica, since: since)
+    /// A task's changes; `isMine`: whether a write is mine (this replica's, or the viewer's);
+    /// `folded`: assignee stamps told in a leave instead.
+    static func describe(
+        before: Task?, after: Task, isMine: @escaping (FieldStamp?) -> Bool, me: Set<String>, since: Int64?,
+        folded: Set<FieldStamp> = []
+    ) -> [ReceivedChange] {
+        let foreign = foreign(isMine: isMine, since: since)
         let mine = after.assignee.map { me.contains($0.lowercased()) } ?? false
         var out: [ReceivedChange] = []
         func add(_ kind: ReceivedChange.Kind, _ member: String, fields: [String] = [], entry: String? = nil, touchesMe: Bool? = nil) {
@@ -180,7 +193,7 @@ extension Household {
             if unknownBefore, let since, ![entry.kept.stamp, entry.lost.stamp].contains(where: { ($0?.wall ?? 0) >= since }) {
                 continue
             }
-            if entry.kind == .deletedEdit, entry.lost.stamp?.replica == replica {
+            if entry.kind == .deletedEdit, isMine(entry.lost.stamp.map { FieldStamp($0, by: entry.lost.member) }) {
                 add(.deletedMyEdit, entry.kept.member, fields: [entry.field], entry: entry.id, touchesMe: true)
             } else {
                 add(.conflict, entry.kept.member, fields: [entry.field], entry: entry.id)

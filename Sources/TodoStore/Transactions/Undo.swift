@@ -37,7 +37,7 @@ extension Household {
     }
 
     /// A commit of this replica's own: not a merge, and the stamps it wrote carry `replica`.
-    static func isOwn(_ entry: HistoryEntry, replica: String) -> Bool {
+    public static func isOwn(_ entry: HistoryEntry, replica: String) -> Bool {
         !entry.isMerge && written(entry).contains(where: { $0.replica == replica })
     }
 

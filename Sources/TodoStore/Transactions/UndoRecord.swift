@@ -76,6 +76,9 @@ extension Household {
         try? writeFile(undoRecordPath, record.text, sync: false)
     }
 
+    /// Whether an undo (of this clone, whichever front end made it) took back `commit` already.
+    public func wasTakenBack(_ commit: String) -> Bool { undoRecord().takenBack.contains(commit) }
+
     /// What taking back `entry` is: an undo, or a redo when `entry` is an undo.
     public func undoStep(_ entry: HistoryEntry) -> UndoStep {
         step(entry, undoRecord())
