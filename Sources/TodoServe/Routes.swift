@@ -9,14 +9,21 @@ import TodoStore
 struct Routes {
     let site: Site
 
+    /// The router every route goes on: a GET route answers HEAD too, as the GET without the
+    /// body (RFC 9110 §9.3.2), unless the route takes HEAD itself (CalDAV's).
+    static func router() -> Router<ServeContext> { Router(context: ServeContext.self, options: .autoGenerateHeadEndpoints) }
+
     func register(on router: Router<ServeContext>) {
-        router.add(middleware: Guard(site: site))
+        let allowed = AllowedMethods()
+        router.add(middleware: Guard(site: site, allowed: allowed))
+        defer { allowed.record(router.routes) }
         let g = site.prefix.isEmpty ? router.group() : router.group(RouterPath(site.prefix))
         g.get("/static/app.css") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=3600"],
                 body: .init(byteBuffer: ByteBuffer(string: Style.css)))
         }
+        g.get("/health") { _, _ in try await Health.answer(site) }
         g.get("/i/:token") { request, context in try await signInPage(request, context) }
         g.post("/i") { request, context in try await signIn(request, context) }
         g.get("/feed/:file") { request, context in try await feedFile(request, context) }

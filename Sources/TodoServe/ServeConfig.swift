@@ -93,6 +93,8 @@ struct ServeConfig: Sendable {
     var caldavDays = 14
     /// Seconds a change's sync waits for the next change (tests shorten it).
     var syncDebounce = 10.0
+    /// Connections per client, in all, and the time to send a request (`ConnectionGuard`).
+    var connections = ConnectionLimits()
 
     var isLoopback: Bool { ["127.0.0.1", "::1", "localhost"].contains(listenHost) || listenHost.hasPrefix("127.") }
     var isWildcard: Bool { listenHost == "0.0.0.0" || listenHost == "::" }

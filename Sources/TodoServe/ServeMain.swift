@@ -155,15 +155,22 @@ public enum ServeMain {
         return .ok
     }
 
-    /// The application: the router with every route, the background sync as a service, at
-    /// most 64 connections, and the listening line on stdout once the port is bound.
+    /// The application: the router with every route, the background sync as a service, the
+    /// connection limits (`ConnectionLimits`), and the listening line on stdout once the port is bound.
     static func makeApplication(site: Site, tls: TLSConfiguration? = nil) throws -> some ApplicationProtocol {
-        let router = Router(context: ServeContext.self)
+        let router = Routes.router()
         Routes(site: site).register(on: router)
         var logger = Logger(label: "todo-serve")
         logger.logLevel = .error
-        // An idle connection (a client that stopped sending) is closed after 10 s.
-        let http = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(10)))
+        let limits = site.config.connections
+        let slots = site.limiter.connections
+        let exempt = Set(site.config.trustProxy)
+        // Each connection: at most `perClient` per address, a head sent in 5 s, a body in 10 s;
+        // an idle connection (no request after an answer) is closed after 10 s.
+        let http = HTTPServerBuilder.http1(
+            configuration: .init(
+                additionalChannelHandlers: [ConnectionGuard(slots: slots, limits: limits, exempt: exempt)],
+                idleTimeout: .seconds(10)))
         return Application(
             router: router,
             server: try tls.map { try HTTPServerBuilder.tls(http, tlsConfiguration: $0) } ?? http,
@@ -173,7 +180,7 @@ public enum ServeMain {
                 // listens on is still refused (EADDRINUSE, exit 75), and the household lock still
                 // allows one server per household.
                 address: .hostname(site.config.listenHost, port: site.config.listenPort), serverName: nil, reuseAddress: true,
-                availableConnectionsDelegate: MaximumAvailableConnections(64)),
+                availableConnectionsDelegate: MaximumAvailableConnections(limits.total)),
             services: [site.syncer],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? site.config.listenPort
