@@ -76,8 +76,10 @@ struct Routes {
         let token = try context.parameters.require("token")
         let client = context.client
         let site = self.site
+        let cookie = Cookie.token(request)
         return try await site.workers.read {
             guard let invite = try site.tokens.liveInvite(token, now: site.now()) else {
+                if let back = try site.ownUsedInvite(token, cookie: cookie) { return back }
                 site.limiter.failed(client)
                 throw PageError(status: 401)
             }
@@ -94,9 +96,11 @@ struct Routes {
         let client = context.client
         let secure = context.secure
         let site = self.site
+        let cookie = Cookie.token(request)
         return try await site.workers.write {
             switch try site.tokens.signIn(invite: form["token"] ?? "", now: site.now()) {
             case .failure:
+                if let back = try site.ownUsedInvite(form["token"] ?? "", cookie: cookie) { return back }
                 site.limiter.failed(client)
                 throw PageError(status: 401)
             case .success(let (token, _)):
@@ -145,6 +149,16 @@ extension Site {
             throw PageError(status: 401)
         }
         return session
+    }
+
+    /// A used invite link opened again on the device it signed in (a second tap, a bookmark):
+    /// not a failed sign-in, and nothing counted against the client; 303 to Mine, saying the
+    /// device is signed in. Nil for any other link or device.
+    func ownUsedInvite(_ token: String, cookie: String?) throws -> Response? {
+        guard let cookie, let (id, _) = IssuedToken.parse(token), let session = try tokens.session(cookie: cookie, now: now()),
+            session.invite == id
+        else { return nil }
+        return Redirect.see(prefix + "/", notice: .signedIn, site: self)
     }
 
     /// A POST's `csrf` field, compared in constant time with the session's: 403 otherwise.

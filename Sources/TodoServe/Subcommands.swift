@@ -37,6 +37,18 @@ enum Subcommands {
                     name = arg
                 }
             }
+            // The roster's rule for a member's name, and what a commit's author may hold: a
+            // name with <, > or a line break would sign in and then fail every change.
+            if let name, !Self.isMemberName(name) {
+                throw UsageError(
+                    "a member's name is 1 to 200 bytes without <, > or control characters (line breaks included); \"\(DisplayText.escaped(name))\" is not.")
+            }
+        }
+
+        static func isMemberName(_ name: String) -> Bool {
+            let trimmed = name.trimmed()
+            return !trimmed.isEmpty && trimmed.utf8.count <= 200
+                && !trimmed.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || $0 == "<" || $0 == ">" }
         }
     }
 
