@@ -53,12 +53,31 @@ struct ServeEnvironment: Sendable {
     /// `TODO_SERVE_TODO` (set by `todo serve`), else `todo` beside this executable.
     var todoProgram: String {
         if let t = get("TODO_SERVE_TODO") { return t }
+        guard let me = Self.executable, let slash = me.lastIndex(of: "/") else { return "todo" }
+        return String(me[..<slash]) + "/todo"
+    }
+
+    /// This executable's absolute path (`todo-serve`), for the unit `install` writes.
+    var serveProgram: String { Self.executable ?? "/usr/local/bin/todo-serve" }
+
+    private static var executable: String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return "todo" }
-        let me = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard let slash = me.lastIndex(of: "/") else { return "todo" }
-        return String(me[..<slash]) + "/todo"
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `$XDG_CONFIG_HOME`, else `~/.config`.
+    var configHome: String {
+        if let x = get("XDG_CONFIG_HOME") { return trimSlash(x) }
+        return trimSlash(userHome) + "/.config"
+    }
+
+    /// The user's login name, for `loginctl enable-linger`.
+    var userName: String {
+        if let u = get("USER") { return u }
+        if let pw = getpwuid(getuid()), let name = pw.pointee.pw_name { return String(cString: name) }
+        return "$USER"
     }
 
     private func trimSlash(_ s: String) -> String {

@@ -8,7 +8,7 @@ import TodoStore
 
 @testable import TodoServe
 
-/// Sign-in links opened again.
+/// Sign-in links opened again, and the household's zone as the page learns it.
 @Suite(.kit, .timeLimit(.minutes(5)), .serialized)
 struct ServeSignInTests {
     /// The device a link signed in opens it again (a second tap, a bookmark, the mail again):
@@ -42,5 +42,15 @@ struct ServeSignInTests {
             #expect(try await client.get("/i/\(token)").status == .unauthorized)
             #expect(try await client.get("/", headers: [.cookie: cookie]).status == .tooManyRequests)
         }
+    }
+
+    @Test func aHouseholdWithoutAZoneIsFlaggedForThePage() throws {
+        let f = try ServeFixture()
+        #expect(f.site.zoneMissing)
+        let reader = try f.site.openForReading()
+        #expect(ZoneCheck.warning(reader, household: "home")?.contains("todo timezone ZONE") == true)
+        _ = try f.household().setZone("Europe/Paris")
+        #expect(!f.site.zoneMissing)
+        #expect(ZoneCheck.warning(try f.site.openForReading(), household: "home") == nil)
     }
 }
