@@ -114,6 +114,31 @@ struct ServeConnectionTests {
         for c in slow { #expect(c.readToEnd(seconds: 60) == "") }
     }
 
+    /// Twenty stops and starts on one port while a client keeps asking for /health: every start
+    /// binds (says it listens; no exit 75 "in use"), every stop exits 0, and the client is
+    /// answered by each run.
+    @Test func twentyRestartsOnOnePortEachBindWhileAClientKeepsAsking() throws {
+        let sb = try Sandbox()
+        let (first, port) = try startServer(sb)
+        first.stop()
+        let asking = Asker(port: port)
+        asking.start()
+        defer { asking.finish() }
+        for round in 1...20 {
+            let before = asking.answered
+            let (server, line) = try ServerProcess.start(
+                "todo-serve", serveBinary, ["--listen", "127.0.0.1:\(port)", "--sync-every", "0"],
+                environment: sb.todoEnvironment(["XDG_STATE_HOME": sb.root + "/state", "TODO_SERVE_TODO": todoBinary]),
+                ready: "todo-serve: listening on")
+            #expect(line.contains("127.0.0.1:\(port)/"), "round \(round): \(line)")
+            #expect(asking.waitForAnswers(after: before), "round \(round): the client got no answer from this run")
+            kill(server.pid, SIGTERM)
+            var status: Int32 = 0
+            while waitpid(server.pid, &status, 0) < 0 && errno == EINTR {}
+            #expect(status & 0x7f == 0 && (status >> 8) & 0xff == 0, "round \(round): \(status)\n\(server.output.text)")
+        }
+    }
+
     /// A body sent a byte a second is cut off: the connection is closed before the body is
     /// whole, so a client cannot hold a connection for as long as it likes by trickling.
     @Test func aTrickledBodyIsCutOff() throws {
@@ -136,5 +161,65 @@ struct ServeConnectionTests {
         }
         #expect(sent < length, "the whole body was taken, a byte a second")
         #expect(answer == nil || answer == "", "\(answer ?? "")")
+    }
+}
+
+/// A client on a thread of its own asking for /health over and over, new connection each time,
+/// refused connections (between runs) counted apart.
+final class Asker: @unchecked Sendable {
+    let port: Int
+    private let condition = NSCondition()
+    private var count = 0
+    private var stopping = false
+    private var thread: Thread?
+
+    init(port: Int) { self.port = port }
+
+    var answered: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return count
+    }
+
+    func start() {
+        let t = Thread { [self] in
+            while true {
+                condition.lock()
+                let stop = stopping
+                condition.unlock()
+                if stop { break }
+                guard let c = try? RawConnection(port: port) else {
+                    usleep(5_000)  // refused between runs: no busy loop beside the starting server
+                    continue
+                }
+                c.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+                if c.readToEnd(seconds: 10).hasPrefix("HTTP/1.1 200") {
+                    condition.lock()
+                    count += 1
+                    condition.broadcast()
+                    condition.unlock()
+                }
+            }
+        }
+        thread = t
+        t.start()
+    }
+
+    /// Waits (at most 60 s) for an answer after `before` answers; whether one came.
+    func waitForAnswers(after before: Int) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: 60)
+        condition.lock()
+        defer { condition.unlock() }
+        while count <= before {
+            if Date() >= deadline { return false }
+            _ = condition.wait(until: min(deadline, Date(timeIntervalSinceNow: 0.25)))
+        }
+        return true
+    }
+
+    func finish() {
+        condition.lock()
+        stopping = true
+        condition.unlock()
     }
 }
