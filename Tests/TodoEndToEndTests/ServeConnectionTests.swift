@@ -114,6 +114,32 @@ struct ServeConnectionTests {
         for c in slow { #expect(c.readToEnd(seconds: 60) == "") }
     }
 
+    /// Behind --trust-proxy the proxy's connections are not capped by its address (its clients
+    /// are, per request): a 21st connection from the proxy's address is answered while 20 of
+    /// its connections wait for their heads.
+    @Test func aTrustedProxysConnectionsAreNotCappedByItsAddress() throws {
+        let sb = try Sandbox()
+        #expect(try sb.todo("init", "--name", "Ann").status == 0)
+        let (server, line) = try ServerProcess.start(
+            "todo-serve", serveBinary,
+            ["--listen", "127.0.0.1:0", "--sync-every", "0", "--trust-proxy", "127.0.0.1", "--base-url", "https://nas.example/todo"],
+            environment: sb.todoEnvironment(["XDG_STATE_HOME": sb.root + "/state", "TODO_SERVE_TODO": todoBinary]),
+            ready: "todo-serve: listening on")
+        defer { server.stop() }
+        let port = try #require(Int(line.split(separator: ":").last?.dropLast() ?? ""))
+        var waiting: [RawConnection] = []
+        for n in 0..<20 {
+            let c = try RawConnection(port: port)
+            c.send("GET /todo/health HTTP/1.1\r\nHost: nas.example\r\nX-Forwarded-For: 10.0.0.\(n)\r\n")
+            waiting.append(c)
+        }
+        let last = try RawConnection(port: port)
+        #expect(last.send("GET /todo/health HTTP/1.1\r\nHost: nas.example\r\nX-Forwarded-For: 10.0.0.99\r\nConnection: close\r\n\r\n"))
+        let answer = last.readToEnd(seconds: 60)
+        #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(200))")
+        #expect(answer.hasSuffix("ok\n"), "\(answer)")
+    }
+
     /// Twenty stops and starts on one port while a client keeps asking for /health: every start
     /// binds (says it listens; no exit 75 "in use"), every stop exits 0, and the client is
     /// answered by each run.

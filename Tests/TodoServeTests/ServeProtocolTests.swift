@@ -90,6 +90,22 @@ struct ServeProtocolTests {
         #expect(!Guard.isOwnOrigin(try #require(BaseURL.parse("https://other.example")), config: g.site.config, port: 8080))
     }
 
+    /// The slots one client may hold: taken up to the cap, given back, counted per client.
+    @Test func clientSlotsCapEachClientApart() {
+        let slots = ClientSlots(perClient: 2)
+        #expect(slots.take("a") && slots.take("a"))
+        #expect(!slots.take("a"), "a third for the same client")
+        #expect(slots.take("b"), "another client is not held up")
+        slots.give("a")
+        #expect(slots.held("a") == 1)
+        #expect(slots.take("a"))
+        slots.give("a")
+        slots.give("a")
+        slots.give("a")
+        #expect(slots.held("a") == 0, "never below zero")
+        #expect(slots.take("a") && slots.take("a") && !slots.take("a"))
+    }
+
     @Test func healthIsOkOr503AndSaysNothingElse() async throws {
         let f = try ServeFixture()
         try await f.application().test(.router) { client in
