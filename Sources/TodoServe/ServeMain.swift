@@ -170,8 +170,9 @@ public enum ServeMain {
         let limits = site.config.connections
         let slots = site.limiter.connections
         let exempt = Set(site.config.trustProxy)
-        // Each connection: at most `perClient` per address, a head sent in 5 s, a body in 10 s;
-        // an idle connection (no request after an answer) is closed after 10 s.
+        // Each connection: at most `perClient` per address, a head sent within 5 s of its start
+        // or of the previous answer (so a kept-alive connection with no new request goes after
+        // 5 s), a body within 10 s of its head. Hummingbird's idle timeout stays as a backstop.
         let http = HTTPServerBuilder.http1(
             configuration: .init(
                 additionalChannelHandlers: [ConnectionGuard(slots: slots, limits: limits, exempt: exempt)],
