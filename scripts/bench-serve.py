@@ -16,6 +16,14 @@ The server's per-client limits (docs/THREAT-MODEL.md: 120 requests and 30 POSTs 
 peer address) are for one phone; a client here moves to a new loopback source address
 (127.x.y.z) and connection before reaching either, as 4 × many phones would.
 
+Then the connection limits (docs/SERVE.md, "Running for months"): --slow-clients (100)
+half-open connections from one address (127.250.0.1), each sending a header line a second and
+never ending its head, opened again whenever the server closes one, while another address asks
+for `GET /` one request after another for --slow-seconds (10): its p99 must stay under 200 ms.
+And restarts: the server stopped (SIGTERM) and started on the same port --restarts (20) times
+while a client keeps asking for `/health`; every start must bind (no exit 75), and the time from
+each start to its `listening on` line is reported.
+
 Prints a markdown table; --json writes the figures for scripts/bench/bench.py's `serve` section.
 Standard library only. Exit 1 when a request failed or the server did not stop cleanly.
 """
@@ -25,11 +33,14 @@ import json
 import multiprocessing
 import os
 import random
+import select
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -115,6 +126,160 @@ def load(server, sessions, kind, seconds, pools):
     }
 
 
+class SlowLoris(threading.Thread):
+    """`count` half-open connections from one address: each sends a request head's first line
+    and then a header line every second, never the blank line that ends the head; one the server
+    closes is opened again at once. `.held` is the most that the server kept open at one time
+    (counted at each round of header lines, among those open for half a second or more: the
+    server closes one over its cap as soon as it accepts it), `.closed` how many it closed."""
+
+    def __init__(self, port, source, count):
+        super().__init__(daemon=True)
+        self.port, self.source, self.count = port, source, count
+        self.stop = threading.Event()
+        self.held = 0
+        self.closed = 0
+        self.opened = 0
+
+    def open_one(self):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setblocking(True)
+        s.settimeout(5)
+        s.bind((self.source, 0))
+        s.connect(("127.0.0.1", self.port))
+        s.sendall(f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n".encode())
+        s.setblocking(False)
+        self.opened += 1
+        return s
+
+    def run(self):
+        conns = []
+        opened_at = {}
+        last_line = time.monotonic()
+        while not self.stop.is_set():
+            while len(conns) < self.count and not self.stop.is_set():
+                try:
+                    c = self.open_one()
+                except OSError:
+                    break
+                conns.append(c)
+                opened_at[c] = time.monotonic()
+            readable, _, _ = select.select(conns, [], [], 0.05) if conns else ([], [], [])
+            for c in readable:
+                try:
+                    data = c.recv(4096)
+                except OSError:
+                    data = b""
+                if not data:
+                    self.closed += 1
+                    conns.remove(c)
+                    opened_at.pop(c, None)
+                    c.close()
+            if time.monotonic() - last_line >= 1:
+                last_line = time.monotonic()
+                self.held = max(self.held, sum(1 for c in conns if last_line - opened_at[c] >= 0.5))
+                for c in list(conns):
+                    try:
+                        c.send(b"X-Slow: 1\r\n")
+                    except OSError:
+                        pass
+        for c in conns:
+            c.close()
+
+
+def slow_clients(server, cookie, seconds, count=100):
+    """GET / from one address, one request after another for `seconds`, while SlowLoris holds
+    `count` half-open connections from another."""
+    loris = SlowLoris(server.port, "127.250.0.1", count)
+    loris.start()
+    # Let the half-open connections be made before the measured requests start.
+    deadline = time.monotonic() + 10
+    while loris.opened < count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    session = Session(server.port)
+    session.cookie = cookie
+    latencies, failures = [], []
+    end = time.perf_counter() + seconds
+    i = 0
+    while time.perf_counter() < end:
+        if i % GET_PER_ADDRESS == 0:
+            session.connect(f"127.251.{i // GET_PER_ADDRESS // 250}.{1 + (i // GET_PER_ADDRESS) % 250}")
+        start = time.perf_counter()
+        try:
+            r = session.get("/")
+            if r.status == 200:
+                latencies.append((time.perf_counter() - start) * 1000)
+            else:
+                failures.append(f"{r.status}")
+        except Exception as e:  # counted, the run goes on
+            failures.append(f"{type(e).__name__}: {e}")
+            session.close()
+        i += 1
+    session.close()
+    loris.stop.set()
+    loris.join(timeout=30)
+    return {
+        "half_open": count, "held_at_once": loris.held, "closed_by_server": loris.closed,
+        "requests": len(latencies), "failures": len(failures), "failure_examples": failures[:5],
+        "p50": percentile(latencies, 50), "p99": percentile(latencies, 99), "seconds": seconds,
+    }
+
+
+def restart_loop(serve, env, port, rounds):
+    """Stops (SIGTERM) and starts the server on the same port `rounds` times while a client
+    keeps asking for /health; each start must bind (no exit 75). The time from each start to
+    its `listening on` line, and what the client saw."""
+    stop = threading.Event()
+    seen = {"ok": 0, "refused": 0, "other": 0}
+
+    def keep_asking():
+        while not stop.is_set():
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+                    s.sendall(f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode())
+                    answer = b""
+                    while True:
+                        chunk = s.recv(4096)
+                        if not chunk:
+                            break
+                        answer += chunk
+                seen["ok" if answer.startswith(b"HTTP/1.1 200") else "other"] += 1
+            except ConnectionRefusedError:
+                seen["refused"] += 1
+                time.sleep(0.005)  # between runs: no busy loop beside the starting server
+            except OSError:
+                seen["other"] += 1
+
+    asker = threading.Thread(target=keep_asking, daemon=True)
+    asker.start()
+    binds, failures = [], []
+    try:
+        for n in range(rounds):
+            start = time.perf_counter()
+            try:
+                server = Server(serve, env, ["--sync-every", "0", "--listen", f"127.0.0.1:{port}"],
+                                log_path=os.path.join(env["HOME"], f"todo-serve-restart-{n}.log"))
+            except Failed as e:
+                failures.append(f"start {n + 1}: {e}")
+                continue
+            binds.append((time.perf_counter() - start) * 1000)
+            # A few answers from this run before it is stopped.
+            answered = seen["ok"]
+            deadline = time.monotonic() + 5
+            while seen["ok"] < answered + 3 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            code = server.stop()
+            if code != 0:
+                failures.append(f"stop {n + 1}: exit {code}")
+    finally:
+        stop.set()
+        asker.join(timeout=30)
+    return {
+        "rounds": rounds, "bound": len(binds), "bind_ms_median": statistics.median(binds) if binds else None,
+        "bind_ms_max": max(binds) if binds else None, "answers": seen, "failures": failures,
+    }
+
+
 def medians_ms(binaries, args, env, runs):
     """The median wall time of `BINARY ARGS(i)` for each binary, taking turns run by run
     (which goes first alternates), after one untimed round."""
@@ -139,6 +304,10 @@ def main():
     parser.add_argument("--runs", type=int, default=7, help="runs of each start-time figure (median)")
     parser.add_argument("--baseline-todo", help="an earlier todo whose --version and add start times are "
                         "measured alternated with this one's")
+    parser.add_argument("--slow-clients", type=int, default=100,
+                        help="half-open connections one address holds while another's requests are timed")
+    parser.add_argument("--slow-seconds", type=float, default=10)
+    parser.add_argument("--restarts", type=int, default=20, help="stops and starts on one port")
     parser.add_argument("--json", help="write the figures here as JSON")
     parser.add_argument("--keep", action="store_true")
     args = parser.parse_args()
@@ -207,6 +376,27 @@ def main():
             if figures[kind]["failures"]:
                 failed.append(f"{figures[kind]['failures']} {kind.upper()} requests failed, e.g. "
                               f"{figures[kind]['failure_examples'][:3]}")
+
+        print(f"bench-serve: GET / from one address while another holds {args.slow_clients} half-open "
+              f"connections, {args.slow_seconds:g} s", file=sys.stderr, flush=True)
+        figures["slow"] = slow_clients(server, sessions[0].cookie, args.slow_seconds, args.slow_clients)
+        if figures["slow"]["failures"]:
+            failed.append(f"{figures['slow']['failures']} requests failed beside the half-open connections, e.g. "
+                          f"{figures['slow']['failure_examples'][:3]}")
+        elif figures["slow"]["p99"] is None or figures["slow"]["p99"] >= 200:
+            failed.append(f"beside {args.slow_clients} half-open connections GET / took p99 "
+                          f"{figures['slow']['p99']} ms, not under 200 ms")
+
+        port = server.port
+        code = server.stop()
+        server = None
+        figures["exit"] = code
+        if code != 0:
+            failed.append(f"todo-serve exited {code} on SIGTERM before the restart loop, not 0")
+        print(f"bench-serve: {args.restarts} stops and starts on port {port} while a client keeps asking",
+              file=sys.stderr, flush=True)
+        figures["restart"] = restart_loop(serve, serve_env, port, args.restarts)
+        failed += figures["restart"]["failures"]
     except Failed as e:
         failed.append(str(e))
     finally:
@@ -237,6 +427,18 @@ def table(f):
             r = f[kind]
             lines.append(f"| {label} | {r['per_second']:.0f} | {r['p50']:.1f} | {r['p99']:.1f} | {r['requests']:,} |"
                          if r["p50"] is not None else f"| {label} | — | — | — | 0 |")
+    if f.get("slow") and f["slow"]["p50"] is not None:
+        r = f["slow"]
+        lines.append(f"| `GET /` beside {r['half_open']} half-open connections from one address "
+                     f"(the server held {r['held_at_once']} at once) | {r['requests'] / r['seconds']:.0f} | "
+                     f"{r['p50']:.1f} | {r['p99']:.1f} | {r['requests']:,} |")
+    if f.get("restart"):
+        r = f["restart"]
+        lines.append(f"\nRestarts: {r['bound']} of {r['rounds']} starts bound the same port, "
+                     + (f"median {r['bind_ms_median']:.0f} ms and at most {r['bind_ms_max']:.0f} ms from start to listening; "
+                        if r["bound"] else "")
+                     + f"the client meanwhile: {r['answers']['ok']} answers, {r['answers']['refused']} refused "
+                       f"(between runs), {r['answers']['other']} other.")
     if f.get("vmhwm_kib"):
         lines.append(f"\nServer memory after the run: VmHWM {f['vmhwm_kib'] / 1024:.1f} MB, "
                      f"VmRSS {f['vmrss_kib'] / 1024:.1f} MB.")

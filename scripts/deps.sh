@@ -5,7 +5,8 @@
 # compare with, and a C compiler for the slow-disk rows' preload library);
 # with --test what the calendar feed's tests read feeds with: Python's icalendar package
 # (python3-icalendar, for the system's /usr/bin/python3) and the calendar client khal, and the
-# SMTP server the reminder tests receive mail with (python3-aiosmtpd); and the browser the web
+# SMTP server the reminder tests receive mail with (python3-aiosmtpd); systemd-analyze (systemd),
+# which checks the unit `todo serve install` writes; and the browser the web
 # page's test drives (scripts/browser-test.py): Debian's chromium and chromium-driver, and the
 # selenium package from PyPI for the system's /usr/bin/python3 (pip, as root, after the apt
 # packages; Debian's python3-selenium is older than the Chromium it would drive), with
@@ -72,6 +73,8 @@ if [ "$tests" = yes ]; then
     if [ ! -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import aiosmtpd' >/dev/null 2>&1; then
         add python3-aiosmtpd
     fi
+    # `todo serve install`'s unit file is checked with systemd-analyze verify.
+    command -v systemd-analyze >/dev/null 2>&1 || add systemd
     # scripts/browser-test.py: a real browser, headless, and its WebDriver.
     command -v chromium >/dev/null 2>&1 || add chromium
     [ -x /usr/bin/chromedriver ] || add chromium-driver

@@ -29,6 +29,8 @@ struct Guard: RouterMiddleware {
     static let maxHeaders = 8 * 1024
 
     let site: Site
+    /// The methods each route takes, recorded once every route is on the router.
+    let allowed: AllowedMethods
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
@@ -37,19 +39,29 @@ struct Guard: RouterMiddleware {
             forwardedFor: request.headers[values: HTTPField.Name("X-Forwarded-For")!],
             forwardedProto: request.headers[HTTPField.Name("X-Forwarded-Proto")!])
         var response: Response
+        // Behind a trusted proxy the connections are the proxy's: each client it names may have
+        // at most as many requests in flight as an address may hold connections (ConnectionGuard).
+        let proxied = context.peer.map { site.config.trustProxy.contains($0) } ?? false
+        let slots = site.limiter.connections
         do {
+            if proxied {
+                guard slots.take(context.client) else { throw PageError(status: 429, retryAfter: 1) }
+            }
+            defer { if proxied { slots.give(context.client) } }
             response = try await screened(request, context: context, next: next)
         } catch let error as DAVError {
             response = error.response
         } catch let error as PageError {
             response = Pages.error(site, error)
+            if let allow = error.allow { response.headers[.allow] = allow }
         } catch let error as HTTPError {
             response = Pages.error(site, PageError(status: Int(error.status.code)))
         } catch {
             response = Pages.error(site, PageError(status: 500))
         }
         Self.addSecurityHeaders(&response.headers)
-        return response
+        // A HEAD gets the headers only, whatever answered it (a refusal's page included).
+        return request.method == .head ? response.createHeadResponse() : response
     }
 
     /// Who the client is, for the limits, and whether it asked over HTTPS: the peer and the
@@ -71,9 +83,18 @@ struct Guard: RouterMiddleware {
         let isPost = request.method == .post
         let dav = DAVAuth.carriesCredentials(request, prefix: site.prefix)
         if let wait = site.limiter.admit(context.client, isPost: isPost, dav: dav) { throw PageError(status: 429, retryAfter: wait) }
+        // One Host only: HTTP/1.1 takes the first, a proxy in front may have checked another.
+        if !request.headers[values: HTTPField.Name("Host")!].isEmpty { throw PageError(status: 400) }
         guard let authority = request.head.authority, let (host, _) = splitHostPort(authority),
             site.config.allowedHosts.contains(host.lowercased())
         else { throw PageError(status: 421) }
+        // A method the address does not take: 405 naming those it does. A page's GET takes
+        // HEAD too (`Routes.router`: answered as the GET, without the body).
+        let registered = allowed.methods(at: request.uri.path)
+        let takes = registered.union(registered.contains("GET") ? ["HEAD"] : [])
+        if !registered.isEmpty && !takes.contains(request.method.rawValue) {
+            throw PageError(status: 405, allow: AllowedMethods.allowHeader(takes))
+        }
         if isPost {
             if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Self.maxBody {
                 throw PageError(status: 413)
@@ -85,12 +106,24 @@ struct Guard: RouterMiddleware {
             // (the sign-in POST has no CSRF value). A request without Origin is not a browser's
             // form; the CSRF value decides.
             if let origin = request.headers[.origin] {
-                guard let url = BaseURL.parse(origin), url.path.isEmpty, site.config.allowedHosts.contains(url.host) else {
+                guard let url = BaseURL.parse(origin), url.path.isEmpty, Self.isOwnOrigin(url, config: site.config, port: site.port) else {
                     throw PageError(status: 403)
                 }
             }
         }
         return try await next(request, context)
+    }
+
+    /// Whether a browser's `Origin` is one of this server's own: scheme, host and port of
+    /// `--base-url`, or the listen address's scheme and port with a name the server answers to.
+    /// A port left out is the scheme's (80, 443).
+    static func isOwnOrigin(_ origin: BaseURL, config: ServeConfig, port: Int) -> Bool {
+        func effectivePort(_ u: BaseURL) -> Int { u.port ?? (u.scheme == "https" ? 443 : 80) }
+        if let base = config.baseURL, base.scheme == origin.scheme, base.host == origin.host, effectivePort(base) == effectivePort(origin) {
+            return true
+        }
+        return origin.scheme == (config.usesTLS ? "https" : "http") && config.allowedHosts.contains(origin.host)
+            && effectivePort(origin) == port
     }
 
     static func addSecurityHeaders(_ headers: inout HTTPFields) {
@@ -109,12 +142,15 @@ struct PageError: Error {
     var title: String?
     var text: String?
     var retryAfter: Int?
+    /// A 405's `Allow`: the methods the address takes.
+    var allow: String?
 
-    init(status: Int, title: String? = nil, text: String? = nil, retryAfter: Int? = nil) {
+    init(status: Int, title: String? = nil, text: String? = nil, retryAfter: Int? = nil, allow: String? = nil) {
         self.status = status
         self.title = title
         self.text = text
         self.retryAfter = retryAfter
+        self.allow = allow
     }
 }
 

@@ -35,8 +35,13 @@ final class RateLimiter: Sendable {
 
     let limits: Limits
     private let clients = Mutex<[String: Counts]>([:])
+    /// Open connections per address, and requests in flight per client behind a trusted proxy.
+    let connections: ClientSlots
 
-    init(limits: Limits = Limits()) { self.limits = limits }
+    init(limits: Limits = Limits(), perClient: Int = ConnectionLimits().perClient) {
+        self.limits = limits
+        connections = ClientSlots(perClient: perClient)
+    }
 
     /// Counts a request; returns the seconds to wait when the client is over a limit. `dav`: a
     /// CalDAV request with credentials, counted in the DAV budget and not the page's.

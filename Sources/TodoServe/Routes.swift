@@ -9,14 +9,21 @@ import TodoStore
 struct Routes {
     let site: Site
 
+    /// The router every route goes on: a GET route answers HEAD too, as the GET without the
+    /// body (RFC 9110 §9.3.2), unless the route takes HEAD itself (CalDAV's).
+    static func router() -> Router<ServeContext> { Router(context: ServeContext.self, options: .autoGenerateHeadEndpoints) }
+
     func register(on router: Router<ServeContext>) {
-        router.add(middleware: Guard(site: site))
+        let allowed = AllowedMethods()
+        router.add(middleware: Guard(site: site, allowed: allowed))
+        defer { allowed.record(router.routes) }
         let g = site.prefix.isEmpty ? router.group() : router.group(RouterPath(site.prefix))
         g.get("/static/app.css") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=3600"],
                 body: .init(byteBuffer: ByteBuffer(string: Style.css)))
         }
+        g.get("/health") { _, _ in try await Health.answer(site) }
         g.get("/i/:token") { request, context in try await signInPage(request, context) }
         g.post("/i") { request, context in try await signIn(request, context) }
         g.get("/feed/:file") { request, context in try await feedFile(request, context) }
@@ -68,8 +75,10 @@ struct Routes {
         let token = try context.parameters.require("token")
         let client = context.client
         let site = self.site
+        let cookie = Cookie.token(request)
         return try await site.workers.read {
             guard let invite = try site.tokens.liveInvite(token, now: site.now()) else {
+                if let back = try site.ownUsedInvite(token, cookie: cookie) { return back }
                 site.limiter.failed(client)
                 throw PageError(status: 401)
             }
@@ -86,9 +95,11 @@ struct Routes {
         let client = context.client
         let secure = context.secure
         let site = self.site
+        let cookie = Cookie.token(request)
         return try await site.workers.write {
             switch try site.tokens.signIn(invite: form["token"] ?? "", now: site.now()) {
             case .failure:
+                if let back = try site.ownUsedInvite(form["token"] ?? "", cookie: cookie) { return back }
                 site.limiter.failed(client)
                 throw PageError(status: 401)
             case .success(let (token, _)):
@@ -137,6 +148,16 @@ extension Site {
             throw PageError(status: 401)
         }
         return session
+    }
+
+    /// A used invite link opened again on the device it signed in (a second tap, a bookmark):
+    /// not a failed sign-in, and nothing counted against the client; 303 to Mine, saying the
+    /// device is signed in. Nil for any other link or device.
+    func ownUsedInvite(_ token: String, cookie: String?) throws -> Response? {
+        guard let cookie, let (id, _) = IssuedToken.parse(token), let session = try tokens.session(cookie: cookie, now: now()),
+            session.invite == id
+        else { return nil }
+        return Redirect.see(prefix + "/", notice: .signedIn, site: self)
     }
 
     /// A POST's `csrf` field, compared in constant time with the session's: 403 otherwise.

@@ -53,12 +53,31 @@ struct ServeEnvironment: Sendable {
     /// `TODO_SERVE_TODO` (set by `todo serve`), else `todo` beside this executable.
     var todoProgram: String {
         if let t = get("TODO_SERVE_TODO") { return t }
+        guard let me = Self.executable, let slash = me.lastIndex(of: "/") else { return "todo" }
+        return String(me[..<slash]) + "/todo"
+    }
+
+    /// This executable's absolute path (`todo-serve`), for the unit `install` writes.
+    var serveProgram: String { Self.executable ?? "/usr/local/bin/todo-serve" }
+
+    private static var executable: String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return "todo" }
-        let me = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard let slash = me.lastIndex(of: "/") else { return "todo" }
-        return String(me[..<slash]) + "/todo"
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `$XDG_CONFIG_HOME`, else `~/.config`.
+    var configHome: String {
+        if let x = get("XDG_CONFIG_HOME") { return trimSlash(x) }
+        return trimSlash(userHome) + "/.config"
+    }
+
+    /// The user's login name, for `loginctl enable-linger`.
+    var userName: String {
+        if let u = get("USER") { return u }
+        if let pw = getpwuid(getuid()), let name = pw.pointee.pw_name { return String(cString: name) }
+        return "$USER"
     }
 
     private func trimSlash(_ s: String) -> String {
@@ -93,6 +112,8 @@ struct ServeConfig: Sendable {
     var caldavDays = 14
     /// Seconds a change's sync waits for the next change (tests shorten it).
     var syncDebounce = 10.0
+    /// Connections per client, in all, and the time to send a request (`ConnectionGuard`).
+    var connections = ConnectionLimits()
 
     var isLoopback: Bool { ["127.0.0.1", "::1", "localhost"].contains(listenHost) || listenHost.hasPrefix("127.") }
     var isWildcard: Bool { listenHost == "0.0.0.0" || listenHost == "::" }

@@ -30,6 +30,7 @@ public enum ServeMain {
                todo-serve app-password NAME [-H NAME] [--label TEXT] [--json] [--base-url URL]
                todo-serve revoke NAME [-H NAME] [--device ID | --feed]
                todo-serve devices [NAME] [-H NAME]
+               todo-serve install [-H NAME] [--listen ADDR:PORT] [the server's other options]
         """
 
     public static func run() async {
@@ -61,6 +62,7 @@ public enum ServeMain {
         case "app-password": return try Subcommands.appPassword(Array(arguments.dropFirst()), environment: environment)
         case "revoke": return try Subcommands.revoke(Array(arguments.dropFirst()), environment: environment)
         case "devices": return try Subcommands.devices(Array(arguments.dropFirst()), environment: environment)
+        case "install": return try ServeInstall.run(Array(arguments.dropFirst()), environment: environment)
         default: return try await serve(arguments, environment: environment)
         }
     }
@@ -119,7 +121,10 @@ public enum ServeMain {
                 throw Failure(exit: .config, message: error.message)
             }
         }
-        try checkHousehold(config.household, environment: environment)
+        // The reader goes at the end of this line: nothing of libgit2 is kept open.
+        if let warning = ZoneCheck.warning(try checkHousehold(config.household, environment: environment), household: config.household) {
+            printError(warning)
+        }
         let state = StateFolder.forHousehold(config.household, environment: environment)
         let replica: String
         do {
@@ -155,15 +160,23 @@ public enum ServeMain {
         return .ok
     }
 
-    /// The application: the router with every route, the background sync as a service, at
-    /// most 64 connections, and the listening line on stdout once the port is bound.
+    /// The application: the router with every route, the background sync as a service, the
+    /// connection limits (`ConnectionLimits`), and the listening line on stdout once the port is bound.
     static func makeApplication(site: Site, tls: TLSConfiguration? = nil) throws -> some ApplicationProtocol {
-        let router = Router(context: ServeContext.self)
+        let router = Routes.router()
         Routes(site: site).register(on: router)
         var logger = Logger(label: "todo-serve")
         logger.logLevel = .error
-        // An idle connection (a client that stopped sending) is closed after 10 s.
-        let http = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(10)))
+        let limits = site.config.connections
+        let slots = site.limiter.connections
+        let exempt = Set(site.config.trustProxy)
+        // Each connection: at most `perClient` per address, a head sent within 5 s of its start
+        // or of the previous answer (so a kept-alive connection with no new request goes after
+        // 5 s), a body within 10 s of its head. Hummingbird's idle timeout stays as a backstop.
+        let http = HTTPServerBuilder.http1(
+            configuration: .init(
+                additionalChannelHandlers: [ConnectionGuard(slots: slots, limits: limits, exempt: exempt)],
+                idleTimeout: .seconds(10)))
         return Application(
             router: router,
             server: try tls.map { try HTTPServerBuilder.tls(http, tlsConfiguration: $0) } ?? http,
@@ -173,11 +186,16 @@ public enum ServeMain {
                 // listens on is still refused (EADDRINUSE, exit 75), and the household lock still
                 // allows one server per household.
                 address: .hostname(site.config.listenHost, port: site.config.listenPort), serverName: nil, reuseAddress: true,
-                availableConnectionsDelegate: MaximumAvailableConnections(64)),
+                availableConnectionsDelegate: MaximumAvailableConnections(limits.total)),
             services: [site.syncer],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? site.config.listenPort
                 site.listeningPort.store(port, ordering: .relaxed)
+                do throws(StateError) {
+                    try site.state.recordBase(site.base)
+                } catch {
+                    printError("todo-serve: warning: " + stateFailure(error).message + " `todo serve invite` will need --base-url.")
+                }
                 let host = site.config.listenHost.contains(":") ? "[\(site.config.listenHost)]" : site.config.listenHost
                 // Straight to the descriptor: the line is there at once, whatever stdout buffers.
                 let line = "todo-serve: listening on \(site.config.usesTLS ? "https" : "http")://\(host):\(port)/\n"
@@ -186,9 +204,11 @@ public enum ServeMain {
             logger: logger)
     }
 
-    static func checkHousehold(_ name: String, environment: ServeEnvironment) throws {
+    /// Refuses a household that cannot be opened (66 when there is none); returns it for reading.
+    @discardableResult
+    static func checkHousehold(_ name: String, environment: ServeEnvironment) throws -> HouseholdReader {
         do {
-            _ = try Household.openForReading(home: environment.home, name: name, clock: environment.clock)
+            return try Household.openForReading(home: environment.home, name: name, clock: environment.clock)
         } catch {
             switch error {
             case .householdNotFound, .invalidHouseholdName:

@@ -33,7 +33,7 @@ struct StateFolder: Sendable {
             if mkdir(built, 0o700) != 0 && errno != EEXIST { throw .unwritable(path: built, errno: errno) }
         }
         try checkPrivate(path, directory: true)
-        for name in ["tokens.json", "visits.json", "replica", "tokens.lock", "serve.lock"] {
+        for name in ["tokens.json", "visits.json", "replica", "tokens.lock", "serve.lock", "base-url"] {
             let file = "\(path)/\(name)"
             if access(file, F_OK) == 0 { try checkPrivate(file, directory: false) }
         }
@@ -108,6 +108,19 @@ struct StateFolder: Sendable {
             if e == EWOULDBLOCK { throw .serverRunning(path: lock) }
             throw .unwritable(path: lock, errno: e)
         }
+    }
+
+    /// Records where the running server's links start (`ServeConfig.base`: scheme, host, port
+    /// and path prefix), so that `invite` and `app-password` print working links without the
+    /// server's flags repeated.
+    func recordBase(_ base: String) throws(StateError) {
+        try withLock { () throws(StateError) in try replace("base-url", with: Array((base + "\n").utf8)) }
+    }
+
+    /// The base the server last recorded; nil when none was, or it does not parse.
+    func recordedBase() throws(StateError) -> BaseURL? {
+        guard let bytes = try read("base-url") else { return nil }
+        return BaseURL.parse(String(decoding: bytes, as: UTF8.self).trimmed(of: [" ", "\n"]))
     }
 
     /// The server's own replica id (16 hex digits), made at first start.

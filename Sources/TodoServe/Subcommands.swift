@@ -14,7 +14,7 @@ enum Subcommands {
         var household: String
         var name: String?
         var base: BaseURL?
-        var listen = "127.0.0.1:8080"
+        var listen: String?
         var label: String?
         var json = false
 
@@ -37,6 +37,18 @@ enum Subcommands {
                     name = arg
                 }
             }
+            // The roster's rule for a member's name, and what a commit's author may hold: a
+            // name with <, > or a line break would sign in and then fail every change.
+            if let name, !Self.isMemberName(name) {
+                throw UsageError(
+                    "a member's name is 1 to 200 bytes without <, > or control characters (line breaks included); \"\(DisplayText.escaped(name))\" is not.")
+            }
+        }
+
+        static func isMemberName(_ name: String) -> Bool {
+            let trimmed = name.trimmed()
+            return !trimmed.isEmpty && trimmed.utf8.count <= 200
+                && !trimmed.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || $0 == "<" || $0 == ">" }
         }
     }
 
@@ -48,6 +60,7 @@ enum Subcommands {
         let member = try knownMember(name, household: household, environment: environment)
         if let label, label.count > 200 { throw UsageError("--label is longer than 200 characters.") }
         let state = try prepared(household, environment: environment)
+        let start = try linkStart(base: base, listen: listen, state: state)
         let token: IssuedToken
         do {
             token = try TokenStore(folder: state).invite(
@@ -55,17 +68,26 @@ enum Subcommands {
         } catch {
             throw ServeMain.stateFailure(error)
         }
-        let start = try linkStart(base: base, listen: listen)
         print("Sign-in link for \(DisplayText.escaped(member)): it works once, on one device, for 7 days.")
-        print("\(start)/i/\(token.text)")
+        print("\(start.text)/i/\(token.text)")
         return .ok
     }
 
-    /// Where links start: `--base-url`, else `http://` and the listen address.
-    private static func linkStart(base: BaseURL?, listen: String) throws -> String {
-        if let base { return base.text }
-        guard let (host, port) = splitHostPort(listen), let port else { throw UsageError("--listen takes ADDRESS:PORT.") }
-        return "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    /// Where links start: `--base-url`, else `--listen` given, else what the server recorded
+    /// when it last started (its TLS, port and prefix), else `http://127.0.0.1:8080`.
+    private static func linkStart(base: BaseURL?, listen: String?, state: StateFolder) throws -> BaseURL {
+        if let base { return base }
+        if listen == nil {
+            do {
+                if let recorded = try state.recordedBase() { return recorded }
+            } catch {
+                throw ServeMain.stateFailure(error)
+            }
+        }
+        guard let (host, port) = splitHostPort(listen ?? "127.0.0.1:8080"), let port, !host.isEmpty else {
+            throw UsageError("--listen takes ADDRESS:PORT.")
+        }
+        return BaseURL(scheme: "http", host: host, port: port, path: "")
     }
 
     /// `app-password NAME [--label TEXT] [--json] [--base-url URL]`: a new app password for a
@@ -78,17 +100,17 @@ enum Subcommands {
         let (household, name, base, listen, label, json) = (a.household, a.name, a.base, a.listen, a.label ?? "phone", a.json)
         guard let name else { throw UsageError("app-password needs the member's name, like: todo serve app-password Kim") }
         if label.count > 200 { throw UsageError("--label is longer than 200 characters.") }
-        let start = try linkStart(base: base, listen: listen)
         let member = try knownMember(name, household: household, environment: environment)
         let state = try prepared(household, environment: environment)
+        let start = try linkStart(base: base, listen: listen, state: state)
         let made: (user: String, password: String)
         do {
             made = try TokenStore(folder: state).appPassword(member: member, label: label, now: environment.clock.nowMillis())
         } catch {
             throw ServeMain.stateFailure(error)
         }
-        let url = start + "/dav/"
-        if let host = base?.host ?? splitHostPort(listen)?.host, base?.scheme != "https", !DAVAuth.isLoopback(host), host != "localhost" {
+        let url = start.text + "/dav/"
+        if start.scheme != "https", !DAVAuth.isLoopback(start.host), start.host != "localhost" {
             printError(
                 "todo-serve: note: phones send app passwords only over HTTPS; \(url) is plain HTTP, so the server refuses them from other machines. Give the https address with --base-url.")
         }

@@ -9,6 +9,8 @@ struct Session: Sendable, Equatable {
     let csrf: String
     /// Set when the cookie should be sent again (its 400 days renewed).
     let renew: Bool
+    /// The id of the invite this session was made from (nil for sessions older than the field).
+    var invite: String? = nil
 }
 
 /// Why a sign-in link did not sign in.
@@ -95,7 +97,8 @@ final class TokenStore: Sendable {
             let session = IssuedToken.make()
             let record = TokenRecord(
                 id: session.id, kind: .session, member: invite.member, label: invite.label,
-                sha256: TokenHash.sha256(session.secret), created: now, lastUsed: now, expires: now + Self.sessionLife)
+                sha256: TokenHash.sha256(session.secret), created: now, lastUsed: now, expires: now + Self.sessionLife,
+                invite: invite.id)
             records.append(record)
             return .success((session, record))
         }
@@ -114,7 +117,8 @@ final class TokenStore: Sendable {
                 }
             }
         }
-        return Session(id: record.id, member: record.member, csrf: TokenHash.csrf(sessionSecret: secret), renew: renew)
+        return Session(
+            id: record.id, member: record.member, csrf: TokenHash.csrf(sessionSecret: secret), renew: renew, invite: record.invite)
     }
 
     func signOut(session id: String) throws(StateError) {

@@ -28,6 +28,9 @@ struct TokenRecord: Sendable, Equatable {
     var expires: Int64?
     /// An app password's user name (`AppPassword.user`); nil for the other kinds.
     var user: String?
+    /// A session's: the id of the invite it was made from, so that the device reopening that
+    /// link is told it is signed in rather than refused.
+    var invite: String?
 
     var json: JSONValue {
         var fields: [(String, JSONValue)] = [
@@ -37,12 +40,13 @@ struct TokenRecord: Sendable, Equatable {
             ("expires", expires.map { .number("\($0)") } ?? .null),
         ]
         if let user { fields.append(("user", .string(user))) }
+        if let invite { fields.append(("invite", .string(invite))) }
         return .object(fields)
     }
 
     init(
         id: String, kind: TokenKind, member: String, label: String, sha256: String, created: Int64, lastUsed: Int64?, expires: Int64?,
-        user: String? = nil
+        user: String? = nil, invite: String? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -53,6 +57,7 @@ struct TokenRecord: Sendable, Equatable {
         self.lastUsed = lastUsed
         self.expires = expires
         self.user = user
+        self.invite = invite
     }
 
     init?(_ v: JSONValue) {
@@ -68,7 +73,8 @@ struct TokenRecord: Sendable, Equatable {
         if kind == .app, !(user.map(AppPassword.isUser) ?? false) { return nil }
         self.init(
             id: id, kind: kind, member: member, label: v["label"]?.stringValue ?? "", sha256: sha, created: created,
-            lastUsed: number("lastUsed"), expires: number("expires"), user: kind == .app ? user : nil)
+            lastUsed: number("lastUsed"), expires: number("expires"), user: kind == .app ? user : nil,
+            invite: kind == .session ? v["invite"]?.stringValue : nil)
     }
 }
 

@@ -28,7 +28,7 @@ struct ServeReadOnlyTests {
 
         let gets = [
             "/static/app.css", "/i/\(invite)", "/feed/\(feed).ics", "/", "/tasks", "/tasks?which=all&tag=shopping&assignee=Ann&overdue=1",
-            "/t/\(choreID)", "/t/\(listID)", "/add", "/lists", "/changes", "/sync", "/feed", "/phone",
+            "/t/\(choreID)", "/t/\(listID)", "/add", "/lists", "/changes", "/sync", "/feed", "/phone", "/health",
         ]
         try expectEveryGetRoute(covered: gets)
 

@@ -66,7 +66,7 @@ final class ServeFixture: @unchecked Sendable {
 
     /// The routes; with `services`, the background sync runs beside them.
     func application(services: Bool = false) -> some ApplicationProtocol {
-        let router = Router(context: ServeContext.self)
+        let router = Routes.router()
         Routes(site: site).register(on: router)
         return Application(router: router, services: services ? [site.syncer] : [])
     }

@@ -49,7 +49,9 @@ Sections (each one fails on its own without stopping the others):
           requests per second, p50 and p99 of `GET /` (Mine) and of `POST /t/<id>/done` (each
           a different task, each a commit), 4 client processes, 20 s each; the server's VmHWM
           and VmRSS after the run; `todo --version` and `todo add` start times in the same
-          household (with --baseline-todo, the baseline's alternated with them). Needs --serve.
+          household (with --baseline-todo, the baseline's alternated with them); `GET /` from
+          one address while another holds 100 half-open connections (p99 < 200 ms); 20 stops
+          and starts on one port while a client keeps asking (every start binds). Needs --serve.
 
   history one member making --history-changes changes (default 3,000: a third each add, edit
           and done of a random task) with a sync to a path remote every 500, three times: with
@@ -1109,6 +1111,23 @@ def serve_section(bench, size, serve):
         bench.row(f"`todo-serve` {label}, {clients} clients, {seconds:g} s: p50 (p99), "
                   f"{r['per_second']:.0f} requests/s, {r['requests']:,} requests, {r['failures']} failed",
                   size, f"{r['p50']:.1f} ({r['p99']:.1f})", None)
+    slow = f.get("slow")
+    if slow and slow.get("p50") is not None:
+        bench.row(f"`todo-serve` `GET /` from one address while another holds {slow['half_open']} half-open "
+                  f"connections (the server held {slow['held_at_once']} at once, closed {slow['closed_by_server']:,}), "
+                  f"{slow['seconds']:g} s: p50 (p99), {slow['requests']:,} requests, {slow['failures']} failed",
+                  size, f"{slow['p50']:.1f} ({slow['p99']:.1f})", None,
+                  "p99 < 200 — " + ("met" if slow["p99"] < 200 else "MISSED"))
+    restart = f.get("restart")
+    if restart:
+        a = restart["answers"]
+        bench.row(f"`todo-serve` stopped and started on one port {restart['rounds']} times while a client asks "
+                  f"for /health ({a['ok']} answered, {a['refused']} refused between runs, {a['other']} other): "
+                  f"starts that bound, median (max) ms from start to listening",
+                  size, f"{restart['bound']} of {restart['rounds']}"
+                  + (f", {restart['bind_ms_median']:.0f} ({restart['bind_ms_max']:.0f})" if restart["bound"] else ""),
+                  None, "every start binds within 1 s — "
+                  + ("met" if restart["bound"] == restart["rounds"] and (restart["bind_ms_max"] or 0) <= 1000 else "MISSED"))
     if f.get("vmhwm_kib"):
         bench.row("`todo-serve` memory after the run: VmHWM (VmRSS)", size,
                   f"{f['vmhwm_kib'] / 1024:.1f} MB ({f['vmrss_kib'] / 1024:.1f} MB)", None)

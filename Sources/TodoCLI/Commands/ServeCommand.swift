@@ -17,7 +17,9 @@ struct ServeCommand: ParsableCommand {
     /// The executable that serves the pages.
     static let program = "todo-serve"
 
-    @Argument(parsing: .captureForPassthrough, help: "What todo-serve gets: its options, or invite, devices or revoke and theirs.")
+    @Argument(
+        parsing: .captureForPassthrough,
+        help: "What todo-serve gets: its options, or invite, app-password, devices, revoke or install and theirs.")
     var arguments: [String] = []
 
     func run() throws {
