@@ -280,6 +280,25 @@ def restart_loop(serve, env, port, rounds):
     }
 
 
+def single_post_against_cli(todo, env, session, ids, pairs):
+    """`POST /t/<id>/done` from one client, alternated with `todo done <id>` of another task; the
+    medians in ms. Each POST from a new loopback address, under the per-address limits."""
+    web, cli, failures = [], [], []
+    for i in range(pairs):
+        session.connect(f"127.8.{i // 200}.{i % 200 + 2}")
+        a, b = ids[2 * i], ids[2 * i + 1]
+        t0 = time.perf_counter()
+        r = session.post(f"/t/{a}/done", {"back": "/"})
+        web.append((time.perf_counter() - t0) * 1000)
+        if r.status != 303:
+            failures.append(f"POST /t/{a}/done answered {r.status}")
+        t0 = time.perf_counter()
+        run([todo, "done", b], env)
+        cli.append((time.perf_counter() - t0) * 1000)
+    session.close()
+    return {"pairs": pairs, "post_ms": statistics.median(web), "todo_done_ms": statistics.median(cli), "failures": failures}
+
+
 def medians_ms(binaries, args, env, runs):
     """The median wall time of `BINARY ARGS(i)` for each binary, taking turns run by run
     (which goes first alternates), after one untimed round."""
@@ -361,7 +380,8 @@ def main():
         open_ids = [t["id"] for t in json.loads(run([todo, "list", "--json"], env, timeout=120))
                     if t.get("status") == "open" and "repeat" not in t]
         random.Random("serve-post").shuffle(open_ids)
-        pools = [open_ids[n::args.clients] for n in range(args.clients)]
+        # The last ones for the single client below, the rest for the load.
+        pools = [open_ids[:-args.runs * 6][n::args.clients] for n in range(args.clients)]
         before = int(git(env, "rev-list", "--count", "main").strip())
         print(f"bench-serve: POST /t/<id>/done with {args.clients} clients for {args.seconds:g} s",
               file=sys.stderr, flush=True)
@@ -376,6 +396,13 @@ def main():
             if figures[kind]["failures"]:
                 failed.append(f"{figures[kind]['failures']} {kind.upper()} requests failed, e.g. "
                               f"{figures[kind]['failure_examples'][:3]}")
+
+        # One client alone, alternated with `todo done` on the same household: a change from the
+        # page against the same change from the CLI, process start included.
+        print(f"bench-serve: one POST done alternated with one todo done, {args.runs * 3} each",
+              file=sys.stderr, flush=True)
+        figures["single"] = single_post_against_cli(todo, env, sessions[0], open_ids[-args.runs * 6:], args.runs * 3)
+        failed += figures["single"]["failures"]
 
         print(f"bench-serve: GET / from one address while another holds {args.slow_clients} half-open "
               f"connections, {args.slow_seconds:g} s", file=sys.stderr, flush=True)
@@ -427,6 +454,11 @@ def table(f):
             r = f[kind]
             lines.append(f"| {label} | {r['per_second']:.0f} | {r['p50']:.1f} | {r['p99']:.1f} | {r['requests']:,} |"
                          if r["p50"] is not None else f"| {label} | — | — | — | 0 |")
+    if f.get("single"):
+        r = f["single"]
+        lines.append(f"| `POST /t/<id>/done`, one client, alternated with `todo done` "
+                     f"({r['todo_done_ms']:.1f} ms; {r['post_ms'] / r['todo_done_ms']:.2f}×) | — | "
+                     f"{r['post_ms']:.1f} | — | {r['pairs']} |")
     if f.get("slow") and f["slow"]["p50"] is not None:
         r = f["slow"]
         lines.append(f"| `GET /` beside {r['half_open']} half-open connections from one address "
