@@ -2,7 +2,7 @@
 """A receiver of reminders for the tests, on 127.0.0.1 only.
 
     reminder_receiver.py smtp --out FILE [--fail N] [--refuse-sender ADDR]
-                              [--tls-cert CERT --tls-key KEY] [--login USER:PASSWORD]
+                              [--tls-cert CERT --tls-key KEY [--implicit-tls]] [--login USER:PASSWORD]
     reminder_receiver.py http --out FILE [--fail N] [--status CODE] [--tls-cert CERT --tls-key KEY]
     reminder_receiver.py stall --out FILE
 
@@ -10,7 +10,8 @@ smtp is aiosmtpd's SMTP server (PyPI aiosmtpd, or Debian's python3-aiosmtpd; `sh
 --test` installs it). Every message it is given is appended to FILE as one JSON line: the
 envelope's sender and recipients, the headers that matter, the body, and whether it was taken
 ("accepted") or answered 451 (the first N, with --fail) or 550 (a sender named with
---refuse-sender). With --tls-cert it offers STARTTLS and requires it before MAIL; with --login
+--refuse-sender). With --tls-cert it offers STARTTLS and requires it before MAIL (with --implicit-tls it
+speaks TLS from the first byte instead, as on port 465); with --login
 it requires that login (AUTH PLAIN or LOGIN, only after STARTTLS). http answers each POST with 200, or with --status CODE (default 503) for the
 first N; FILE gets the path, the headers and the body of each. Prints "listening on 127.0.0.1
 port PORT" once it can be reached. stall accepts connections and never answers (a server that
@@ -70,14 +71,18 @@ def smtp(args):
     async def main():
         loop = asyncio.get_running_loop()
         options = {"enable_SMTPUTF8": True}
+        implicit = None
         if args.tls_cert:
             import ssl
             context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
             context.load_cert_chain(args.tls_cert, args.tls_key)
-            options.update(tls_context=context, require_starttls=True)
+            if args.implicit_tls:
+                implicit = context
+            else:
+                options.update(tls_context=context, require_starttls=True)
         if args.login:
-            options.update(authenticator=authenticator, auth_required=True)
-        server = await loop.create_server(lambda: SMTP(Handler(), **options), "127.0.0.1", args.port)
+            options.update(authenticator=authenticator, auth_required=True, auth_require_tls=not args.implicit_tls)
+        server = await loop.create_server(lambda: SMTP(Handler(), **options), "127.0.0.1", args.port, ssl=implicit)
         port = server.sockets[0].getsockname()[1]
         print(f"listening on 127.0.0.1 port {port}", flush=True)
         await server.serve_forever()
@@ -143,5 +148,6 @@ parser.add_argument("--refuse-sender")
 parser.add_argument("--tls-cert")
 parser.add_argument("--tls-key")
 parser.add_argument("--login")
+parser.add_argument("--implicit-tls", action="store_true")
 args = parser.parse_args()
 {"smtp": smtp, "http": http, "stall": stall}[args.kind](args)

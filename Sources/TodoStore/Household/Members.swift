@@ -7,12 +7,14 @@ public struct MemberChange: Sendable {
     public var via: String?
     public var postURL: String?
     public var every: String?
+    public var remindAt: String?
 
-    public init(email: String? = nil, via: String? = nil, postURL: String? = nil, every: String? = nil) {
+    public init(email: String? = nil, via: String? = nil, postURL: String? = nil, every: String? = nil, remindAt: String? = nil) {
         self.email = email
         self.via = via
         self.postURL = postURL
         self.every = every
+        self.remindAt = remindAt
     }
 }
 
@@ -72,7 +74,7 @@ extension Household {
             let spelled = task.extra.keys.compactMap(MemberFields.parse).map(\.name).filter { $0.lowercased() == name.lowercased() }
                 .min { $0.utf8.lexicographicallyPrecedes($1.utf8) } ?? name
             var changed = false
-            for (field, value) in [(MemberFields.email, change.email), (MemberFields.via, change.via), (MemberFields.postURL, change.postURL), (MemberFields.every, change.every)] {
+            for (field, value) in [(MemberFields.email, change.email), (MemberFields.via, change.via), (MemberFields.postURL, change.postURL), (MemberFields.every, change.every), (MemberFields.remindAt, change.remindAt)] {
                 guard let value else { continue }
                 let key = MemberFields.key(field, spelled)
                 if task.extra[key]?.stringValue == value || (task.extra[key] == nil && value.isEmpty) { continue }

@@ -20,13 +20,15 @@ public struct ReminderSettings: Sendable, Equatable {
     public var smtpFrom: String?
     public var sendmail = "/usr/sbin/sendmail"
     public var postToken: String?
+    /// A PEM file of authorities trusted beside the system's (a household's own CA).
+    public var caFile: String?
 
     public init() {}
 
     static let keys: [(file: String, env: String)] = [
         ("smtp.host", "TODO_SMTP_HOST"), ("smtp.port", "TODO_SMTP_PORT"), ("smtp.tls", "TODO_SMTP_TLS"),
         ("smtp.user", "TODO_SMTP_USER"), ("smtp.password", "TODO_SMTP_PASSWORD"), ("smtp.from", "TODO_SMTP_FROM"),
-        ("sendmail", "TODO_SENDMAIL"), ("post.token", "TODO_POST_TOKEN"),
+        ("sendmail", "TODO_SENDMAIL"), ("post.token", "TODO_POST_TOKEN"), ("tls.ca", "TODO_TLS_CA"),
     ]
 
     /// Reads `path` (absent is fine) and then the environment through `env`.
@@ -67,6 +69,7 @@ public struct ReminderSettings: Sendable, Equatable {
         }
         if let m = text("sendmail") { s.sendmail = m }
         s.postToken = text("post.token")
+        s.caFile = text("tls.ca")
         for (key, value) in [("smtp.host", s.smtpHost), ("smtp.user", s.smtpUser), ("post.token", s.postToken)] {
             if let value, !value.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) {
                 throw .badSetting(key: key, value: "", expected: .oneWord)
@@ -76,7 +79,7 @@ public struct ReminderSettings: Sendable, Equatable {
     }
 
     /// Whether `host` is this machine (mail to it stays on the machine).
-    static func isLoopback(_ host: String) -> Bool {
+    public static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 }
