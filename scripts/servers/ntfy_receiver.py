@@ -16,7 +16,8 @@ headers, the body, the parsed message or the error.
 
 --hold N: the first N valid messages are recorded, then "held N" is printed and the answer is
 never sent (the connection stays open until the client goes): a receiver that took a message
-whose sender dies before it hears back. Prints "listening on 127.0.0.1 port PORT" once ready.
+whose sender dies before it hears back. Prints "listening on 127.0.0.1 port PORT" once ready, and
+"published ID" after answering each message.
 """
 import argparse
 import json
@@ -161,6 +162,7 @@ def main():
                 self.close_connection = True
                 return
             self.answer(200, message, None)
+            print(f"published {message['id']}", flush=True)
 
         def answer(self, status, doc, entry):
             if entry is not None:

@@ -36,6 +36,12 @@ public struct ReminderMessage: Sendable {
         ]
         lines += body.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if lines.last == "" { lines.removeLast() }
+        // The hub's links: each opens a page with a Done button (opening it changes nothing).
+        if !links.isEmpty || click != nil {
+            lines.append("")
+            for link in links { lines.append("\(ReminderText.line(link.label)): \(link.url)") }
+            if let click { lines.append("Your page: \(click)") }
+        }
         return lines.joined(separator: newline) + newline
     }
 

@@ -1,0 +1,204 @@
+import Foundation
+import Glibc
+import Testing
+import TodoCore
+
+/// Reminders from the hub (docs/SERVE.md, "Reminders from the hub"): `todo-serve` sends each
+/// member's reminder at their hour, to a receiver built from ntfy's documented publish API
+/// (scripts/servers/ntfy_receiver.py), with a Done button per item that credits the member once;
+/// `todo remind` and the server share one record; a server killed between the send and the
+/// record sends again with the same Idempotency-Key. The clock is fixed at Thursday 2025-11-20
+/// 09:00 UTC; the household has no zone, so its days are UTC's.
+@Suite(.timeLimit(.minutes(5)), .kit, .serialized)
+struct HubReminderTests {
+    static let ntfyScript = packageRoot + "/scripts/servers/ntfy_receiver.py"
+    let serveBinary = directoryName(todoBinary) + "/todo-serve"
+
+    func ntfy(_ sb: Sandbox, _ extra: [String] = []) throws -> (ServerProcess, UInt16, String) {
+        let python = try requireProgram("python3")
+        let out = sb.root + "/io/ntfy-\(UUID().uuidString).jsonl"
+        let (server, line) = try ServerProcess.start(
+            "ntfy_receiver.py", python, [Self.ntfyScript, "--out", out] + extra, environment: serverEnvironment(home: sb.home),
+            ready: "listening on 127.0.0.1 port ")
+        let port = try #require(line.split(separator: " ").last.flatMap { UInt16($0) }, "no port in \(line)")
+        return (server, port, out)
+    }
+
+    func received(_ path: String) throws -> [JSONValue] {
+        let text = String(decoding: readBytes(path) ?? [], as: UTF8.self)
+        return try text.split(separator: "\n").map { try json(String($0)) }
+    }
+
+    func startServer(_ sb: Sandbox, port: Int = 0) throws -> (ServerProcess, String) {
+        let (server, line) = try ServerProcess.start(
+            "todo-serve", serveBinary, ["--listen", "127.0.0.1:\(port)", "--sync-every", "0"],
+            environment: sb.todoEnvironment(["TODO_SERVE_TODO": sb.binary]), ready: "todo-serve: listening on")
+        let base = String(line.dropFirst("todo-serve: listening on ".count).dropLast())
+        return (server, base)
+    }
+
+    /// An HTTP request by curl: the status and the body.
+    func http(_ method: String, _ url: String) throws -> (status: Int, body: String) {
+        let curl = try requireProgram("curl")
+        let r = try runProcess(curl, ["-s", "-X", method, "-w", "\n%{http_code}", url], timeout: .seconds(60))
+        let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
+    }
+
+    /// Kim: an overdue task, one due today, the daily turn of a chore, one without a date.
+    func household() throws -> Sandbox {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        _ = try sb.add("Renew the permit", "--due", "2025-11-18", "--assign", "Kim")
+        _ = try sb.add("Buy milk", "--due", "2025-11-20", "--assign", "Kim")
+        _ = try sb.add("Water the plants", "--every", "day", "--rotate", "Kim", "--from", "2025-11-20")
+        _ = try sb.add("Fix the bike", "--assign", "Kim")
+        return sb
+    }
+
+    func task(_ sb: Sandbox, _ title: String) throws -> JSONValue? {
+        try json(try sb.todo("list", "--all", "--json").stdout).items.first { $0["title"]?.stringValue == title }
+    }
+
+    @Test func theServerRemindsAtTheMembersHourWithDoneButtonsThatCountOnce() throws {
+        let sb = try household()
+        let (receiver, port, out) = try ntfy(sb)
+        defer { receiver.stop() }
+        var r = try sb.todo("member", "set", "Kim", "--via", "post", "--post-url", "http://127.0.0.1:\(port)/kim", "--remind-at", "08:00")
+        #expect(r.exitCode == 0 && r.stdout.contains(", at 08:00"), "\(r)")
+        #expect(try sb.todo("member", "show", "Kim").stdout.contains("Remind at: 08:00"))
+        r = try sb.todo("member", "set", "Kim", "--remind-at", "25:00")
+        #expect(r.exitCode == 64 && r.stderr.contains("--remind-at must be a time of day HH:MM"), "\(r)")
+
+        // 09:00, past Kim's 08:00: the server sends at start (the same household day).
+        let (server, base) = try startServer(sb)
+        defer { server.stop() }
+        try #require(receiver.output.waitForLine(containing: "published m1") != nil)
+        let got = try received(out)
+        try #require(got.count == 1, "\(got)")
+        let m = try #require(got[0]["message"])
+        #expect(m["title"] == .string("todo: 1 overdue, 2 due today, 1 new for Kim (home)"), "\(m)")
+        #expect(m["click"] == .string(base + "/"), "\(m)")
+        #expect(got[0]["headers"]?["idempotency-key"]?.stringValue?.hasPrefix("todo-") == true)
+        guard case .array(let actions)? = m["actions"] else { Issue.record("no actions: \(m)"); return }
+        // ntfy's limit: three, in the reminder's order.
+        let labels = actions.map { $0["label"]?.stringValue ?? "" }
+        #expect(labels == ["Done: Renew the permit", "Done: Water the plants", "Done: Buy milk"], "\(actions)")
+        for a in actions {
+            #expect(a["action"] == .string("http") && a["method"] == .string("POST"), "\(a)")
+            #expect(a["url"]?.stringValue?.hasPrefix(base + "/r/") == true, "\(a)")
+        }
+        // Recorded where `todo remind` keeps it: a run from cron now sends nothing.
+        r = try sb.todo("remind")
+        #expect(r.exitCode == 0 && r.stdout.isEmpty && r.stderr.isEmpty, "\(r)")
+        #expect(try received(out).count == 1)
+
+        // Done for "Buy milk": a GET only shows the button; the POST acts, once.
+        let milk = try #require(actions[2]["url"]?.stringValue)
+        let commits = try sb.commits().count
+        var answer = try http("GET", milk)
+        #expect(answer.status == 200 && answer.body.contains("<form method=\"post\"") && answer.body.contains("Buy milk"), "\(answer)")
+        #expect(try task(sb, "Buy milk")?["status"] == .string("open"))
+        #expect(try sb.commits().count == commits)
+        answer = try http("POST", milk)
+        #expect(answer.status == 200 && answer.body.contains("is done"), "\(answer)")
+        #expect(try task(sb, "Buy milk")?["status"] == .string("done"))
+        for _ in 0..<3 {
+            answer = try http("POST", milk)
+            #expect(answer.status == 200 && answer.body.contains("was done already"), "\(answer)")
+        }
+        #expect(try sb.commits().count == commits + 1)
+        #expect(try sb.git("log", "-1", "--format=%an").stdout == "Kim\n")
+        // The chore's button: today's occurrence, credited to Kim.
+        answer = try http("POST", try #require(actions[1]["url"]?.stringValue))
+        #expect(answer.status == 200 && answer.body.contains("is done"), "\(answer)")
+        answer = try http("POST", try #require(actions[1]["url"]?.stringValue))
+        #expect(answer.status == 200 && answer.body.contains("was done already"), "\(answer)")
+        #expect(try sb.commits().count == commits + 2)
+
+        // A link changed by one character is not the server's.
+        var forged = Array(try #require(actions[0]["url"]?.stringValue))
+        forged[forged.count - 1] = forged.last == "A" ? "B" : "A"
+        #expect(try http("POST", String(forged)).status == 404)
+        server.stop()
+
+        // Two days later the links have expired.
+        sb.now = fixedNow + 2 * 86_400_000
+        let (later, laterBase) = try startServer(sb)
+        defer { later.stop() }
+        answer = try http("POST", try #require(actions[0]["url"]?.stringValue).replacingOccurrences(of: base, with: laterBase))
+        #expect(answer.status == 410 && answer.body.contains("expired"), "\(answer)")
+        #expect(try task(sb, "Renew the permit")?["status"] == .string("open"))
+    }
+
+    @Test func aMemberWhoLeftLosesTheirLinks() throws {
+        let sb = try household()
+        let (receiver, port, out) = try ntfy(sb)
+        defer { receiver.stop() }
+        #expect(try sb.todo("member", "set", "Kim", "--via", "post", "--post-url", "http://127.0.0.1:\(port)/kim").exitCode == 0)
+        let (server, base) = try startServer(sb)
+        defer { server.stop() }
+        try #require(receiver.output.waitForLine(containing: "published m1") != nil)
+        let actions = try received(out).first?["message"]?["actions"]
+        let url = try #require(actions.flatMap { a -> String? in if case .array(let list) = a { return list.first?["url"]?.stringValue } else { return nil } })
+        #expect(try sb.todo("member", "leave", "Kim", "--to", "Alice").exitCode == 0)
+        // A leave counts from the next household day.
+        sb.now = fixedNow + 86_400_000
+        server.stop()
+        let (later, laterBase) = try startServer(sb)
+        defer { later.stop() }
+        let laterURL = url.replacingOccurrences(of: base, with: laterBase)
+        let answer = try http("POST", laterURL)
+        #expect(answer.status == 410, "\(answer) \(laterURL) \(later.output.text)")
+    }
+
+    /// Sent, then killed (kill -9) before the delivery was recorded: the next start sends the
+    /// same reminder again, byte for byte, with the same Idempotency-Key.
+    @Test func aServerKilledBetweenSendAndRecordSendsTheSameAgain() throws {
+        let sb = try household()
+        let (receiver, port, out) = try ntfy(sb, ["--hold", "1"])
+        defer { receiver.stop() }
+        #expect(try sb.todo("member", "set", "Kim", "--via", "post", "--post-url", "http://127.0.0.1:\(port)/kim").exitCode == 0)
+        let (server, base) = try startServer(sb)
+        try #require(receiver.output.waitForLine(containing: "held 1") != nil)
+        server.stop()
+        // Restarted on the same address (its links start the same).
+        let (again, _) = try startServer(sb, port: try #require(Int(base.split(separator: ":").last ?? "")))
+        defer { again.stop() }
+        try #require(receiver.output.waitForLine(containing: "published m2") != nil)
+        let got = try received(out)
+        try #require(got.count == 2, "\(got)")
+        #expect(got[0]["held"] == .bool(true))
+        #expect(got[0]["body"] == got[1]["body"], "\(got)")
+        for h in ["idempotency-key", "title", "actions", "click"] {
+            #expect(got[0]["headers"]?[h] != nil && got[0]["headers"]?[h] == got[1]["headers"]?[h], "\(h): \(got)")
+        }
+        let r = try sb.todo("remind")
+        #expect(r.exitCode == 0 && r.stdout.isEmpty, "recorded once delivered: \(r)")
+    }
+
+    /// Cron's `todo remind` and the server keep one record: whoever sent first, the other sends
+    /// nothing for that member that day. A member whose hour has not come waits.
+    @Test func cronAndTheServerNeverBothSend() throws {
+        let sb = try household()
+        _ = try sb.add("Call the bank", "--due", "2025-11-20", "--assign", "Bea")
+        _ = try sb.add("Pay the rent", "--due", "2025-11-20", "--assign", "Alice")
+        let (receiver, port, out) = try ntfy(sb)
+        defer { receiver.stop() }
+        for name in ["Alice", "Bea", "Kim"] {
+            #expect(try sb.todo("member", "set", name, "--via", "post", "--post-url", "http://127.0.0.1:\(port)/\(name.lowercased())").exitCode == 0)
+        }
+        #expect(try sb.todo("member", "set", "Bea", "--remind-at", "21:30").exitCode == 0)
+        // Cron sent Alice's.
+        let r = try sb.todo("remind", "--member", "Alice")
+        #expect(r.exitCode == 0, "\(r)")
+        try #require(receiver.output.waitForLine(containing: "published m1") != nil)
+        // The server goes through the members in order (Alice, Bea, Kim): Kim's arriving means
+        // it passed Alice (sent) and Bea (21:30) by.
+        let (server, _) = try startServer(sb)
+        defer { server.stop() }
+        try #require(receiver.output.waitForLine(containing: "published m2") != nil)
+        let got = try received(out)
+        #expect(got.map { $0["path"]?.stringValue ?? "" } == ["/alice", "/kim"], "\(got)")
+    }
+}
