@@ -201,4 +201,49 @@ struct HubReminderTests {
         let got = try received(out)
         #expect(got.map { $0["path"]?.stringValue ?? "" } == ["/alice", "/kim"], "\(got)")
     }
+
+    /// Mail from the hub over STARTTLS to aiosmtpd, the certificate from the test's authority
+    /// (`tls.ca`): the Done links are below the body; killed (kill -9) while the server had the
+    /// message but had not answered, the next start sends it again with the same Message-ID.
+    @Test func theServerMailsOverSTARTTLSAndAfterAKillSendsTheSameMessageID() throws {
+        let sb = try household()
+        let kit = ReminderTests()
+        #expect(try sb.todo("member", "set", "Kim", "--email", "kim@example.org", "--via", "mail").exitCode == 0)
+        let (ca, cert, key) = try kit.testCA(sb)
+        let (receiver, port, out) = try kit.receiver(sb, "smtp", ["--tls-cert", cert, "--tls-key", key, "--hold", "1"])
+        defer { receiver.stop() }
+        try kit.settings(sb, "smtp.host=localhost", "smtp.port=\(port)", "smtp.tls=starttls", "smtp.from=family@example.org", "tls.ca=\(ca)")
+        let (server, base) = try startServer(sb)
+        try #require(receiver.output.waitForLine(containing: "held 1") != nil)
+        server.stop()
+        let (again, _) = try startServer(sb, port: try #require(Int(base.split(separator: ":").last ?? "")))
+        defer { again.stop() }
+        try #require(receiver.output.waitForLine(containing: "accepted") != nil)
+        let got = try kit.received(out)
+        try #require(got.count == 2, "\(got)")
+        #expect(got[0]["message_id"]?.stringValue?.hasPrefix("<todo-") == true && got[0]["message_id"] == got[1]["message_id"], "\(got)")
+        #expect(got[0]["body"] == got[1]["body"] && got[0]["subject"] == got[1]["subject"], "\(got)")
+        let body = (got[1]["body"]?.stringValue ?? "").replacingOccurrences(of: "\r\n", with: "\n")
+        #expect(body.hasPrefix("Overdue:\n  - Renew the permit"), "\(body)")
+        #expect(body.contains("\nDone: Renew the permit: \(base)/r/") && body.hasSuffix("\nYour page: \(base)/\n"), "\(body)")
+        let r = try sb.todo("remind")
+        #expect(r.exitCode == 0 && r.stdout.isEmpty && r.stderr.isEmpty, "recorded once delivered: \(r)")
+    }
+
+    /// Mail from the hub with TLS from the first byte (port 465's way).
+    @Test func theServerMailsOverImplicitTLS() throws {
+        let sb = try household()
+        let kit = ReminderTests()
+        #expect(try sb.todo("member", "set", "Kim", "--email", "kim@example.org", "--via", "mail").exitCode == 0)
+        let (ca, cert, key) = try kit.testCA(sb)
+        let (receiver, port, out) = try kit.receiver(sb, "smtp", ["--tls-cert", cert, "--tls-key", key, "--implicit-tls"])
+        defer { receiver.stop() }
+        try kit.settings(sb, "smtp.host=localhost", "smtp.port=\(port)", "smtp.tls=tls", "smtp.from=family@example.org", "tls.ca=\(ca)")
+        let (server, _) = try startServer(sb)
+        defer { server.stop() }
+        try #require(receiver.output.waitForLine(containing: "accepted") != nil)
+        let got = try kit.received(out)
+        #expect(got.count == 1 && got.first?["to"] == .array([.string("kim@example.org")]), "\(got)")
+        #expect(got.first?["subject"] == .string("todo: 1 overdue, 2 due today, 1 new for Kim (home)"), "\(got)")
+    }
 }

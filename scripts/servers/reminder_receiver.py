@@ -12,7 +12,9 @@ envelope's sender and recipients, the headers that matter, the body, and whether
 ("accepted") or answered 451 (the first N, with --fail) or 550 (a sender named with
 --refuse-sender). With --tls-cert it offers STARTTLS and requires it before MAIL (with --implicit-tls it
 speaks TLS from the first byte instead, as on port 465); with --login
-it requires that login (AUTH PLAIN or LOGIN, only after STARTTLS). http answers each POST with 200, or with --status CODE (default 503) for the
+it requires that login (AUTH PLAIN or LOGIN, only after STARTTLS). With --hold N the first N
+messages are recorded, "held N" printed, and never answered. It prints "accepted" (or
+"deferred") after answering each message. http answers each POST with 200, or with --status CODE (default 503) for the
 first N; FILE gets the path, the headers and the body of each. Prints "listening on 127.0.0.1
 port PORT" once it can be reached. stall accepts connections and never answers (a server that
 hangs); FILE gets one line per connection, and it prints "connection N" for each. Exits 3 when aiosmtpd is missing.
@@ -39,6 +41,7 @@ def smtp(args):
         print("aiosmtpd is missing", file=sys.stderr)
         sys.exit(3)
     failures = [args.fail]
+    held = [0]
     from aiosmtpd.smtp import AuthResult
 
     def authenticator(server, session, envelope, mechanism, auth_data):
@@ -64,8 +67,14 @@ def smtp(args):
                 "header_from": str(message["From"]), "header_to": str(message["To"]),
                 "subject": str(message["Subject"]), "message_id": str(message["Message-ID"]),
                 "content_type": str(message["Content-Type"]), "date": str(message["Date"]),
-                "body": body, "accepted": taken,
+                "body": body, "accepted": taken, "held": held[0] < args.hold,
             })
+            if held[0] < args.hold:
+                # Taken, never answered: the sender dies before it hears back.
+                held[0] += 1
+                print(f"held {held[0]}", flush=True)
+                await asyncio.Event().wait()
+            print("accepted" if taken else "deferred", flush=True)
             return "250 OK" if taken else "451 4.3.0 try again later"
 
     async def main():
@@ -149,5 +158,6 @@ parser.add_argument("--tls-cert")
 parser.add_argument("--tls-key")
 parser.add_argument("--login")
 parser.add_argument("--implicit-tls", action="store_true")
+parser.add_argument("--hold", type=int, default=0)
 args = parser.parse_args()
 {"smtp": smtp, "http": http, "stall": stall}[args.kind](args)
