@@ -22,6 +22,10 @@ final class ReminderScheduler: Service, Sendable {
     /// A member whose delivery failed is tried again after this long, not at every look.
     private let retryAfter: Duration
     private let nextTry = Mutex<[String: ContinuousClock.Instant]>([:])
+    /// The last look that found nothing to send: its day, commit and the members due.
+    private let lastQuiet = Mutex<String?>(nil)
+    /// The last problem told on standard error.
+    private let problem = Mutex<String?>(nil)
 
     init(site: Site, links: ReminderLinks?, retryAfter: Duration = .seconds(300)) {
         self.site = site
@@ -88,6 +92,19 @@ final class ReminderScheduler: Service, Sendable {
         let configHome = env.get("XDG_CONFIG_HOME") ?? (env.userHome + "/.config")
         let round: Round
         do {
+            // Most looks find nobody due: that is told from the members' details and the
+            // record alone, without reading every task or taking the lock.
+            let minute = h.clock.minuteOfDay
+            let day = h.clock.today.description
+            let recorded = try ReminderState.load(path)
+            let due = try h.memberDetails().details.filter { name, d in
+                d.delivery != .stdout && minute >= d.remindMinute && recorded.members[name.lowercased()]?.day != day
+            }.keys.map { $0.lowercased() }.sorted()
+            guard !due.isEmpty else { return nil }
+            // Those due had nothing to say (or had theirs within their every N days) at this
+            // commit today: nothing has changed since.
+            let look = "\(day) \(try h.headCommit() ?? "") \(due.joined(separator: ","))"
+            if lastQuiet.withLock({ $0 == look }) { return nil }
             // Another `todo remind` sends now: the next look.
             let lock = try ReminderState.lock(path)
             let state = try ReminderState.load(path)
@@ -95,12 +112,15 @@ final class ReminderScheduler: Service, Sendable {
             let (today, plans) = try h.planReminders(members: nil, state: state, word: ReminderWording.reminder)
             let from = settings.smtpFrom ?? (try? h.identity().email) ?? "todo@localhost"
             round = Round(lock: lock, path: path, state: state, today: today, settings: settings, from: from, nowMillis: h.clock.nowMillis())
-            let minute = h.clock.minuteOfDay
             let now = ContinuousClock.now
             let waiting = nextTry.withLock { $0 }
+            var waitingOne = false
             for plan in plans where plan.details.delivery != .stdout && !plan.remindedToday && minute >= plan.details.remindMinute {
                 let key = plan.member.lowercased()
-                if let next = waiting[key], next > now { continue }
+                if let next = waiting[key], next > now {
+                    waitingOne = true
+                    continue
+                }
                 guard var message = plan.message else {
                     // Nothing to say: what is theirs is noted, so that it is not "new" later.
                     if round.state.members[key]?.theirs != plan.theirs {
@@ -112,10 +132,29 @@ final class ReminderScheduler: Service, Sendable {
                 links?.decorate(&message, plan: plan, day: today, base: site.base)
                 round.jobs.append((plan, message))
             }
+            lastQuiet.withLock { $0 = round.jobs.isEmpty && !waitingOne ? look : nil }
+        } catch ReminderConfigError.busy {
+            return nil
         } catch {
+            // Told once (the settings file, the record, the household): not twice a minute.
+            let text = "todo-serve: reminders cannot be sent for now: \(Self.why(error)). `todo remind --dry-run` says more."
+            if problem.withLock({ old in defer { old = text }; return old != text }) { printError(text) }
             return nil
         }
+        problem.withLock { $0 = nil }
         return round
+    }
+
+    /// Why a look could not plan, in a clause.
+    static func why(_ error: any Error) -> String {
+        switch error {
+        case let e as StoreError: return ServeWording.failure(e).text
+        case ReminderConfigError.unsafeFile(let path, _): return "the settings file \(path) is refused (it must be a file of this user that only they can read)"
+        case ReminderConfigError.badSetting(let key, _, _): return "the setting \(key) has a value that cannot be used"
+        case ReminderConfigError.badState(let path): return "the record \(path) cannot be read (remove it)"
+        case ReminderConfigError.cannotWriteState(let path, _, let errno): return "cannot write \(path) (\(errno))"
+        default: return "\(error)"
+        }
     }
 
     private func deliver(_ plan: ReminderPlan, _ message: ReminderMessage, _ round: Round) async -> DeliveryFailure? {
@@ -163,6 +202,12 @@ final class ReminderScheduler: Service, Sendable {
             try round.state.save(round.path)
         } catch {
             printError("todo-serve: cannot record the reminders sent in \(round.path).")
+            return
+        }
+        if failure == nil {
+            // For the journal: one line per reminder sent and recorded.
+            let line = "todo-serve: reminded \(plan.member) by \(plan.details.delivery.rawValue).\n"
+            _ = line.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
         }
     }
 }

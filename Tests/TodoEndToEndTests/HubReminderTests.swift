@@ -37,6 +37,12 @@ struct HubReminderTests {
         return (server, base)
     }
 
+    /// Kills `server` (kill -9) and starts another on the same address, so its links start the same.
+    func killAndRestart(_ sb: Sandbox, _ server: ServerProcess, base: String) throws -> ServerProcess {
+        server.stop()
+        return try startServer(sb, port: try #require(Int(base.split(separator: ":").last ?? ""))).0
+    }
+
     /// An HTTP request by curl: the status and the body.
     func http(_ method: String, _ url: String) throws -> (status: Int, body: String) {
         let curl = try requireProgram("curl")
@@ -81,20 +87,22 @@ struct HubReminderTests {
         #expect(m["click"] == .string(base + "/"), "\(m)")
         #expect(got[0]["headers"]?["idempotency-key"]?.stringValue?.hasPrefix("todo-") == true)
         guard case .array(let actions)? = m["actions"] else { Issue.record("no actions: \(m)"); return }
-        // ntfy's limit: three, in the reminder's order.
+        // ntfy's limit: three, overdue first.
         let labels = actions.map { $0["label"]?.stringValue ?? "" }
-        #expect(labels == ["Done: Renew the permit", "Done: Water the plants", "Done: Buy milk"], "\(actions)")
+        #expect(labels.first == "Done: Renew the permit" && Set(labels) == ["Done: Renew the permit", "Done: Water the plants", "Done: Buy milk"], "\(actions)")
+        func url(_ label: String) throws -> String { try #require(actions.first { $0["label"]?.stringValue == label }?["url"]?.stringValue) }
         for a in actions {
             #expect(a["action"] == .string("http") && a["method"] == .string("POST"), "\(a)")
             #expect(a["url"]?.stringValue?.hasPrefix(base + "/r/") == true, "\(a)")
         }
         // Recorded where `todo remind` keeps it: a run from cron now sends nothing.
+        try #require(server.output.waitForLine(containing: "todo-serve: reminded Kim by post.") != nil)
         r = try sb.todo("remind")
         #expect(r.exitCode == 0 && r.stdout.isEmpty && r.stderr.isEmpty, "\(r)")
         #expect(try received(out).count == 1)
 
         // Done for "Buy milk": a GET only shows the button; the POST acts, once.
-        let milk = try #require(actions[2]["url"]?.stringValue)
+        let milk = try url("Done: Buy milk")
         let commits = try sb.commits().count
         var answer = try http("GET", milk)
         #expect(answer.status == 200 && answer.body.contains("<form method=\"post\"") && answer.body.contains("Buy milk"), "\(answer)")
@@ -110,9 +118,9 @@ struct HubReminderTests {
         #expect(try sb.commits().count == commits + 1)
         #expect(try sb.git("log", "-1", "--format=%an").stdout == "Kim\n")
         // The chore's button: today's occurrence, credited to Kim.
-        answer = try http("POST", try #require(actions[1]["url"]?.stringValue))
+        answer = try http("POST", try url("Done: Water the plants"))
         #expect(answer.status == 200 && answer.body.contains("is done"), "\(answer)")
-        answer = try http("POST", try #require(actions[1]["url"]?.stringValue))
+        answer = try http("POST", try url("Done: Water the plants"))
         #expect(answer.status == 200 && answer.body.contains("was done already"), "\(answer)")
         #expect(try sb.commits().count == commits + 2)
 
@@ -161,9 +169,7 @@ struct HubReminderTests {
         #expect(try sb.todo("member", "set", "Kim", "--via", "post", "--post-url", "http://127.0.0.1:\(port)/kim").exitCode == 0)
         let (server, base) = try startServer(sb)
         try #require(receiver.output.waitForLine(containing: "held 1") != nil)
-        server.stop()
-        // Restarted on the same address (its links start the same).
-        let (again, _) = try startServer(sb, port: try #require(Int(base.split(separator: ":").last ?? "")))
+        let again = try killAndRestart(sb, server, base: base)
         defer { again.stop() }
         try #require(receiver.output.waitForLine(containing: "published m2") != nil)
         let got = try received(out)
@@ -173,6 +179,7 @@ struct HubReminderTests {
         for h in ["idempotency-key", "title", "actions", "click"] {
             #expect(got[0]["headers"]?[h] != nil && got[0]["headers"]?[h] == got[1]["headers"]?[h], "\(h): \(got)")
         }
+        try #require(again.output.waitForLine(containing: "todo-serve: reminded Kim by post.") != nil)
         let r = try sb.todo("remind")
         #expect(r.exitCode == 0 && r.stdout.isEmpty, "recorded once delivered: \(r)")
     }
@@ -215,8 +222,7 @@ struct HubReminderTests {
         try kit.settings(sb, "smtp.host=localhost", "smtp.port=\(port)", "smtp.tls=starttls", "smtp.from=family@example.org", "tls.ca=\(ca)")
         let (server, base) = try startServer(sb)
         try #require(receiver.output.waitForLine(containing: "held 1") != nil)
-        server.stop()
-        let (again, _) = try startServer(sb, port: try #require(Int(base.split(separator: ":").last ?? "")))
+        let again = try killAndRestart(sb, server, base: base)
         defer { again.stop() }
         try #require(receiver.output.waitForLine(containing: "accepted") != nil)
         let got = try kit.received(out)
@@ -226,6 +232,7 @@ struct HubReminderTests {
         let body = (got[1]["body"]?.stringValue ?? "").replacingOccurrences(of: "\r\n", with: "\n")
         #expect(body.hasPrefix("Overdue:\n  - Renew the permit"), "\(body)")
         #expect(body.contains("\nDone: Renew the permit: \(base)/r/") && body.hasSuffix("\nYour page: \(base)/\n"), "\(body)")
+        try #require(again.output.waitForLine(containing: "todo-serve: reminded Kim by mail.") != nil)
         let r = try sb.todo("remind")
         #expect(r.exitCode == 0 && r.stdout.isEmpty && r.stderr.isEmpty, "recorded once delivered: \(r)")
     }
@@ -245,5 +252,23 @@ struct HubReminderTests {
         let got = try kit.received(out)
         #expect(got.count == 1 && got.first?["to"] == .array([.string("kim@example.org")]), "\(got)")
         #expect(got.first?["subject"] == .string("todo: 1 overdue, 2 due today, 1 new for Kim (home)"), "\(got)")
+    }
+
+    /// Settings the server cannot use are told on its standard error, once; nothing is sent.
+    @Test func unusableSettingsAreToldOnce() throws {
+        let sb = try household()
+        let kit = ReminderTests()
+        #expect(try sb.todo("member", "set", "Kim", "--email", "kim@example.org", "--via", "mail").exitCode == 0)
+        try kit.settings(sb, "smtp.host=127.0.0.1", "smtp.port=9", mode: 0o644)
+        let (server, _) = try startServer(sb)
+        defer { server.stop() }
+        let line = server.output.waitForLine(containing: "reminders cannot be sent for now")
+        #expect(line?.contains("the settings file \(sb.home)/.config/todo/remind is refused") == true, "\(server.output.text)")
+    }
+
+    /// `todo-serve deliver-reminder` takes only what `todo remind` writes.
+    @Test func deliverReminderRefusesWhatIsNotARequest() throws {
+        let r = try runProcess(serveBinary, ["deliver-reminder"], stdin: .text("{\"kind\": \"fax\"}"), timeout: .seconds(60))
+        #expect(r.exitCode == 64 && r.stderr.contains("reads a reminder from todo remind") && r.stdout.isEmpty, "\(r)")
     }
 }
