@@ -117,7 +117,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        .executableTarget(name: "todo-serve", dependencies: ["TodoServe", "RemindNet"]),
+        .executableTarget(name: "todo-serve", dependencies: ["TodoServe"]),
         // Helpers shared by the test targets only.
         .target(name: "TestKit", path: "Tests/TestKit"),
         // One value of every failure the front ends word, and the check that words stay

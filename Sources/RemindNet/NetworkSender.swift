@@ -25,10 +25,9 @@ public enum NetworkSender {
         }
     }
 
-    /// `todo-serve deliver-reminder`: a `NetworkDelivery` on standard input, its answer
-    /// (`DeliveryAnswer`) on standard output; exit 0 with an answer, 64 when the input is not a
-    /// request.
-    public static func runHelper() async -> Int32 {
+    /// The `NetworkDelivery` on standard input (`todo-serve deliver-reminder`); nil when it is
+    /// not one.
+    public static func readRequest() -> NetworkDelivery? {
         var input: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -38,14 +37,7 @@ public enum NetworkSender {
             input += chunk[0..<n]
             if input.count > 4 << 20 { break }
         }
-        guard let request = NetworkDelivery.decode(input) else {
-            let text = "todo-serve: deliver-reminder reads a reminder from todo remind on its standard input; that was not one.\n"
-            _ = text.withCString { write(2, $0, strlen($0)) }
-            return 64
-        }
-        let failure = await deliver(request)
-        print(DeliveryAnswer.encode(failure))
-        return 0
+        return NetworkDelivery.decode(input)
     }
 
     /// The TLS client settings: the system's authorities, and the file of `tls.ca` beside them.

@@ -38,6 +38,24 @@ struct ReminderLinks: Sendable {
         return ReminderLinks(secret: bytes)
     }
 
+    /// The key of `state` when the server made one; nil otherwise (nothing is written).
+    static func existing(_ state: StateFolder) -> ReminderLinks? {
+        guard let bytes = (try? state.read("reminder-links.key")) ?? nil, bytes.count == 32 else { return nil }
+        return ReminderLinks(secret: bytes)
+    }
+
+    /// The address the server serves, as its scheduler recorded it (`reminder-links.base`).
+    static func recordedBase(_ state: StateFolder) -> String? {
+        guard let bytes = (try? state.read("reminder-links.base")) ?? nil else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self).trimmed(of: [" ", "\n"])
+        return text.hasPrefix("http://") || text.hasPrefix("https://") ? text : nil
+    }
+
+    /// Records `base` for `todo remind`'s deliveries (`recordedBase`), once the server listens.
+    static func record(base: String, in state: StateFolder) {
+        try? state.replace("reminder-links.base", with: Array((base + "\n").utf8))
+    }
+
     private func payload(_ t: Target) -> [UInt8] {
         Array("\(t.member)\u{0}\(t.id.hex)\u{0}\(t.day)\u{0}\(t.occurrence.map { "\($0)" } ?? "")".utf8)
     }
@@ -67,10 +85,12 @@ struct ReminderLinks: Sendable {
         return Target(member: fields[0], id: id, day: day, occurrence: occurrence)
     }
 
-    /// The Done links and the member's page for `plan`'s message (at most three, ntfy's limit).
-    func decorate(_ message: inout ReminderMessage, plan: ReminderPlan, day: CivilDate, base: String) {
-        message.links = plan.items.prefix(3).map { item in
-            let t = Target(member: plan.member, id: item.id, day: day, occurrence: item.isChore ? item.due?.date : nil)
+    /// The Done links and the member's page for `message` (at most three, ntfy's limit).
+    func decorate(_ message: inout ReminderMessage, base: String) {
+        guard let day = message.day else { return }
+        let member = message.member
+        message.links = message.items.prefix(3).map { item in
+            let t = Target(member: member, id: item.id, day: day, occurrence: item.isChore ? item.due?.date : nil)
             return ReminderLink(label: "Done: " + ReminderText.line(item.title), url: base + "/r/" + token(t))
         }
         message.click = base + "/"

@@ -129,7 +129,7 @@ final class ReminderScheduler: Service, Sendable {
                     }
                     continue
                 }
-                links?.decorate(&message, plan: plan, day: today, base: site.base)
+                links?.decorate(&message, base: site.base)
                 round.jobs.append((plan, message))
             }
             lastQuiet.withLock { $0 = round.jobs.isEmpty && !waitingOne ? look : nil }

@@ -178,6 +178,7 @@ public enum ServeMain {
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? site.config.listenPort
                 site.listeningPort.store(port, ordering: .relaxed)
+                ReminderLinks.record(base: site.base, in: site.state)
                 let host = site.config.listenHost.contains(":") ? "[\(site.config.listenHost)]" : site.config.listenHost
                 // Straight to the descriptor: the line is there at once, whatever stdout buffers.
                 let line = "todo-serve: listening on \(site.config.usesTLS ? "https" : "http")://\(host):\(port)/\n"

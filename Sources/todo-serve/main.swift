@@ -1,9 +1,8 @@
 import Glibc
-import RemindNet
 import TodoServe
 
-// `todo-serve deliver-reminder`: one network delivery for `todo remind` (RemindNet).
+// `todo-serve deliver-reminder`: one network delivery for `todo remind` (ReminderHelper).
 if CommandLine.arguments.count == 2 && CommandLine.arguments[1] == "deliver-reminder" {
-    exit(await NetworkSender.runHelper())
+    exit(await ReminderHelper.run())
 }
 await ServeMain.run()

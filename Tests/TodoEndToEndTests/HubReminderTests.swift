@@ -271,4 +271,28 @@ struct HubReminderTests {
         let r = try runProcess(serveBinary, ["deliver-reminder"], stdin: .text("{\"kind\": \"fax\"}"), timeout: .seconds(60))
         #expect(r.exitCode == 64 && r.stderr.contains("reads a reminder from todo remind") && r.stdout.isEmpty, "\(r)")
     }
+
+    /// Where a server runs for the household, a reminder `todo remind` sends over the network has
+    /// the same Done links the server would give it, and they work the same.
+    @Test func cronsReminderCarriesTheServersDoneLinks() throws {
+        let sb = try household()
+        let (receiver, port, out) = try ntfy(sb)
+        defer { receiver.stop() }
+        // 23:00: the server leaves it to cron today.
+        let url = "http://127.0.0.1:\(port)/kim"
+        #expect(try sb.todo("member", "set", "Kim", "--via", "post", "--post-url", url, "--remind-at", "23:00").exitCode == 0)
+        let (server, base) = try startServer(sb)
+        defer { server.stop() }
+        let r = try sb.todo("remind")
+        #expect(r.exitCode == 0 && r.stderr.isEmpty, "\(r)")
+        let got = try received(out)
+        try #require(got.count == 1, "\(got)")
+        #expect(got[0]["message"]?["click"] == .string(base + "/"), "\(got)")
+        guard case .array(let actions)? = got[0]["message"]?["actions"] else { Issue.record("no actions: \(got)"); return }
+        #expect(actions.count == 3 && actions.allSatisfy { $0["url"]?.stringValue?.hasPrefix(base + "/r/") == true }, "\(actions)")
+        let permit = try #require(actions.first { $0["label"] == .string("Done: Renew the permit") }?["url"]?.stringValue)
+        let answer = try http("POST", permit)
+        #expect(answer.status == 200 && answer.body.contains("is done"), "\(answer)")
+        #expect(try task(sb, "Renew the permit")?["status"] == .string("done"))
+    }
 }

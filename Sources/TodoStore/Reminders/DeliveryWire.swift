@@ -41,6 +41,14 @@ public struct NetworkDelivery: Sendable {
             ("links", .array(m.links.map { .object([("label", .string($0.label)), ("url", .string($0.url))]) })),
         ]
         if let c = m.click { messageFields.append(("click", .string(c))) }
+        if let d = m.day { messageFields.append(("day", .string(d.description))) }
+        messageFields.append(
+            ("items", .array(m.items.map { i in
+                .object([
+                    ("id", .string(i.id.hex)), ("title", .string(i.title)), ("chore", .bool(i.isChore)),
+                    ("due", .string(i.due.map { $0.date.description } ?? "")),
+                ])
+            })))
         fields.append(("message", .object(messageFields)))
         let s = settings
         var settingFields: [(String, JSONValue)] = []
@@ -82,6 +90,14 @@ public struct NetworkDelivery: Sendable {
             }
         }
         message.click = m["click"]?.stringValue
+        message.day = m["day"]?.stringValue.flatMap { CivilDate(iso: Substring($0)) }
+        if case .array(let items)? = m["items"] {
+            message.items = items.compactMap { i in
+                guard let id = i["id"]?.stringValue.flatMap(TaskID.init), let title = i["title"]?.stringValue else { return nil }
+                let due = i["due"]?.stringValue.flatMap { CivilDate(iso: Substring($0)) }.map { Due(date: $0) }
+                return ReminderItem(id: id, title: title, isChore: i["chore"] == .bool(true), due: due)
+            }
+        }
         var settings = ReminderSettings()
         settings.smtpHost = s["smtpHost"]?.stringValue
         settings.smtpPort = s["smtpPort"]?.stringValue.flatMap { Int($0) }

@@ -10,8 +10,6 @@ public struct ReminderPlan: Sendable {
     public var theirs: Set<String>
     /// The member already had a reminder today (nothing is sent).
     public var remindedToday: Bool
-    /// What the message names, overdue first, then due today, then new (a Done link each).
-    public var items: [ReminderItem] = []
 }
 
 extension Household {
@@ -48,16 +46,17 @@ extension Household {
                 continue
             }
             var message: ReminderMessage?
-            var items: [ReminderItem] = []
             if !r.isEmpty {
                 let facts = r.facts(tasks, member: member, household: name, today: today, context: context)
-                items = facts.overdue + facts.today + facts.new
+                let items = facts.overdue + facts.today + facts.new
                 let (subject, body) = word(facts)
                 message = ReminderMessage(
                     member: member, household: name, subject: subject, body: body,
                     identity: ReminderText.identity(member: member, day: today, subject: subject, body: body))
+                message?.day = today
+                message?.items = items
             }
-            plans.append(ReminderPlan(member: member, details: d, message: message, theirs: r.theirs, remindedToday: false, items: items))
+            plans.append(ReminderPlan(member: member, details: d, message: message, theirs: r.theirs, remindedToday: false))
         }
         return (today, plans)
     }

@@ -15,6 +15,10 @@ public struct ReminderMessage: Sendable {
     public var links: [ReminderLink] = []
     /// The member's page on the hub.
     public var click: String?
+    /// The household day of the reminder, and what it names (overdue, due today, new): what a
+    /// hub makes the Done links of.
+    public var day: CivilDate?
+    public var items: [ReminderItem] = []
 
     public init(member: String, household: String, subject: String, body: String, identity: String) {
         self.member = member
