@@ -18,7 +18,16 @@ enum RemindMessages {
     }
 
     /// Why a delivery failed, as a clause (TodoWording's, shared with the hub).
-    static func reason(_ failure: DeliveryFailure) -> String { ReminderWording.reason(failure) }
+    static func reason(_ failure: DeliveryFailure) -> String {
+        switch failure.problem {
+        case .sendmailFailed(let program): return "\(program) -t -i failed or could not be run"
+        case .noNetworkHelper(let program):
+            return "\(program), which sends mail over SMTP and POSTs, is not installed; install it beside todo (make install installs both)"
+        case .noEmail(let member): return "no email recorded (`todo member set \(member) --email ADDRESS`)"
+        case .noPostURL(let member): return "no URL recorded (`todo member set \(member) --post-url URL`)"
+        default: return ReminderWording.reason(failure)
+        }
+    }
 
     static func smtpStep(_ step: SMTPStep) -> String { ReminderWording.smtpStep(step) }
 

@@ -50,7 +50,8 @@ public enum ReminderWording {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Why a delivery failed, as a clause.
+    /// Why a delivery failed, as a clause any front end can show (no command, flag or path: the
+    /// command line adds those, `RemindMessages.reason`).
     public static func reason(_ failure: DeliveryFailure) -> String {
         let refused: Bool
         switch failure {
@@ -59,7 +60,7 @@ public enum ReminderWording {
         }
         switch failure.problem {
         case .sendmailFailed(let program):
-            return "\(program) -t -i failed or could not be run"
+            return "the mail program \(program.split(separator: "/").last.map(String.init) ?? program) failed or could not be run"
         case .loginInClear:
             return "the SMTP login would cross the network in clear; set smtp.tls to starttls or tls"
         case .smtpClosed(let host):
@@ -91,13 +92,13 @@ public enum ReminderWording {
         case .tls(let host, let said):
             return "TLS with \(host) failed (is its certificate from an authority this machine trusts, for that name?): \(said)"
         case .noNetworkHelper(let program):
-            return "\(program), which sends mail over SMTP and POSTs, is not installed; install it beside todo (make install installs both)"
+            return "\(program), which sends mail over SMTP and POSTs, is not installed"
         case .helperFailed(let program):
             return "\(program) deliver-reminder gave no answer"
         case .noEmail(let member):
-            return "no email recorded (`todo member set \(member) --email ADDRESS`)"
+            return "no email is recorded for \(member)"
         case .noPostURL(let member):
-            return "no URL recorded (`todo member set \(member) --post-url URL`)"
+            return "no URL to post to is recorded for \(member)"
         }
     }
 
