@@ -130,6 +130,7 @@ final class ReminderScheduler: Service, Sendable {
                     continue
                 }
                 links?.decorate(&message, base: site.base)
+                if round.state.beginSending(&message, member: plan.member, nowMillis: round.nowMillis) { try round.state.save(path) }
                 round.jobs.append((plan, message))
             }
             lastQuiet.withLock { $0 = round.jobs.isEmpty && !waitingOne ? look : nil }

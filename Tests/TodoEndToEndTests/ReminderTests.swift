@@ -182,13 +182,16 @@ import TodoCore
         var r = try sb.todo("remind")
         #expect(r.exitCode == 75 && r.stdout.isEmpty, "\(r)")
         #expect(r.stderr.contains("could not remind Kim by mail") && r.stderr.contains("451") && r.stderr.contains("tried again"), "\(r)")
-        // The next run delivers the same message, with the same Message-ID.
+        // The next run, a minute later, delivers the same message, with the same Message-ID and
+        // Date.
+        sb.now = fixedNow + 60_000
         r = try sb.todo("remind")
         #expect(r.exitCode == 0 && r.stdout.isEmpty && r.stderr.isEmpty, "\(r)")
         var got = try received(out)
         try #require(got.count == 2, "\(got)")
         #expect(got[0]["accepted"] == .bool(false) && got[1]["accepted"] == .bool(true))
         #expect(got[0]["message_id"] == got[1]["message_id"] && got[1]["message_id"]?.stringValue?.hasPrefix("<todo-") == true, "\(got)")
+        #expect(got[0]["date"] == got[1]["date"] && got[0]["body"] == got[1]["body"], "\(got)")
         let m = got[1]
         #expect(m["from"] == .string("todo@example.org") && m["to"] == .array([.string("kim@example.org")]), "\(m)")
         #expect(m["header_to"] == .string("kim@example.org") && m["subject"] == .string("todo: 1 overdue, 2 due today, 1 new for Kim (home)"), "\(m)")

@@ -76,7 +76,7 @@ struct RemindCommand: ParsableCommand {
         var worst: Exit = .ok
         for plan in plans {
             let key = plan.member.lowercased()
-            guard let message = plan.message else {
+            guard var message = plan.message else {
                 // Nothing to say: what is theirs is noted, so that it is not "new" later.
                 if !dryRun, !plan.remindedToday, state.members[key]?.theirs != plan.theirs {
                     state.members[key, default: .init()].theirs = plan.theirs
@@ -94,6 +94,9 @@ struct RemindCommand: ParsableCommand {
                 }
                 out.line()
                 continue
+            }
+            if how != .stdout, state.beginSending(&message, member: plan.member, nowMillis: sender.nowMillis) {
+                try save(state, statePath)
             }
             do {
                 try deliver(message, how: how, details: plan.details, sender: sender, out: &out)

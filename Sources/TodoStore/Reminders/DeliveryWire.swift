@@ -42,6 +42,7 @@ public struct NetworkDelivery: Sendable {
         ]
         if let c = m.click { messageFields.append(("click", .string(c))) }
         if let d = m.day { messageFields.append(("day", .string(d.description))) }
+        if let t = m.firstTry { messageFields.append(("firstTry", .string(String(t)))) }
         messageFields.append(
             ("items", .array(m.items.map { i in
                 .object([
@@ -90,6 +91,7 @@ public struct NetworkDelivery: Sendable {
             }
         }
         message.click = m["click"]?.stringValue
+        message.firstTry = m["firstTry"]?.stringValue.flatMap { Int64($0) }
         message.day = m["day"]?.stringValue.flatMap { CivilDate(iso: Substring($0)) }
         if case .array(let items)? = m["items"] {
             message.items = items.compactMap { i in

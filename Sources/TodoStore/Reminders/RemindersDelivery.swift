@@ -19,6 +19,9 @@ public struct ReminderMessage: Sendable {
     /// hub makes the Done links of.
     public var day: CivilDate?
     public var items: [ReminderItem] = []
+    /// When it was first tried (`ReminderState.beginSending`): the mail's Date, the same on
+    /// every retry.
+    public var firstTry: Int64?
 
     public init(member: String, household: String, subject: String, body: String, identity: String) {
         self.member = member
@@ -34,7 +37,7 @@ public struct ReminderMessage: Sendable {
     /// The message as RFC 5322 text, lines ending in `newline`.
     public func mail(from: String, to: String, nowMillis: Int64, newline: String) -> String {
         var lines = [
-            "From: \(from)", "To: \(to)", "Subject: \(Self.headerText(subject))", "Date: \(Self.date(nowMillis))",
+            "From: \(from)", "To: \(to)", "Subject: \(Self.headerText(subject))", "Date: \(Self.date(firstTry ?? nowMillis))",
             "Message-ID: <\(messageID)>", "MIME-Version: 1.0", "Content-Type: text/plain; charset=utf-8",
             "Content-Transfer-Encoding: 8bit", "Auto-Submitted: auto-generated", "",
         ]
