@@ -299,4 +299,17 @@ struct HubReminderTests {
         #expect(answer.status == 200 && answer.body.contains("is done"), "\(answer)")
         #expect(try task(sb, "Renew the permit")?["status"] == .string("done"))
     }
+
+    /// `todo` links no network client but libgit2's: swift-nio, NIOSSL and async-http-client
+    /// are todo-serve's alone.
+    @Test func todoLinksNoNetworkClient() throws {
+        let nm = try requireProgram("nm")
+        let r = try runProcess(nm, ["--defined-only", todoBinary], timeout: .seconds(120))
+        try #require(r.exitCode == 0 && !r.stdout.isEmpty, "\(r.stderr)")
+        for module in ["AsyncHTTPClient", "NIOSSL", "NIOPosix", "NIOCore"] {
+            #expect(!r.stdout.contains(module), "todo links \(module)")
+        }
+        let serve = try runProcess(nm, ["--defined-only", serveBinary], timeout: .seconds(120))
+        #expect(serve.stdout.contains("AsyncHTTPClient") && serve.stdout.contains("NIOSSL"))
+    }
 }
