@@ -53,18 +53,30 @@ enum HTTPPost {
         if let token { headers.append(("Authorization", "Bearer \(token)")) }
         if let click = message.click { headers.append(("Click", click)) }
         if !message.links.isEmpty {
-            // ntfy's short form: `http, LABEL, URL, method=POST, clear=true`, `;` between actions.
-            let actions = message.links.prefix(3).map { "http, \(actionLabel($0.label)), \($0.url), method=POST, clear=true" }
-            headers.append(("Actions", actions.joined(separator: "; ")))
+            // ntfy's JSON form of the header, all ASCII (any other character as \u), so a
+            // label keeps every letter of its title.
+            let actions = message.links.prefix(3).map { link in
+                "{\"action\":\"http\",\"label\":\(asciiJSON(link.label)),\"url\":\(asciiJSON(link.url)),\"method\":\"POST\",\"clear\":true}"
+            }
+            headers.append(("Actions", "[" + actions.joined(separator: ",") + "]"))
         }
         return headers
     }
 
-    /// A label for ntfy's short form: no `,` `;` or quotes (which it would read as syntax), ASCII.
-    static func actionLabel(_ label: String) -> String {
-        let kept = label.unicodeScalars.map { s -> Character in
-            s.value < 0x20 || s.value >= 0x7F || s == "," || s == ";" || s == "\"" || s == "'" ? " " : Character(s)
+    /// `text` as a JSON string of ASCII only: controls, `"`, `\` and every character past
+    /// U+007E escaped as `\uXXXX` (UTF-16, surrogate pairs for the rest).
+    static func asciiJSON(_ text: String) -> String {
+        var out = "\""
+        for unit in text.utf16 {
+            switch unit {
+            case 0x22: out += "\\\""
+            case 0x5C: out += "\\\\"
+            case 0x20..<0x7F: out.unicodeScalars.append(Unicode.Scalar(UInt8(unit)))
+            default:
+                let hex = String(unit, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            }
         }
-        return String(String(kept).drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+        return out + "\""
     }
 }

@@ -312,4 +312,23 @@ struct HubReminderTests {
         let serve = try runProcess(nm, ["--defined-only", serveBinary], timeout: .seconds(120))
         #expect(serve.stdout.contains("AsyncHTTPClient") && serve.stdout.contains("NIOSSL"))
     }
+
+    /// A title with letters beyond ASCII, commas, semicolons and quotes keeps them on its button
+    /// (ntfy's JSON form of `Actions`, in ASCII).
+    @Test func aButtonKeepsItsTitleWhateverItsLetters() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        let title = "Köp mjölk, 2 l; \"havre\" 🥛"
+        _ = try sb.add(title, "--due", "2025-11-20", "--assign", "Kim")
+        let (receiver, port, out) = try ntfy(sb)
+        defer { receiver.stop() }
+        #expect(try sb.todo("member", "set", "Kim", "--via", "post", "--post-url", "http://127.0.0.1:\(port)/kim").exitCode == 0)
+        let (server, _) = try startServer(sb)
+        defer { server.stop() }
+        try #require(receiver.output.waitForLine(containing: "published m1") != nil)
+        let got = try received(out)
+        guard case .array(let actions)? = got.first?["message"]?["actions"] else { Issue.record("no actions: \(got)"); return }
+        #expect(actions.count == 1 && actions.first?["label"] == .string("Done: " + title), "\(actions)")
+        #expect(got.first?["headers"]?["actions"]?.stringValue?.utf8.allSatisfy { $0 < 0x80 } == true, "\(got)")
+    }
 }
