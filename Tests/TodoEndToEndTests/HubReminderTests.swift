@@ -37,6 +37,17 @@ struct HubReminderTests {
         return (server, base)
     }
 
+    /// Kim's reminders go by POST to a new ntfy-like receiver; a server is started and has sent
+    /// its first reminder: the receiver, its record, the server and the address it serves.
+    func kimsFirstReminder(_ sb: Sandbox) throws -> (receiver: ServerProcess, out: String, server: ServerProcess, base: String, actions: [JSONValue]) {
+        let (receiver, port, out) = try ntfy(sb)
+        #expect(try sb.todo("member", "set", "Kim", "--via", "post", "--post-url", "http://127.0.0.1:\(port)/kim").exitCode == 0)
+        let (server, base) = try startServer(sb)
+        try #require(receiver.output.waitForLine(containing: "published m1") != nil)
+        guard case .array(let actions)? = try received(out).first?["message"]?["actions"] else { return (receiver, out, server, base, []) }
+        return (receiver, out, server, base, actions)
+    }
+
     /// Kills `server` (kill -9) and starts another on the same address, so its links start the same.
     func killAndRestart(_ sb: Sandbox, _ server: ServerProcess, base: String) throws -> ServerProcess {
         server.stop()
@@ -141,14 +152,12 @@ struct HubReminderTests {
 
     @Test func aMemberWhoLeftLosesTheirLinks() throws {
         let sb = try household()
-        let (receiver, port, out) = try ntfy(sb)
-        defer { receiver.stop() }
-        #expect(try sb.todo("member", "set", "Kim", "--via", "post", "--post-url", "http://127.0.0.1:\(port)/kim").exitCode == 0)
-        let (server, base) = try startServer(sb)
-        defer { server.stop() }
-        try #require(receiver.output.waitForLine(containing: "published m1") != nil)
-        let actions = try received(out).first?["message"]?["actions"]
-        let url = try #require(actions.flatMap { a -> String? in if case .array(let list) = a { return list.first?["url"]?.stringValue } else { return nil } })
+        let (receiver, _, server, base, actions) = try kimsFirstReminder(sb)
+        defer {
+            receiver.stop()
+            server.stop()
+        }
+        let url = try #require(actions.first?["url"]?.stringValue)
         #expect(try sb.todo("member", "leave", "Kim", "--to", "Alice").exitCode == 0)
         // A leave counts from the next household day.
         sb.now = fixedNow + 86_400_000
@@ -320,14 +329,12 @@ struct HubReminderTests {
         try sb.initHousehold()
         let title = "Köp mjölk, 2 l; \"havre\" 🥛"
         _ = try sb.add(title, "--due", "2025-11-20", "--assign", "Kim")
-        let (receiver, port, out) = try ntfy(sb)
-        defer { receiver.stop() }
-        #expect(try sb.todo("member", "set", "Kim", "--via", "post", "--post-url", "http://127.0.0.1:\(port)/kim").exitCode == 0)
-        let (server, _) = try startServer(sb)
-        defer { server.stop() }
-        try #require(receiver.output.waitForLine(containing: "published m1") != nil)
+        let (receiver, out, server, _, actions) = try kimsFirstReminder(sb)
+        defer {
+            receiver.stop()
+            server.stop()
+        }
         let got = try received(out)
-        guard case .array(let actions)? = got.first?["message"]?["actions"] else { Issue.record("no actions: \(got)"); return }
         #expect(actions.count == 1 && actions.first?["label"] == .string("Done: " + title), "\(actions)")
         #expect(got.first?["headers"]?["actions"]?.stringValue?.utf8.allSatisfy { $0 < 0x80 } == true, "\(got)")
     }
