@@ -94,7 +94,7 @@ struct SMTPClient {
 
     /// Whether `host` is an IP address (no name to send in TLS's server name).
     static func isAddress(_ host: String) -> Bool {
-        (try? SocketAddress(ipAddress: host, port: 0)) != nil
+        (try? SocketAddress(ipAddress: host, port: 0)) != nil  // not an address: a name
     }
 
     static func hostName() -> String {

@@ -40,12 +40,14 @@ struct ReminderLinks: Sendable {
 
     /// The key of `state` when the server made one; nil otherwise (nothing is written).
     static func existing(_ state: StateFolder) -> ReminderLinks? {
+        // Unreadable is as absent: `todo remind` then sends without links, as with no server.
         guard let bytes = (try? state.read("reminder-links.key")) ?? nil, bytes.count == 32 else { return nil }
         return ReminderLinks(secret: bytes)
     }
 
     /// The address the server serves, as its scheduler recorded it (`reminder-links.base`).
     static func recordedBase(_ state: StateFolder) -> String? {
+        // Unreadable is as absent: no links (above).
         guard let bytes = (try? state.read("reminder-links.base")) ?? nil else { return nil }
         let text = String(decoding: bytes, as: UTF8.self).trimmed(of: [" ", "\n"])
         return text.hasPrefix("http://") || text.hasPrefix("https://") ? text : nil
@@ -53,7 +55,15 @@ struct ReminderLinks: Sendable {
 
     /// Records `base` for `todo remind`'s deliveries (`recordedBase`), once the server listens.
     static func record(base: String, in state: StateFolder) {
+        // A folder that cannot be written is refused at start (StateFolder.prepare); a failure
+        // here only leaves `todo remind`'s reminders without links.
         try? state.replace("reminder-links.base", with: Array((base + "\n").utf8))
+    }
+
+    /// The server's links, or none when its state folder cannot keep the secret: reminders then
+    /// go without Done buttons and `/r/` answers 404, and the rest of the server works.
+    static func forServer(_ state: StateFolder) -> ReminderLinks? {
+        try? load(state)  // none: see above
     }
 
     private func payload(_ t: Target) -> [UInt8] {

@@ -38,12 +38,12 @@ final class ReminderScheduler: Service, Sendable {
             while !_Concurrency.Task.isCancelled {
                 // The links start with the address served: known once the port is bound.
                 if self.site.port == 0 {
-                    try? await _Concurrency.Task.sleep(for: .milliseconds(100))
+                    try? await _Concurrency.Task.sleep(for: .milliseconds(100))  // cancelled: shutdown, checked next
                     continue
                 }
                 await self.round()
                 // Twice a minute: a member's hour is kept to the minute.
-                try? await _Concurrency.Task.sleep(for: .seconds(30))
+                try? await _Concurrency.Task.sleep(for: .seconds(30))  // cancelled: shutdown, checked next
             }
         }
     }
@@ -110,6 +110,7 @@ final class ReminderScheduler: Service, Sendable {
             let state = try ReminderState.load(path)
             let settings = try ReminderSettings.load(path: configHome + "/todo/remind") { env.get($0) }
             let (today, plans) = try h.planReminders(members: nil, state: state, word: ReminderWording.reminder)
+            // No identity (no email of the clone): the same default as `todo remind`'s.
             let from = settings.smtpFrom ?? (try? h.identity().email) ?? "todo@localhost"
             round = Round(lock: lock, path: path, state: state, today: today, settings: settings, from: from, nowMillis: h.clock.nowMillis())
             let now = ContinuousClock.now

@@ -37,7 +37,7 @@ struct Routes {
         g.post("/phone/new") { request, context in try await phoneChange(request, context) { s, _ in try phoneNew(s) } }
         g.post("/phone/revoke") { request, context in try await phoneChange(request, context) { s, form in try phoneRevoke(s, form) } }
         Changes(site: site).register(on: g)
-        if let links = try? ReminderLinks.load(site.state) { ReminderLinkRoutes(site: site, links: links).register(on: g) }
+        if let links = ReminderLinks.forServer(site.state) { ReminderLinkRoutes(site: site, links: links).register(on: g) }
         DAVRoutes(site: site).register(on: router)
     }
 

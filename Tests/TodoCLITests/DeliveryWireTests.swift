@@ -3,7 +3,7 @@ import TodoStore
 
 /// What `todo remind` and `todo-serve deliver-reminder` say to each other: every failure comes
 /// back as it left, and a request keeps every field.
-@Suite struct DeliveryWireTests {
+@Suite(.timeLimit(.minutes(1))) struct DeliveryWireTests {
     @Test func everyFailureCrossesThePipeUnchanged() {
         var problems = FactWordingTests.deliveryProblems
         problems += FactWordingTests.smtpSteps.map { .smtpAnswer(host: "mail", step: $0, code: 451, said: "451 later") }

@@ -6,7 +6,7 @@ import WordingSamples
 
 /// Why a reminder could not be delivered, as the hub tells it: a fact any front end can show
 /// (no command, flag or path), for every delivery problem.
-@Suite struct ReminderWordingTests {
+@Suite(.timeLimit(.minutes(1))) struct ReminderWordingTests {
     static let problems: [DeliveryProblem] = [
         .sendmailFailed(program: "/usr/sbin/sendmail"), .loginInClear, .smtpClosed(host: "mail"), .notSMTP(host: "mail"),
         .smtpAnswer(host: "mail", step: .recipient("kim@example.org"), code: 550, said: "550 no such user"),

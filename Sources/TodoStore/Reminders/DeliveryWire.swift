@@ -68,6 +68,7 @@ public struct NetworkDelivery: Sendable {
 
     /// The request `bytes` encode; nil when they are not one.
     public static func decode(_ bytes: [UInt8]) -> NetworkDelivery? {
+        // Not JSON is not a request: the caller says so (exit 64).
         guard let doc = try? JSONParser.parse(bytes), let m = doc["message"], let s = doc["settings"] else { return nil }
         let target: Target
         switch doc["kind"]?.stringValue {
@@ -168,7 +169,7 @@ public enum DeliveryAnswer {
     /// an answer.
     public static func decode(_ text: String, program: String) -> DeliveryFailure? {
         let broken = DeliveryFailure.transient(.helperFailed(program: program))
-        guard let doc = try? JSONParser.parse(text) else { return broken }
+        guard let doc = try? JSONParser.parse(text) else { return broken }  // an answer that is not JSON: no answer
         if doc["delivered"] == .bool(true) { return nil }
         func s(_ k: String) -> String { doc[k]?.stringValue ?? "" }
         func n(_ k: String) -> Int? { doc[k]?.stringValue.flatMap { Int($0) } }
