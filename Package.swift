@@ -42,6 +42,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // libgit2's headers (in the compiler's default search path once libgit2-dev is installed);
@@ -86,7 +87,7 @@ let package = Package(
         .target(
             name: "TodoServe",
             dependencies: [
-                "TodoWording", "TodoStore", "TodoCore", "FileKit", "CLibXML2",
+                "TodoWording", "TodoStore", "TodoCore", "FileKit", "CLibXML2", "RemindNet",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -97,6 +98,23 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Reminders over the network (docs/ARCHITECTURE.md, "Reminders"): POSTs through
+        // async-http-client, SMTP with STARTTLS or TLS over swift-nio and NIOSSL, certificates
+        // checked against the system's authorities. In todo-serve's binary only: `todo remind`
+        // hands a network delivery to `todo-serve deliver-reminder`, so `todo` links no network
+        // client beyond libgit2's.
+        .target(
+            name: "RemindNet",
+            dependencies: [
+                "TodoStore", "TodoCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .executableTarget(name: "todo-serve", dependencies: ["TodoServe"]),

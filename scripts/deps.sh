@@ -69,8 +69,9 @@ if [ "$tests" = yes ]; then
         add python3-icalendar
     fi
     command -v khal >/dev/null 2>&1 || add khal
-    # scripts/servers/reminder_receiver.py smtp
-    if [ ! -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import aiosmtpd' >/dev/null 2>&1; then
+    # scripts/servers/reminder_receiver.py smtp: aiosmtpd 1.4 or later (require_starttls,
+    # auth_require_tls, TLS from the first byte); Debian 12 has 1.4.3.
+    if [ ! -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import aiosmtpd, sys; v = tuple(int(x) for x in aiosmtpd.__version__.split(".")[:2]); sys.exit(v < (1, 4))' >/dev/null 2>&1; then
         add python3-aiosmtpd
     fi
     # `todo serve install`'s unit file is checked with systemd-analyze verify.

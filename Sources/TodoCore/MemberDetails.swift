@@ -10,18 +10,28 @@ public struct MemberDetails: Equatable, Sendable {
     public var postURL: String?
     /// Days between two reminders at most (1 to 30); nil: every day.
     public var everyDays: Int?
+    /// The minute of the household day the hub sends their reminder (`todo member set
+    /// --remind-at`); nil: 07:00.
+    public var remindAt: Int?
 
-    public init(email: String? = nil, via: Delivery? = nil, postURL: String? = nil, everyDays: Int? = nil) {
+    /// The hour a hub reminds a member who chose none: 07:00.
+    public static let defaultRemindAt = 7 * 60
+
+    public init(email: String? = nil, via: Delivery? = nil, postURL: String? = nil, everyDays: Int? = nil, remindAt: Int? = nil) {
         self.email = email
         self.via = via
         self.postURL = postURL
         self.everyDays = everyDays
+        self.remindAt = remindAt
     }
+
+    /// The minute of the day the hub sends their reminder.
+    public var remindMinute: Int { remindAt ?? Self.defaultRemindAt }
 
     /// The delivery a reminder takes: the recorded one, else mail with an email, else stdout.
     public var delivery: Delivery { via ?? (email != nil ? .mail : .stdout) }
 
-    public var isEmpty: Bool { email == nil && via == nil && postURL == nil && everyDays == nil }
+    public var isEmpty: Bool { email == nil && via == nil && postURL == nil && everyDays == nil && remindAt == nil }
 }
 
 /// The `member:<field>:<name>` keys of the settings file.
@@ -31,7 +41,8 @@ public enum MemberFields {
     public static let via = "via"
     public static let postURL = "postURL"
     public static let every = "every"
-    public static let all = [email, via, postURL, every]
+    public static let remindAt = "remindAt"
+    public static let all = [email, via, postURL, every, remindAt]
 
     public static func key(_ field: String, _ name: String) -> String { prefix + field + ":" + name }
 
@@ -92,6 +103,8 @@ public enum MemberFields {
                     if let v = Delivery(rawValue: text) { d.via = v } else { leftOut(.unknownDelivery) }
                 case every:
                     if let n = MemberInput.everyDays(text) { d.everyDays = n } else { leftOut(.everyOutOfRange) }
+                case remindAt:
+                    if let m = MemberInput.minuteOfDay(text) { d.remindAt = m } else { leftOut(.malformedTime) }
                 default:
                     if MemberInput.isPostURL(text) { d.postURL = text } else { leftOut(.malformedPostURL) }
                 }
@@ -127,6 +140,22 @@ public enum MemberInput {
             (1...30).contains(n)
         else { return nil }
         return n
+    }
+
+    /// A time of day `HH:MM` (00:00 to 23:59) as its minute of the day.
+    public static func minuteOfDay(_ text: String) -> Int? {
+        let b = Array(text.utf8)
+        guard b.count == 5, b[2] == 0x3A, [0, 1, 3, 4].allSatisfy({ b[$0] >= 0x30 && b[$0] <= 0x39 }) else { return nil }
+        let h = Int(b[0] - 0x30) * 10 + Int(b[1] - 0x30)
+        let m = Int(b[3] - 0x30) * 10 + Int(b[4] - 0x30)
+        guard h < 24, m < 60 else { return nil }
+        return h * 60 + m
+    }
+
+    /// `minute` of the day as `HH:MM`.
+    public static func clock(_ minute: Int) -> String {
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return two(minute / 60) + ":" + two(minute % 60)
     }
 
     /// An `http://` or `https://` URL with a host, no spaces or controls, at most 2000 bytes.
@@ -204,6 +233,8 @@ public struct MemberFieldProblem: Sendable, Equatable {
         /// Not a number of days from 1 to 30.
         case everyOutOfRange
         case malformedPostURL
+        /// Not a time of day `HH:MM`.
+        case malformedTime
     }
 
     public var field: String

@@ -27,7 +27,7 @@ enum AddPage {
     /// The household's members, for the assignee's select: the roster's names (none when it
     /// cannot be read: the select then offers nobody and the name already chosen).
     static func members(_ site: Site) -> [String] {
-        (try? site.openForReading().memberNames()) ?? []
+        (try? site.openForReading().memberNames()) ?? []  // unreadable: nobody to offer, as above
     }
 
     static func render(_ site: Site, _ session: Session, typed: Typed, errors: [String: String], members: [String]) -> Response {

@@ -33,7 +33,7 @@ struct StateFolder: Sendable {
             if mkdir(built, 0o700) != 0 && errno != EEXIST { throw .unwritable(path: built, errno: errno) }
         }
         try checkPrivate(path, directory: true)
-        for name in ["tokens.json", "visits.json", "replica", "tokens.lock", "serve.lock", "base-url"] {
+        for name in ["tokens.json", "visits.json", "replica", "tokens.lock", "serve.lock", "base-url", "reminder-links.key"] {
             let file = "\(path)/\(name)"
             if access(file, F_OK) == 0 { try checkPrivate(file, directory: false) }
         }

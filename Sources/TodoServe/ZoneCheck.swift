@@ -7,6 +7,7 @@ import TodoStore
 enum ZoneCheck {
     /// The warning for stderr at start; nil when the household records a zone its machine knows.
     static func warning(_ reader: HouseholdReader, household: String) -> String? {
+        // A settings file that cannot be read: no warning here; the first page or command reports it.
         guard let zone = try? reader.zone() else { return nil }
         switch zone.source {
         case .recorded: return nil

@@ -14,6 +14,7 @@ public let debianPackages: [String: String] = [
     "ssh-keyscan": "openssh-client",
     "python3": "python3", "openssl": "openssl", "strace": "strace", "cc": "gcc",
     "sh": "dash", "unshare": "util-linux", "mount": "mount", "readelf": "binutils",
+    "nm": "binutils", "curl": "curl",
 ]
 
 public let serverInstallHint = "run scripts/servers/install.sh (as root it installs what the tests need)"

@@ -120,11 +120,12 @@ import WordingSamples
     static let deliveryProblems: [DeliveryProblem] = [
         .sendmailFailed(program: "/usr/sbin/sendmail"), .loginInClear, .smtpClosed(host: "mail"), .notSMTP(host: "mail"),
         .smtpAnswer(host: "mail", step: .recipient("kim@example.org"), code: 550, said: "550 no such user"),
-        .noAuthPlain(host: "mail"), .curlFailed(.mail(host: "mail")), .cannotWriteCurlConfig(path: "/s/curl-1.conf", errno: .noSpace),
-        .notHTTPURL(url: "ftp://x"), .httpClosed(host: "push"), .notHTTP(host: "push"),
-        .httpAnswer(host: "push", status: 503, said: "HTTP/1.1 503 Busy"), .addressNotFound(host: "push", code: EAI_NONAME),
-        .cannotConnect(host: "push", port: 80, errno: .connectionRefused), .sendTimedOut, .answerTimedOut,
-        .connectionBroke(.connectionReset), .lineTooLong, .noEmail(member: "Kim"), .noPostURL(member: "Kim"),
+        .noAuthPlain(host: "mail"), .noStartTLS(host: "mail"), .notHTTPURL(url: "ftp://x"),
+        .httpAnswer(host: "push", status: 503, said: "HTTP/1.1 503 Busy"), .addressNotFound(host: "push"),
+        .cannotConnect(host: "push", port: 80, errno: .connectionRefused), .answerTimedOut,
+        .connectionBroke(.connectionReset), .lineTooLong, .tls(host: "mail", said: "handshake failed"),
+        .noNetworkHelper(program: "todo-serve"), .helperFailed(program: "/usr/bin/todo-serve"),
+        .noEmail(member: "Kim"), .noPostURL(member: "Kim"),
     ]
 
     static func name(_ p: DeliveryProblem) -> String {
@@ -135,24 +136,23 @@ import WordingSamples
         case .notSMTP: "notSMTP"
         case .smtpAnswer: "smtpAnswer"
         case .noAuthPlain: "noAuthPlain"
-        case .curlFailed: "curlFailed"
-        case .cannotWriteCurlConfig: "cannotWriteCurlConfig"
+        case .noStartTLS: "noStartTLS"
         case .notHTTPURL: "notHTTPURL"
-        case .httpClosed: "httpClosed"
-        case .notHTTP: "notHTTP"
         case .httpAnswer: "httpAnswer"
         case .addressNotFound: "addressNotFound"
         case .cannotConnect: "cannotConnect"
-        case .sendTimedOut: "sendTimedOut"
         case .answerTimedOut: "answerTimedOut"
         case .connectionBroke: "connectionBroke"
         case .lineTooLong: "lineTooLong"
+        case .tls: "tls"
+        case .noNetworkHelper: "noNetworkHelper"
+        case .helperFailed: "helperFailed"
         case .noEmail: "noEmail"
         case .noPostURL: "noPostURL"
         }
     }
 
-    static let smtpSteps: [SMTPStep] = [.connection, .ehlo, .login, .sender("a@b.c"), .recipient("a@b.c"), .data, .message]
+    static let smtpSteps: [SMTPStep] = [.connection, .ehlo, .startTLS, .login, .sender("a@b.c"), .recipient("a@b.c"), .data, .message]
 
     static let configErrors: [ReminderConfigError] = [
         .unsafeFile(path: "/c/remind", why: .notRegularFile), .unsafeFile(path: "/c/remind", why: .otherOwner),
@@ -177,7 +177,7 @@ import WordingSamples
     }
 
     static let memberProblems: [MemberFieldProblem.Kind] = [
-        .notAString, .malformedEmail, .unknownDelivery, .everyOutOfRange, .malformedPostURL,
+        .notAString, .malformedEmail, .unknownDelivery, .everyOutOfRange, .malformedPostURL, .malformedTime,
     ]
 
     static func name(_ k: MemberFieldProblem.Kind) -> String {
@@ -187,6 +187,7 @@ import WordingSamples
         case .unknownDelivery: "unknownDelivery"
         case .everyOutOfRange: "everyOutOfRange"
         case .malformedPostURL: "malformedPostURL"
+        case .malformedTime: "malformedTime"
         }
     }
 

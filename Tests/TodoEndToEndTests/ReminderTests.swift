@@ -182,13 +182,16 @@ import TodoCore
         var r = try sb.todo("remind")
         #expect(r.exitCode == 75 && r.stdout.isEmpty, "\(r)")
         #expect(r.stderr.contains("could not remind Kim by mail") && r.stderr.contains("451") && r.stderr.contains("tried again"), "\(r)")
-        // The next run delivers the same message, with the same Message-ID.
+        // The next run, a minute later, delivers the same message, with the same Message-ID and
+        // Date.
+        sb.now = fixedNow + 60_000
         r = try sb.todo("remind")
         #expect(r.exitCode == 0 && r.stdout.isEmpty && r.stderr.isEmpty, "\(r)")
         var got = try received(out)
         try #require(got.count == 2, "\(got)")
         #expect(got[0]["accepted"] == .bool(false) && got[1]["accepted"] == .bool(true))
         #expect(got[0]["message_id"] == got[1]["message_id"] && got[1]["message_id"]?.stringValue?.hasPrefix("<todo-") == true, "\(got)")
+        #expect(got[0]["date"] == got[1]["date"] && got[0]["body"] == got[1]["body"], "\(got)")
         let m = got[1]
         #expect(m["from"] == .string("todo@example.org") && m["to"] == .array([.string("kim@example.org")]), "\(m)")
         #expect(m["header_to"] == .string("kim@example.org") && m["subject"] == .string("todo: 1 overdue, 2 due today, 1 new for Kim (home)"), "\(m)")
@@ -237,30 +240,36 @@ import TodoCore
         #expect(try received(out).first?["from"] == .string("alice@example.org"))
     }
 
-    /// A self-signed certificate for localhost, for the TLS receivers.
-    func certificate(_ sb: Sandbox) throws -> (cert: String, key: String) {
+    /// A certificate authority made for the test and a certificate for localhost it signed, for
+    /// the TLS receivers: trusted only through `TODO_TLS_CA` (beside the system's authorities).
+    func testCA(_ sb: Sandbox) throws -> (ca: String, cert: String, key: String) {
         let openssl = try requireProgram("openssl")
-        let cert = sb.root + "/io/cert.pem"
-        let key = sb.root + "/io/key.pem"
-        let made = try runProgram(
-            openssl,
-            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=localhost",
-             "-addext", "subjectAltName=DNS:localhost"], in: sb)
-        try #require(made.exitCode == 0, "\(made)")
-        return (cert, key)
+        let io = sb.root + "/io/"
+        let ext = try sb.file("leaf.cnf", "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n")
+        for args in [
+            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", io + "ca.key", "-out", io + "ca.pem", "-days", "2",
+             "-subj", "/CN=todo test CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign"],
+            ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", io + "key.pem", "-out", io + "leaf.csr", "-subj", "/CN=localhost"],
+            ["x509", "-req", "-in", io + "leaf.csr", "-CA", io + "ca.pem", "-CAkey", io + "ca.key", "-CAcreateserial",
+             "-out", io + "cert.pem", "-days", "2", "-extfile", ext],
+        ] {
+            let made = try runProgram(openssl, args, in: sb)
+            try #require(made.exitCode == 0, "\(made)")
+        }
+        return (io + "ca.pem", io + "cert.pem", io + "key.pem")
     }
 
-    @Test func anHTTPSPostGoesThroughCurlWithTheCertificateChecked() throws {
+    @Test func anHTTPSPostChecksTheCertificate() throws {
         let sb = try kimsHousehold()
-        _ = try requireProgram("curl")
-        let (cert, key) = try certificate(sb)
+        let (ca, cert, key) = try testCA(sb)
         let (server, port, out) = try receiver(sb, "http", ["--tls-cert", cert, "--tls-key", key])
         defer { server.stop() }
         #expect(try sb.todo("member", "set", "Kim", "--via", "post", "--post-url", "https://localhost:\(port)/kim").exitCode == 0)
+        // Not from an authority this machine trusts: nothing sent.
         var r = try sb.todo(["remind"], env: ["TODO_POST_TOKEN": "tok"])
-        #expect(r.exitCode == 75 && r.stderr.contains("could not remind Kim by post") && r.stderr.contains("curl"), "\(r)")
+        #expect(r.exitCode == 75 && r.stderr.contains("could not remind Kim by post: TLS with localhost failed"), "\(r)")
         #expect(try received(out).isEmpty)
-        r = try sb.todo(["remind"], env: ["TODO_POST_TOKEN": "tok", "CURL_CA_BUNDLE": cert])
+        r = try sb.todo(["remind"], env: ["TODO_POST_TOKEN": "tok", "TODO_TLS_CA": ca])
         #expect(r.exitCode == 0 && r.stderr.isEmpty, "\(r)")
         let got = try received(out)
         #expect(got.count == 1 && got.first?["headers"]?["authorization"] == .string("Bearer tok"), "\(got)")
@@ -281,36 +290,75 @@ import TodoCore
         #expect(r.exitCode == 0 && r.stdout.isEmpty, "no longer Alice's: \(r)")
     }
 
-    /// STARTTLS and a login, through curl: the certificate is checked (a self-signed one is
-    /// refused until the machine trusts it, here through curl's CURL_CA_BUNDLE), the password
-    /// comes from the environment and is on no command line.
+    /// STARTTLS and a login: the certificate is checked (one from the test's authority is
+    /// refused until the machine trusts it, here through TODO_TLS_CA), the password comes from
+    /// the environment and is on no command line.
     @Test func mailWithSTARTTLSChecksTheCertificateAndLogsIn() throws {
         let sb = try kimsHousehold()
         #expect(try sb.todo("member", "set", "Kim", "--email", "kim@example.org").exitCode == 0)
-        _ = try requireProgram("curl")
-        let (cert, key) = try certificate(sb)
+        let (ca, cert, key) = try testCA(sb)
         let (server, port, out) = try receiver(sb, "smtp", ["--tls-cert", cert, "--tls-key", key, "--login", "family:pa ss\"word"])
         defer { server.stop() }
         try settings(sb, "smtp.host=localhost", "smtp.port=\(port)", "smtp.tls=starttls", "smtp.user=family", "smtp.from=family@example.org")
         let secret = ["TODO_SMTP_PASSWORD": "pa ss\"word"]
         // Not trusted: nothing sent.
         var r = try sb.todo(["remind"], env: secret)
-        #expect(r.exitCode == 75 && r.stderr.contains("could not remind Kim by mail") && r.stderr.contains("curl"), "\(r)")
+        #expect(r.exitCode == 75 && r.stderr.contains("could not remind Kim by mail: TLS with localhost failed"), "\(r)")
         #expect(try received(out).isEmpty)
-        // A wrong password: refused by the server (curl then waits for an answer aiosmtpd never
-        // sends: --timeout ends it).
-        r = try sb.todo(["remind", "--timeout", "2"], env: ["TODO_SMTP_PASSWORD": "wrong", "CURL_CA_BUNDLE": cert])
+        // A wrong password: aiosmtpd never answers it, --timeout ends the try; told once a day.
+        r = try sb.todo(["remind", "--timeout", "2"], env: ["TODO_SMTP_PASSWORD": "wrong", "TODO_TLS_CA": ca])
         #expect(r.exitCode == 75 && r.stderr.isEmpty, "told once a day: \(r)")
         #expect(try received(out).isEmpty)
         // Trusted, with the right password: delivered.
-        r = try sb.todo(["remind"], env: secret.merging(["CURL_CA_BUNDLE": cert]) { a, _ in a })
+        r = try sb.todo(["remind"], env: secret.merging(["TODO_TLS_CA": ca]) { a, _ in a })
         #expect(r.exitCode == 0 && r.stderr.isEmpty, "\(r)")
         let got = try received(out)
         #expect(got.count == 1 && got.first?["from"] == .string("family@example.org") && got.first?["to"] == .array([.string("kim@example.org")]), "\(got)")
         #expect(got.first?["subject"] == .string("todo: 1 overdue, 2 due today, 1 new for Kim (home)"), "\(got)")
-        // curl's configuration (which held the password) is gone.
-        let left = try FileManager.default.contentsOfDirectory(atPath: sb.home + "/.local/state/todo/reminders")
-        #expect(left.allSatisfy { !$0.hasPrefix("curl-") }, "\(left)")
+        #expect(got.first?["message_id"]?.stringValue?.hasPrefix("<todo-") == true, "\(got)")
+    }
+
+    /// TLS from the first byte (port 465's way), the certificate checked as with STARTTLS.
+    @Test func mailWithImplicitTLSChecksTheCertificate() throws {
+        let sb = try kimsHousehold()
+        #expect(try sb.todo("member", "set", "Kim", "--email", "kim@example.org").exitCode == 0)
+        let (ca, cert, key) = try testCA(sb)
+        let (server, port, out) = try receiver(sb, "smtp", ["--tls-cert", cert, "--tls-key", key, "--implicit-tls"])
+        defer { server.stop() }
+        try settings(sb, "smtp.host=localhost", "smtp.port=\(port)", "smtp.tls=tls", "smtp.from=family@example.org")
+        var r = try sb.todo("remind")
+        #expect(r.exitCode == 75 && r.stderr.contains("could not remind Kim by mail: TLS with localhost failed"), "\(r)")
+        #expect(try received(out).isEmpty)
+        // The certificate is for localhost, not for 127.0.0.1: refused even from a trusted authority.
+        try settings(sb, "smtp.host=127.0.0.1", "smtp.port=\(port)", "smtp.tls=tls", "smtp.from=family@example.org", "tls.ca=\(ca)")
+        sb.now = fixedNow + Self.day
+        r = try sb.todo("remind")
+        #expect(r.exitCode == 75 && r.stderr.contains("TLS with 127.0.0.1 failed"), "\(r)")
+        try settings(sb, "smtp.host=localhost", "smtp.port=\(port)", "smtp.tls=tls", "smtp.from=family@example.org", "tls.ca=\(ca)")
+        r = try sb.todo("remind")
+        #expect(r.exitCode == 0 && r.stderr.isEmpty, "\(r)")
+        let got = try received(out)
+        #expect(got.count == 1 && got.first?["subject"] == .string("todo: 2 overdue, 1 due today, 1 new for Kim (home)"), "\(got)")
+    }
+
+    /// `todo` sends nothing over the network itself: without todo-serve beside it or on PATH, a
+    /// network delivery fails with exit 78 saying so; standard output still works.
+    @Test func withoutTodoServeANetworkDeliveryExits78() throws {
+        let sb = try kimsHousehold()
+        let alone = sb.root + "/alone"
+        try FileManager.default.createDirectory(atPath: alone, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: sb.binary, toPath: alone + "/todo")
+        sb.binary = alone + "/todo"
+        #expect(try sb.todo("member", "set", "Kim", "--via", "post", "--post-url", "http://127.0.0.1:9/kim").exitCode == 0)
+        var r = try sb.todo(["remind"], env: ["PATH": "/usr/bin:/bin"])
+        #expect(r.exitCode == 78 && r.stderr.contains("could not remind Kim by post: todo-serve, which sends mail over SMTP and POSTs, is not installed"), "\(r)")
+        try settings(sb, "smtp.host=127.0.0.1", "smtp.port=9")
+        #expect(try sb.todo("member", "set", "Kim", "--via", "mail", "--email", "kim@example.org").exitCode == 0)
+        sb.now = fixedNow + Self.day
+        r = try sb.todo(["remind"], env: ["PATH": "/usr/bin:/bin"])
+        #expect(r.exitCode == 78 && r.stderr.contains("could not remind Kim by mail: todo-serve"), "\(r)")
+        r = try sb.todo(["remind", "--via", "stdout"], env: ["PATH": "/usr/bin:/bin"])
+        #expect(r.exitCode == 0 && r.stdout.hasPrefix("todo: 2 overdue, 1 due today, 1 new for Kim (home)"), "\(r)")
     }
 
     @Test func mailGoesThroughSendmailWhenNoSMTPHostIsSet() throws {

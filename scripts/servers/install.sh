@@ -4,7 +4,8 @@
 # service), openssh-client (ssh, ssh-keygen, ssh-agent, ssh-add), openssl (test certificates
 # and keys), python3 (the smart-HTTP server), strace (watching system calls), gcc (cc, for
 # small probe libraries), util-linux and mount (unshare and mount for a private tmpfs),
-# binutils (readelf, to read which shared libraries the executable loads).
+# binutils (readelf, to read which shared libraries the executable loads; nm, which libraries
+# it links), curl (a client of todo-serve's pages and reminder links).
 # Tests/TestKit/Programs.swift names the same packages when a program is missing.
 #
 # As root it installs the missing Debian packages with apt-get; as anyone else it only
@@ -32,7 +33,8 @@ need strace /usr/bin/strace
 need gcc /usr/bin/cc
 need util-linux /usr/bin/unshare
 need mount /usr/bin/mount
-need binutils /usr/bin/readelf
+need binutils /usr/bin/readelf /usr/bin/nm
+need curl /usr/bin/curl
 
 if [ -x /usr/bin/git ] && [ ! -x "$(/usr/bin/git --exec-path)/git-http-backend" ]; then
     missing="$missing git"

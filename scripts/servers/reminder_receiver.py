@@ -2,7 +2,7 @@
 """A receiver of reminders for the tests, on 127.0.0.1 only.
 
     reminder_receiver.py smtp --out FILE [--fail N] [--refuse-sender ADDR]
-                              [--tls-cert CERT --tls-key KEY] [--login USER:PASSWORD]
+                              [--tls-cert CERT --tls-key KEY [--implicit-tls]] [--login USER:PASSWORD]
     reminder_receiver.py http --out FILE [--fail N] [--status CODE] [--tls-cert CERT --tls-key KEY]
     reminder_receiver.py stall --out FILE
 
@@ -10,8 +10,11 @@ smtp is aiosmtpd's SMTP server (PyPI aiosmtpd, or Debian's python3-aiosmtpd; `sh
 --test` installs it). Every message it is given is appended to FILE as one JSON line: the
 envelope's sender and recipients, the headers that matter, the body, and whether it was taken
 ("accepted") or answered 451 (the first N, with --fail) or 550 (a sender named with
---refuse-sender). With --tls-cert it offers STARTTLS and requires it before MAIL; with --login
-it requires that login (AUTH PLAIN or LOGIN, only after STARTTLS). http answers each POST with 200, or with --status CODE (default 503) for the
+--refuse-sender). With --tls-cert it offers STARTTLS and requires it before MAIL (with --implicit-tls it
+speaks TLS from the first byte instead, as on port 465); with --login
+it requires that login (AUTH PLAIN or LOGIN, only after STARTTLS). With --hold N the first N
+messages are recorded, "held N" printed, and never answered. It prints "accepted" (or
+"deferred") after answering each message. http answers each POST with 200, or with --status CODE (default 503) for the
 first N; FILE gets the path, the headers and the body of each. Prints "listening on 127.0.0.1
 port PORT" once it can be reached. stall accepts connections and never answers (a server that
 hangs); FILE gets one line per connection, and it prints "connection N" for each. Exits 3 when aiosmtpd is missing.
@@ -38,6 +41,7 @@ def smtp(args):
         print("aiosmtpd is missing", file=sys.stderr)
         sys.exit(3)
     failures = [args.fail]
+    held = [0]
     from aiosmtpd.smtp import AuthResult
 
     def authenticator(server, session, envelope, mechanism, auth_data):
@@ -63,21 +67,31 @@ def smtp(args):
                 "header_from": str(message["From"]), "header_to": str(message["To"]),
                 "subject": str(message["Subject"]), "message_id": str(message["Message-ID"]),
                 "content_type": str(message["Content-Type"]), "date": str(message["Date"]),
-                "body": body, "accepted": taken,
+                "body": body, "accepted": taken, "held": held[0] < args.hold,
             })
+            if held[0] < args.hold:
+                # Taken, never answered: the sender dies before it hears back.
+                held[0] += 1
+                print(f"held {held[0]}", flush=True)
+                await asyncio.Event().wait()
+            print("accepted" if taken else "deferred", flush=True)
             return "250 OK" if taken else "451 4.3.0 try again later"
 
     async def main():
         loop = asyncio.get_running_loop()
         options = {"enable_SMTPUTF8": True}
+        implicit = None
         if args.tls_cert:
             import ssl
             context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
             context.load_cert_chain(args.tls_cert, args.tls_key)
-            options.update(tls_context=context, require_starttls=True)
+            if args.implicit_tls:
+                implicit = context
+            else:
+                options.update(tls_context=context, require_starttls=True)
         if args.login:
-            options.update(authenticator=authenticator, auth_required=True)
-        server = await loop.create_server(lambda: SMTP(Handler(), **options), "127.0.0.1", args.port)
+            options.update(authenticator=authenticator, auth_required=True, auth_require_tls=not args.implicit_tls)
+        server = await loop.create_server(lambda: SMTP(Handler(), **options), "127.0.0.1", args.port, ssl=implicit)
         port = server.sockets[0].getsockname()[1]
         print(f"listening on 127.0.0.1 port {port}", flush=True)
         await server.serve_forever()
@@ -143,5 +157,7 @@ parser.add_argument("--refuse-sender")
 parser.add_argument("--tls-cert")
 parser.add_argument("--tls-key")
 parser.add_argument("--login")
+parser.add_argument("--implicit-tls", action="store_true")
+parser.add_argument("--hold", type=int, default=0)
 args = parser.parse_args()
 {"smtp": smtp, "http": http, "stall": stall}[args.kind](args)

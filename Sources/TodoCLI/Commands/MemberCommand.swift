@@ -71,6 +71,7 @@ struct MemberShowCommand: ParsableCommand {
         out.line("Reminders: \(MemberText.how(d))")
         if let url = d.postURL { out.line("Post URL:  \(Terminal.safe(url))") }
         if let n = d.everyDays, n > 1 { out.line("Every:     \(n) days at most") }
+        if let m = d.remindAt { out.line("Remind at: \(MemberInput.clock(m))") }
         // Shown only for a member who is not simply active.
         let state = MemberText.state(try h.roster().member(member), today: Env.today(h.clock))
         if state != "active" { out.line("State:     " + state) }
@@ -87,7 +88,9 @@ struct MemberSetCommand: ParsableCommand {
         discussion: """
             Makes one commit that sync sends to everyone. An empty value clears a field \
             (--email ""). --via: stdout (the output of `todo remind`, which cron mails), mail \
-            (to --email), post (plain text POSTed to --post-url, as ntfy-style push services take).
+            (to --email), post (plain text POSTed to --post-url, as ntfy-style push services take). \
+            --remind-at: the time of the household's day `todo serve` sends their reminder \
+            (default 07:00; `todo remind` from cron sends when it runs).
             """)
 
     @OptionGroup var household: HouseholdOptions
@@ -97,11 +100,16 @@ struct MemberSetCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The http:// or https:// URL reminders are POSTed to.", valueName: "url")) var postURL: String?
     @Option(help: ArgumentHelp("Remind them at most every N days (1 to 30; default 1, daily).", valueName: "N"))
     var everyDays: String?
+    @Option(help: ArgumentHelp("The time todo serve reminds them, HH:MM in the household's zone (default 07:00).", valueName: "HH:MM"))
+    var remindAt: String?
     @Flag(help: "Add a member the household does not use yet.") var new = false
 
     func validate() throws {
-        if email == nil && via == nil && postURL == nil && everyDays == nil {
-            throw ValidationError("Nothing to set: give --email, --via, --post-url or --every-days.")
+        if email == nil && via == nil && postURL == nil && everyDays == nil && remindAt == nil {
+            throw ValidationError("Nothing to set: give --email, --via, --post-url, --every-days or --remind-at.")
+        }
+        if let remindAt, !remindAt.isEmpty, MemberInput.minuteOfDay(remindAt) == nil {
+            throw ValidationError("--remind-at must be a time of day HH:MM from 00:00 to 23:59; \"\(Terminal.safe(remindAt))\" is not.")
         }
         if let everyDays, !everyDays.isEmpty, MemberInput.everyDays(everyDays) == nil {
             throw ValidationError("--every-days must be a number of days from 1 to 30; \"\(Terminal.safe(everyDays))\" is not.")
@@ -140,7 +148,7 @@ struct MemberSetCommand: ParsableCommand {
         if method == .post && (url ?? "").isEmpty {
             throw CLIError("\(Terminal.safe(member)) has no URL to post to: give --post-url with --via post.", exit: .usage)
         }
-        if try h.setMember(member, MemberChange(email: self.email, via: via, postURL: postURL, every: everyDays)) == nil {
+        if try h.setMember(member, MemberChange(email: self.email, via: via, postURL: postURL, every: everyDays, remindAt: remindAt)) == nil {
             print("\(Terminal.safe(member)): unchanged.")
         } else {
             let d = try h.memberDetails().details.first { $0.key.lowercased() == member.lowercased() }?.value ?? MemberDetails()
@@ -288,6 +296,7 @@ enum MemberText {
         if let e = d.email { text += " <\(Terminal.safe(e))>" }
         text += ": " + (state.map { $0 + "; " } ?? "") + "reminders by " + how(d)
         if let n = d.everyDays, n > 1 { text += ", every \(n) days at most" }
+        if let m = d.remindAt { text += ", at \(MemberInput.clock(m))" }
         return text
     }
 

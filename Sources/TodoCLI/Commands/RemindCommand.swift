@@ -16,8 +16,10 @@ struct RemindCommand: ParsableCommand {
             One machine sends for the household: what it sent is kept there, in \
             $XDG_STATE_HOME/todo/reminders/HOUSEHOLD.state, never in the household. Mail goes \
             through sendmail, or SMTP when smtp.host is set in $XDG_CONFIG_HOME/todo/remind (a \
-            file only its owner may read; see todo(1), FILES). A failed delivery is tried again \
-            on the next run and told once a day on standard error (exit 75; 78 when refused).
+            file only its owner may read; see todo(1), FILES). SMTP and POSTs are sent by \
+            todo-serve (installed beside todo); without it they fail with exit 78. A failed \
+            delivery is tried again on the next run and told once a day on standard error (exit \
+            75; 78 when refused).
 
             Examples:
               todo remind --dry-run
@@ -66,14 +68,15 @@ struct RemindCommand: ParsableCommand {
         let (today, plans) = try h.planReminders(members: members, state: state, word: RemindMessages.reminder)
         let override = via.flatMap(Delivery.init(rawValue:))
         let from = (try? h.identity().email) ?? "todo@localhost"
-        var sender = ReminderSender(settings: settings, defaultFrom: from, scratch: Self.stateFolder, nowMillis: h.clock.nowMillis())
+        var sender = ReminderSender(
+            settings: settings, defaultFrom: from, networkHelper: ServeCommand.find(beside: Env.executablePath), nowMillis: h.clock.nowMillis())
         sender.timeoutSeconds = timeout
         defer { withExtendedLifetime(lock) {} }
         var out = Output()
         var worst: Exit = .ok
         for plan in plans {
             let key = plan.member.lowercased()
-            guard let message = plan.message else {
+            guard var message = plan.message else {
                 // Nothing to say: what is theirs is noted, so that it is not "new" later.
                 if !dryRun, !plan.remindedToday, state.members[key]?.theirs != plan.theirs {
                     state.members[key, default: .init()].theirs = plan.theirs
@@ -91,6 +94,9 @@ struct RemindCommand: ParsableCommand {
                 }
                 out.line()
                 continue
+            }
+            if how != .stdout, state.beginSending(&message, member: plan.member, nowMillis: sender.nowMillis) {
+                try save(state, statePath)
             }
             do {
                 try deliver(message, how: how, details: plan.details, sender: sender, out: &out)

@@ -7,12 +7,14 @@ public struct MemberChange: Sendable {
     public var via: String?
     public var postURL: String?
     public var every: String?
+    public var remindAt: String?
 
-    public init(email: String? = nil, via: String? = nil, postURL: String? = nil, every: String? = nil) {
+    public init(email: String? = nil, via: String? = nil, postURL: String? = nil, every: String? = nil, remindAt: String? = nil) {
         self.email = email
         self.via = via
         self.postURL = postURL
         self.every = every
+        self.remindAt = remindAt
     }
 }
 
@@ -60,14 +62,17 @@ extension Household {
     /// acting through the server is spelled at each change, and reading 10,000 tasks for it
     /// took over half the time of a change from the page. Nil when none of them names `name`.
     func spellingWithoutTasks(_ name: String) -> String? {
+        // Each source that cannot be read is passed over: `knownMember` then reads them all,
+        // and a transaction reports an unreadable settings file itself.
         if let m = try? roster().member(name) { return m.name }
         let folded = name.lowercased()
+        // Unreadable: passed over, as above.
         if let details = try? memberDetails().details,
             let hit = details.keys.filter({ $0.lowercased() == folded }).min(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) })
         {
             return hit
         }
-        if let me = try? identity().name, me.lowercased() == folded { return me }
+        if let me = try? identity().name, me.lowercased() == folded { return me }  // no identity: passed over
         return nil
     }
 
@@ -88,7 +93,7 @@ extension Household {
             let spelled = task.extra.keys.compactMap(MemberFields.parse).map(\.name).filter { $0.lowercased() == name.lowercased() }
                 .min { $0.utf8.lexicographicallyPrecedes($1.utf8) } ?? name
             var changed = false
-            for (field, value) in [(MemberFields.email, change.email), (MemberFields.via, change.via), (MemberFields.postURL, change.postURL), (MemberFields.every, change.every)] {
+            for (field, value) in [(MemberFields.email, change.email), (MemberFields.via, change.via), (MemberFields.postURL, change.postURL), (MemberFields.every, change.every), (MemberFields.remindAt, change.remindAt)] {
                 guard let value else { continue }
                 let key = MemberFields.key(field, spelled)
                 if task.extra[key]?.stringValue == value || (task.extra[key] == nil && value.isEmpty) { continue }

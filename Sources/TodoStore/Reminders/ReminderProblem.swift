@@ -20,7 +20,7 @@ public enum DeliveryFailure: Error, Sendable, Equatable {
 /// errno of a failed system call). The store writes no sentence about it; the command line words
 /// every case in `RemindMessages.swift`. docs/ARCHITECTURE.md, "A second front end".
 public enum DeliveryProblem: Sendable, Equatable {
-    // MARK: Mail (RemindersDelivery.swift)
+    // MARK: Mail
 
     /// `sendmail -t -i` exited with a failure, or could not be run.
     case sendmailFailed(program: String)
@@ -35,38 +35,40 @@ public enum DeliveryProblem: Sendable, Equatable {
     case smtpAnswer(host: String, step: SMTPStep, code: Int, said: String)
     /// A login is set but the server does not offer AUTH PLAIN.
     case noAuthPlain(host: String)
-    /// curl, which sends mail over TLS and https POSTs, failed or could not be run.
-    case curlFailed(CurlDelivery)
-    /// curl's private configuration file could not be created (`errno`) or written (nil).
-    case cannotWriteCurlConfig(path: String, errno: Errno?)
+    /// `smtp.tls=starttls` but the server does not offer STARTTLS.
+    case noStartTLS(host: String)
 
-    // MARK: POST (RemindersDelivery.swift)
+    // MARK: POST
 
     /// The member's URL is not one todo can POST to.
     case notHTTPURL(url: String)
-    /// The server closed the connection without a status line.
-    case httpClosed(host: String)
-    /// The first line is not an HTTP status line.
-    case notHTTP(host: String)
     /// A status other than 2xx: `said` is the status line, made one line. 5xx, 408 and 429
     /// defer; any other refuses.
     case httpAnswer(host: String, status: Int, said: String)
 
-    // MARK: The connection (RemindersSocket.swift)
+    // MARK: The connection (RemindNet, in todo-serve)
 
-    /// getaddrinfo failed with this EAI_ code.
-    case addressNotFound(host: String, code: Int32)
+    /// The host's name has no address.
+    case addressNotFound(host: String)
     /// No address of `host` accepted a connection: the last connect's errno, nil when no socket
     /// could be made at all.
     case cannotConnect(host: String, port: Int, errno: Errno?)
-    /// Sending waited longer than the timeout.
-    case sendTimedOut
     /// The answer did not come within the timeout.
     case answerTimedOut
-    /// send or recv failed.
-    case connectionBroke(Errno)
+    /// The connection broke: the errno of the failed call, when there is one.
+    case connectionBroke(Errno?)
     /// A line of the answer longer than 64 KiB.
     case lineTooLong
+    /// TLS could not be set up with `host`: its certificate is not trusted or not for that
+    /// name, or the handshake failed (`said`: the TLS library's reason, one line).
+    case tls(host: String, said: String)
+
+    // MARK: The helper (todo-serve)
+
+    /// A network delivery, but todo-serve, which sends over the network, is not installed.
+    case noNetworkHelper(program: String)
+    /// todo-serve ran but gave no answer (it crashed or outlived the timeout).
+    case helperFailed(program: String)
 
     // MARK: The member's details (the command)
 
@@ -81,6 +83,7 @@ public enum SMTPStep: Sendable, Equatable {
     /// The server's greeting.
     case connection
     case ehlo
+    case startTLS
     case login
     case sender(String)
     case recipient(String)
@@ -88,12 +91,6 @@ public enum SMTPStep: Sendable, Equatable {
     case data
     /// The message itself, after DATA.
     case message
-}
-
-/// What curl was to deliver, and through which host.
-public enum CurlDelivery: Sendable, Equatable {
-    case mail(host: String)
-    case post(host: String)
 }
 
 /// Why reminders cannot be sent as configured.

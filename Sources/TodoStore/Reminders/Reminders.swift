@@ -47,10 +47,14 @@ extension Household {
             }
             var message: ReminderMessage?
             if !r.isEmpty {
-                let (subject, body) = word(r.facts(tasks, member: member, household: name, today: today, context: context))
+                let facts = r.facts(tasks, member: member, household: name, today: today, context: context)
+                let items = facts.overdue + facts.today + facts.new
+                let (subject, body) = word(facts)
                 message = ReminderMessage(
                     member: member, household: name, subject: subject, body: body,
                     identity: ReminderText.identity(member: member, day: today, subject: subject, body: body))
+                message?.day = today
+                message?.items = items
             }
             plans.append(ReminderPlan(member: member, details: d, message: message, theirs: r.theirs, remindedToday: false))
         }

@@ -11,6 +11,17 @@ public struct ReminderMessage: Sendable {
     public var body: String
     /// 32 hex digits (`ReminderText.identity`).
     public var identity: String
+    /// A Done button per item (at most three), when a hub sends or makes the links.
+    public var links: [ReminderLink] = []
+    /// The member's page on the hub.
+    public var click: String?
+    /// The household day of the reminder, and what it names (overdue, due today, new): what a
+    /// hub makes the Done links of.
+    public var day: CivilDate?
+    public var items: [ReminderItem] = []
+    /// When it was first tried (`ReminderState.beginSending`): the mail's Date, the same on
+    /// every retry.
+    public var firstTry: Int64?
 
     public init(member: String, household: String, subject: String, body: String, identity: String) {
         self.member = member
@@ -24,15 +35,29 @@ public struct ReminderMessage: Sendable {
     public var messageID: String { "todo-\(identity)@\(household)" }
 
     /// The message as RFC 5322 text, lines ending in `newline`.
-    func mail(from: String, to: String, nowMillis: Int64, newline: String) -> String {
+    public func mail(from: String, to: String, nowMillis: Int64, newline: String) -> String {
         var lines = [
-            "From: \(from)", "To: \(to)", "Subject: \(Self.headerText(subject))", "Date: \(Self.date(nowMillis))",
+            "From: \(from)", "To: \(to)", "Subject: \(Self.headerText(subject))", "Date: \(Self.date(firstTry ?? nowMillis))",
             "Message-ID: <\(messageID)>", "MIME-Version: 1.0", "Content-Type: text/plain; charset=utf-8",
             "Content-Transfer-Encoding: 8bit", "Auto-Submitted: auto-generated", "",
         ]
         lines += body.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if lines.last == "" { lines.removeLast() }
+        // The hub's links: each opens a page with a Done button (opening it changes nothing).
+        if !links.isEmpty || click != nil {
+            lines.append("")
+            for link in links { lines.append("\(ReminderText.line(link.label)): \(link.url)") }
+            if let click { lines.append("Your page: \(click)") }
+        }
         return lines.joined(separator: newline) + newline
+    }
+
+    /// The message as SMTP's DATA sends it: CRLF lines, dot-stuffed, ending in `.` on a line.
+    public func smtpData(from: String, to: String, nowMillis: Int64) -> String {
+        var text = mail(from: from, to: to, nowMillis: nowMillis, newline: "\r\n")
+        // Dot-stuffing: a line starting with "." gets another.
+        if text.hasPrefix(".") { text = "." + text }
+        return text.replacingAll("\r\n.", with: "\r\n..") + ".\r\n"
     }
 
     /// `text` as a header value: as is when it is printable ASCII, else an RFC 2047 word.
@@ -58,28 +83,41 @@ public struct ReminderMessage: Sendable {
     }
 }
 
-/// Sends reminders by mail (sendmail or SMTP) and by HTTP POST.
+/// A button of a reminder: ntfy's `http` action, a link in a mail.
+public struct ReminderLink: Sendable, Equatable {
+    public var label: String
+    public var url: String
+
+    public init(label: String, url: String) {
+        self.label = label
+        self.url = url
+    }
+}
+
+/// Sends reminders by mail (sendmail, or SMTP through todo-serve) and by HTTP POST (through
+/// todo-serve): `todo` links no network client of its own beyond libgit2's.
 public struct ReminderSender: Sendable {
     public var settings: ReminderSettings
     /// The sender address when `smtp.from` is not set (the running member's email).
     public var defaultFrom: String
-    /// A private folder for curl's configuration (credentials never go on a command line).
-    public var scratch: String
+    /// `todo-serve`, which delivers over the network (`deliver-reminder`); nil when it is not
+    /// installed.
+    public var networkHelper: String?
     public var timeoutSeconds = 30
     public var nowMillis: Int64
 
-    public init(settings: ReminderSettings, defaultFrom: String, scratch: String, nowMillis: Int64) {
+    public init(settings: ReminderSettings, defaultFrom: String, networkHelper: String?, nowMillis: Int64) {
         self.settings = settings
         self.defaultFrom = defaultFrom
-        self.scratch = scratch
+        self.networkHelper = networkHelper
         self.nowMillis = nowMillis
     }
 
-    var from: String { settings.smtpFrom ?? defaultFrom }
+    public var from: String { settings.smtpFrom ?? defaultFrom }
 
     /// Mails `message` to `to`: over SMTP when `smtp.host` is set, else through sendmail.
     public func mail(_ message: ReminderMessage, to: String) throws(DeliveryFailure) {
-        guard let host = settings.smtpHost else {
+        guard settings.smtpHost != nil else {
             let text = message.mail(from: from, to: to, nowMillis: nowMillis, newline: "\n")
             let deadline = ContinuousClock.now + .seconds(timeoutSeconds)
             guard runProgram([settings.sendmail, "-t", "-i"], input: text, deadline: deadline) != nil else {
@@ -87,146 +125,45 @@ public struct ReminderSender: Sendable {
             }
             return
         }
-        let security = settings.smtpSecurity ?? (ReminderSettings.isLoopback(host) ? .none : .starttls)
-        if security == .none {
-            try smtpPlain(message, to: to, host: host, port: settings.smtpPort ?? 25)
-        } else {
-            try smtpThroughCurl(message, to: to, host: host, security: security)
-        }
+        try network(.mail(from: from, to: to), message)
     }
 
-    /// SMTP without TLS (RFC 5321), for a relay on this machine or the local network.
-    func smtpPlain(_ message: ReminderMessage, to: String, host: String, port: Int) throws(DeliveryFailure) {
-        if settings.smtpUser != nil && !ReminderSettings.isLoopback(host) {
-            throw .refused(.loginInClear)
-        }
-        let s = try PlainSocket(host: host, port: port, timeoutSeconds: timeoutSeconds)
-        func reply() throws(DeliveryFailure) -> (Int, [String]) {
-            var lines: [String] = []
-            while true {
-                guard let line = try s.readLine() else { throw .transient(.smtpClosed(host: host)) }
-                lines.append(line)
-                let bytes = Array(line.utf8)
-                guard bytes.count >= 3, let code = Int(String(decoding: bytes[0..<3], as: UTF8.self)) else {
-                    throw .transient(.notSMTP(host: host))
-                }
-                if bytes.count == 3 || bytes[3] != 0x2D { return (code, lines) }
-            }
-        }
-        func expect(_ step: SMTPStep, _ ok: ClosedRange<Int> = 200...399) throws(DeliveryFailure) -> [String] {
-            let (code, lines) = try reply()
-            guard ok.contains(code) else {
-                let answer = DeliveryProblem.smtpAnswer(host: host, step: step, code: code, said: ReminderText.line(lines.last ?? ""))
-                throw code >= 500 ? .refused(answer) : .transient(answer)
-            }
-            return lines
-        }
-        _ = try expect(.connection)
-        try s.write("EHLO \(Self.hostName())\r\n")
-        let features = try expect(.ehlo)
-        if let user = settings.smtpUser {
-            let password = settings.smtpPassword ?? ""
-            guard features.contains(where: { $0.uppercased().contains("AUTH") && $0.uppercased().contains("PLAIN") }) else {
-                throw .refused(.noAuthPlain(host: host))
-            }
-            try s.write("AUTH PLAIN " + Base64.encode([0] + Array(user.utf8) + [0] + Array(password.utf8)) + "\r\n")
-            _ = try expect(.login)
-        }
-        let eight = features.contains { $0.uppercased().contains("8BITMIME") }
-        try s.write("MAIL FROM:<\(from)>" + (eight ? " BODY=8BITMIME" : "") + "\r\n")
-        _ = try expect(.sender(from))
-        try s.write("RCPT TO:<\(to)>\r\n")
-        _ = try expect(.recipient(to))
-        try s.write("DATA\r\n")
-        _ = try expect(.data)
-        var text = message.mail(from: from, to: to, nowMillis: nowMillis, newline: "\r\n")
-        // Dot-stuffing: a line starting with "." gets another.
-        if text.hasPrefix(".") { text = "." + text }
-        text = text.replacingAll("\r\n.", with: "\r\n..")
-        try s.write(text + ".\r\n")
-        _ = try expect(.message)
-        // The message was accepted (250 above); a server that hangs up before QUIT loses nothing.
-        try? s.write("QUIT\r\n")
-    }
-
-    /// SMTP with STARTTLS or TLS through curl, which checks the server's certificate against the
-    /// system's authorities; the login goes to curl in a private file, never on its command line.
-    func smtpThroughCurl(_ message: ReminderMessage, to: String, host: String, security: SMTPSecurity) throws(DeliveryFailure) {
-        let port = settings.smtpPort ?? (security == .tls ? 465 : 587)
-        let scheme = security == .tls ? "smtps" : "smtp"
-        var config = [
-            "url = \(Self.quoted("\(scheme)://\(host):\(port)"))", "mail-from = \(Self.quoted(from))",
-            "mail-rcpt = \(Self.quoted(to))", "upload-file = \"-\"", "silent", "show-error",
-            "max-time = \(timeoutSeconds)",
-        ]
-        if security == .starttls { config.append("ssl-reqd") }
-        if let user = settings.smtpUser { config.append("user = \(Self.quoted(user + ":" + (settings.smtpPassword ?? "")))") }
-        try runCurl(config, input: message.mail(from: from, to: to, nowMillis: nowMillis, newline: "\r\n"), what: .mail(host: host))
-    }
-
-    /// POSTs `message` as plain text to `url` with its Idempotency-Key (http:// over a socket,
-    /// https:// through curl, which checks the certificate).
+    /// POSTs `message` to `url` with its Idempotency-Key.
     public func post(_ message: ReminderMessage, url: String) throws(DeliveryFailure) {
-        guard let parts = URLParts(url) else { throw .refused(.notHTTPURL(url: url)) }
-        var headers = [("Content-Type", "text/plain; charset=utf-8"), ("Idempotency-Key", message.messageID)]
-        if message.subject.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { headers.append(("Title", message.subject)) }
-        if let token = settings.postToken { headers.append(("Authorization", "Bearer \(token)")) }
-        if parts.secure {
-            var config = ["url = \(Self.quoted(url))", "data-binary = \"@-\"", "silent", "show-error", "fail", "max-time = \(timeoutSeconds)"]
-            for (k, v) in headers { config.append("header = \(Self.quoted("\(k): \(v)"))") }
-            try runCurl(config, input: message.body, what: .post(host: parts.host))
-            return
-        }
-        let s = try PlainSocket(host: parts.host, port: parts.port, timeoutSeconds: timeoutSeconds)
-        let body = Array(message.body.utf8)
-        let hostHeader = parts.host.contains(":") ? "[\(parts.host)]" : parts.host
-        var head = "POST \(parts.target) HTTP/1.1\r\nHost: \(hostHeader)\(parts.port == 80 ? "" : ":\(parts.port)")\r\n"
-        for (k, v) in headers { head += "\(k): \(v)\r\n" }
-        head += "Content-Length: \(body.count)\r\nConnection: close\r\nUser-Agent: todo\r\n\r\n"
-        try s.write(Array(head.utf8) + body)
-        guard let status = try s.readLine() else { throw .transient(.httpClosed(host: parts.host)) }
-        let fields = status.split(separator: " ", maxSplits: 2)
-        guard fields.count >= 2, fields[0].hasPrefix("HTTP/1."), let code = Int(fields[1]) else {
-            throw .transient(.notHTTP(host: parts.host))
-        }
-        if (200...299).contains(code) { return }
-        let answer = DeliveryProblem.httpAnswer(host: parts.host, status: code, said: ReminderText.line(status))
-        throw code >= 500 || code == 408 || code == 429 ? .transient(answer) : .refused(answer)
+        try network(.post(url: url), message)
     }
 
-    private func runCurl(_ config: [String], input: String, what: CurlDelivery) throws(DeliveryFailure) {
-        let path = scratch + "/curl-\(getpid()).conf"
-        defer { unlink(path) }
-        do throws(FileError) {
-            try WholeFile.write(path, Array((config.joined(separator: "\n") + "\n").utf8), mode: 0o600)
-        } catch {
-            throw .transient(.cannotWriteCurlConfig(path: path, errno: error.errno))
-        }
-        let deadline = ContinuousClock.now + .seconds(timeoutSeconds + 5)
-        guard runProgram(["curl", "--disable", "-K", path], input: input, deadline: deadline) != nil else {
-            throw .transient(.curlFailed(what))
-        }
+    /// Hands the delivery to `todo-serve deliver-reminder` (its standard input; its answer on
+    /// standard output).
+    private func network(_ target: NetworkDelivery.Target, _ message: ReminderMessage) throws(DeliveryFailure) {
+        let program = "todo-serve"
+        guard let helper = networkHelper else { throw .refused(.noNetworkHelper(program: program)) }
+        let request = NetworkDelivery(target: target, message: message, settings: settings, nowMillis: nowMillis, timeoutSeconds: timeoutSeconds)
+        // The helper's own timeouts end it first; this bounds a helper that hangs.
+        let deadline = ContinuousClock.now + .seconds(timeoutSeconds + 10)
+        guard let answer = runProgram([helper, "deliver-reminder"], input: String(decoding: request.encoded(), as: UTF8.self), deadline: deadline)
+        else { throw .transient(.helperFailed(program: helper)) }
+        if let failure = DeliveryAnswer.decode(answer, program: helper) { throw failure }
     }
+}
 
-    /// A value for curl's configuration file: quoted, `\` and `"` escaped, no line breaks.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for ch in text.unicodeScalars {
-            switch ch {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n", "\r", "\t": out += " "
-            default: out.unicodeScalars.append(ch)
-            }
+/// Base64 (RFC 4648), for RFC 2047 words and an SMTP login.
+public enum Base64 {
+    public static func encode(_ bytes: [UInt8]) -> String {
+        let table = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var out: [UInt8] = []
+        var i = 0
+        while i < bytes.count {
+            let b0 = bytes[i]
+            let b1 = i + 1 < bytes.count ? bytes[i + 1] : 0
+            let b2 = i + 2 < bytes.count ? bytes[i + 2] : 0
+            out.append(table[Int(b0 >> 2)])
+            out.append(table[Int((b0 & 3) << 4 | b1 >> 4)])
+            out.append(i + 1 < bytes.count ? table[Int((b1 & 15) << 2 | b2 >> 6)] : 0x3D)
+            out.append(i + 2 < bytes.count ? table[Int(b2 & 63)] : 0x3D)
+            i += 3
         }
-        return out + "\""
-    }
-
-    static func hostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-        let name = String(cString: buffer)
-        return name.isEmpty || !name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) ? "localhost" : name
+        return String(decoding: out, as: UTF8.self)
     }
 }
 

@@ -20,13 +20,15 @@ public struct ReminderSettings: Sendable, Equatable {
     public var smtpFrom: String?
     public var sendmail = "/usr/sbin/sendmail"
     public var postToken: String?
+    /// A PEM file of authorities trusted beside the system's (a household's own CA).
+    public var caFile: String?
 
     public init() {}
 
     static let keys: [(file: String, env: String)] = [
         ("smtp.host", "TODO_SMTP_HOST"), ("smtp.port", "TODO_SMTP_PORT"), ("smtp.tls", "TODO_SMTP_TLS"),
         ("smtp.user", "TODO_SMTP_USER"), ("smtp.password", "TODO_SMTP_PASSWORD"), ("smtp.from", "TODO_SMTP_FROM"),
-        ("sendmail", "TODO_SENDMAIL"), ("post.token", "TODO_POST_TOKEN"),
+        ("sendmail", "TODO_SENDMAIL"), ("post.token", "TODO_POST_TOKEN"), ("tls.ca", "TODO_TLS_CA"),
     ]
 
     /// Reads `path` (absent is fine) and then the environment through `env`.
@@ -67,6 +69,7 @@ public struct ReminderSettings: Sendable, Equatable {
         }
         if let m = text("sendmail") { s.sendmail = m }
         s.postToken = text("post.token")
+        s.caFile = text("tls.ca")
         for (key, value) in [("smtp.host", s.smtpHost), ("smtp.user", s.smtpUser), ("post.token", s.postToken)] {
             if let value, !value.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) {
                 throw .badSetting(key: key, value: "", expected: .oneWord)
@@ -76,7 +79,7 @@ public struct ReminderSettings: Sendable, Equatable {
     }
 
     /// Whether `host` is this machine (mail to it stays on the machine).
-    static func isLoopback(_ host: String) -> Bool {
+    public static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 }
@@ -99,6 +102,9 @@ public struct ReminderState: Sendable, Equatable {
         public var theirs: Set<String>?
         /// The day a failure was last reported.
         public var failing: String?
+        /// A reminder being sent and not yet recorded as delivered: its identity and the time of
+        /// its first try, which a retry of the same reminder keeps as its Date.
+        public var pending: String?
 
         public init(day: String? = nil, theirs: Set<String>? = nil, failing: String? = nil) {
             self.day = day
@@ -124,6 +130,7 @@ public struct ReminderState: Sendable, Equatable {
             var e = Entry()
             e.day = value["day"]?.stringValue
             e.failing = value["failing"]?.stringValue
+            e.pending = value["pending"]?.stringValue
             if case .array(let items)? = value["theirs"] { e.theirs = Set(items.compactMap(\.stringValue)) }
             state.members[name] = e
         }
@@ -137,6 +144,7 @@ public struct ReminderState: Sendable, Equatable {
             var fields: [(String, JSONValue)] = []
             if let d = e.day { fields.append(("day", .string(d))) }
             if let f = e.failing { fields.append(("failing", .string(f))) }
+            if let p = e.pending { fields.append(("pending", .string(p))) }
             if let t = e.theirs { fields.append(("theirs", .array(t.sorted().map { .string($0) }))) }
             return (name, .object(fields))
         }
@@ -155,6 +163,23 @@ public struct ReminderState: Sendable, Equatable {
             }
             throw .cannotWriteState(path: path, step: step, errno: error.errno)
         }
+    }
+
+    /// Notes that `message` is about to be sent, or finds the time of its first try: the
+    /// message's `firstTry` is that time either way, so that a retry of the same reminder (after
+    /// a failure, or a kill between the send and the record) is the same message, byte for byte.
+    /// Returns whether the state changed (to be saved before sending).
+    public mutating func beginSending(_ message: inout ReminderMessage, member: String, nowMillis: Int64) -> Bool {
+        let key = member.lowercased()
+        if let p = members[key]?.pending, let space = p.firstIndex(of: " "), p[..<space] == message.identity,
+            let millis = Int64(p[p.index(after: space)...])
+        {
+            message.firstTry = millis
+            return false
+        }
+        message.firstTry = nowMillis
+        members[key, default: .init()].pending = "\(message.identity) \(nowMillis)"
+        return true
     }
 
     /// Holds this machine's lock for `path` while a run sends: two runs at once (a slow mail
