@@ -151,8 +151,9 @@ public final class ServerProcess {
         else {
             // One that exited may have lost a race for its port; one that hangs is not tried again.
             let exited = server.output.hasEnded
-            server.stop()
-            let description = "\(name) \(exited ? "exited before it was ready" : "was not ready in time"):\n\(server.output.text)"
+            let status = server.stop()
+            let how = status.map { $0 & 0x7f == 0 ? "exited \(($0 >> 8) & 0xff)" : "ended by signal \($0 & 0x7f)" } ?? "exited"
+            let description = "\(name) \(exited ? "\(how) before it was ready" : "was not ready in time"):\n\(server.output.text)"
             throw exited ? ServerStartError(description: description) : SpawnError(description: description) as Error
         }
         return (server, line)
@@ -173,13 +174,29 @@ public final class ServerProcess {
         throw ServerStartError(description: "\(name) did not start on any of 5 free ports:\n" + failures.joined(separator: "\n"))
     }
 
-    /// Kills the server's whole process group and reaps the server. Safe to call twice.
-    public func stop() {
-        guard running else { return }
+    /// Sends `signal` to the server alone (not its group) and reaps it; its wait status. Reaping
+    /// goes through here, never a bare waitpid: once reaped, the pid may be another process's
+    /// (pids wrap at 32768 on a busy machine), and `stop` must not kill that one's group.
+    public func terminate(_ signal: Int32 = SIGTERM) -> Int32 {
+        guard running else { return 0 }
+        running = false
+        kill(pid, signal)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return status
+    }
+
+    /// Kills the server's whole process group and reaps the server; its wait status when this
+    /// call reaped it. Safe to call twice.
+    @discardableResult
+    public func stop() -> Int32? {
+        guard running else { return nil }
         running = false
         kill(-pid, SIGKILL)
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        var reaped: pid_t = -1
+        repeat { reaped = waitpid(pid, &status, 0) } while reaped < 0 && errno == EINTR
+        return reaped == pid ? status : nil
     }
 
     deinit { stop() }

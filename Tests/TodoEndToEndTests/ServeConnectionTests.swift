@@ -158,9 +158,7 @@ struct ServeConnectionTests {
                 ready: "todo-serve: listening on")
             #expect(line.contains("127.0.0.1:\(port)/"), "round \(round): \(line)")
             #expect(asking.waitForAnswers(after: before), "round \(round): the client got no answer from this run")
-            kill(server.pid, SIGTERM)
-            var status: Int32 = 0
-            while waitpid(server.pid, &status, 0) < 0 && errno == EINTR {}
+            let status = server.terminate()
             #expect(status & 0x7f == 0 && (status >> 8) & 0xff == 0, "round \(round): \(status)\n\(server.output.text)")
         }
     }

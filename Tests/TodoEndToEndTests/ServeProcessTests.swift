@@ -43,9 +43,7 @@ struct ServeProcessTests {
         #expect(invite.status == 0, "\(invite)")
         #expect(invite.lines.last?.hasPrefix("http://127.0.0.1:\(port)/i/") == true)
 
-        kill(server.pid, SIGTERM)
-        var status: Int32 = 0
-        while waitpid(server.pid, &status, 0) < 0 && errno == EINTR {}
+        let status = server.terminate()
         #expect(status & 0x7f == 0, "ended by a signal: \(status & 0x7f)")
         #expect((status >> 8) & 0xff == 0, "exit \((status >> 8) & 0xff):\n\(server.output.text)")
     }
@@ -62,17 +60,14 @@ struct ServeProcessTests {
             "/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Connection: close", "http://127.0.0.1:\(port)/"],
             timeout: .seconds(30))
         #expect(fetched.stdout.hasPrefix("401") || fetched.stdout.hasPrefix("200") || fetched.stdout.hasPrefix("30"), "\(fetched)")
-        kill(server.pid, SIGTERM)
-        var status: Int32 = 0
-        while waitpid(server.pid, &status, 0) < 0 && errno == EINTR {}
+        var status = server.terminate()
         #expect((status >> 8) & 0xff == 0, "exit \((status >> 8) & 0xff):\n\(server.output.text)")
 
         let (again, line) = try ServerProcess.start(
             "todo-serve", serveBinary, ["--listen", "127.0.0.1:\(port)", "--sync-every", "0"], environment: environment(sb),
             ready: "todo-serve: listening on")
         #expect(line.contains("127.0.0.1:\(port)/"), "\(line)")
-        kill(again.pid, SIGTERM)
-        while waitpid(again.pid, &status, 0) < 0 && errno == EINTR {}
+        status = again.terminate()
         #expect((status >> 8) & 0xff == 0, "exit \((status >> 8) & 0xff):\n\(again.output.text)")
     }
 
@@ -164,9 +159,7 @@ struct ServeProcessTests {
                     environment: hermeticEnvironment(home: sb.home), stdinPath: "/dev/null", stdoutPath: io + "\(n).out",
                     stderrPath: io + "\(n).err"))
         }
-        kill(server.pid, SIGTERM)
-        var status: Int32 = 0
-        while waitpid(server.pid, &status, 0) < 0 && errno == EINTR {}
+        let status = server.terminate()
         #expect(status & 0x7f == 0 && (status >> 8) & 0xff == 0, "\(status):\n\(server.output.text)")
         for p in posts { _ = p.wait() }
         // Each change is committed whole or not at all.
@@ -199,9 +192,7 @@ struct ServeProcessTests {
         defer { server.stop() }
         // The background sync got past the remote's advertisement and now waits for an answer.
         #expect(remote.output.waitForLine(containing: "fault: stall") != nil)
-        kill(server.pid, SIGTERM)
-        var status: Int32 = 0
-        while waitpid(server.pid, &status, 0) < 0 && errno == EINTR {}
+        let status = server.terminate()
         #expect(status & 0x7f == 0, "ended by a signal: \(status & 0x7f)")
         #expect((status >> 8) & 0xff == 0, "exit \((status >> 8) & 0xff):\n\(server.output.text)")
 
