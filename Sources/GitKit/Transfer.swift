@@ -107,7 +107,8 @@ extension Repository {
     /// fsyncs), so that small, frequent transfers do not pile up packs; more go in as one pack,
     /// indexed and fsynced by libgit2 there, holding every object whole (zlib stored blocks, no
     /// deltas): for a household's small files, searching for deltas and compressing would take
-    /// longer than moving the bytes. A pack appears whole or not at all. `objects` come in the
+    /// longer than moving the bytes (housekeeping recognises such a pack, `isWrittenWhole`, and
+    /// repacks it with deltas once it weighs something). A pack appears whole or not at all. `objects` come in the
     /// order `objectsMissing` gives (each commit before the trees and blobs it adds, and before
     /// its parent); loose objects are written in reverse, so that a commit or tree is never on
     /// disk before what it refers to, even if this process is killed halfway.
