@@ -394,6 +394,8 @@ extension HousekeepingTests {
     @Test func anImportAndTheSyncThatSendsItEndAsSmallAsGitsRepack() throws {
         let (host, alice) = try aliceSyncedWithAPathRemote(first: "First")
         let remote = host.repositories + "/household.git"
+        let bob = try Member("Bob", host: host)
+        try bob.join(host.url())
         let words = ["milk", "bike", "garden", "taxes", "dentist", "kitchen", "boiler"]
         // Over 1 MB written whole, under the 4 MB that makes housekeeping run detached.
         let tasks = (0..<2_500).map { i in
@@ -412,6 +414,15 @@ extension HousekeepingTests {
         try expectRepackedLikeGit(alice.sb, household, "the household after the sync")
         #expect(try alice.todo("list", "--json").lines.count == 2_500 + 1 + 2)
         try alice.expectClean()
+
+        // A member who joined before receives the import as one pack written whole (the
+        // path remote's objects copied into the fetch's quarantine); the housekeeping after
+        // that sync repacks it.
+        let received = try bob.sb.todo(["sync"], env: bob.env.merging(["TODO_MAINTENANCE_THRESHOLD": ""]) { _, new in new })
+        #expect(received.exitCode == 0, "\(received)")
+        try expectRepackedLikeGit(bob.sb, bob.repo + "/.git", "Bob's household after receiving the import")
+        #expect(try bob.todo("list", "--json").lines.count == 2_500 + 1 + 2)
+        try bob.expectClean()
     }
 
     /// One pack with deltas, nothing loose, no garbage, `git fsck --strict` clean, and no larger
