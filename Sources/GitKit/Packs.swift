@@ -72,12 +72,15 @@ extension Repository {
     }
 
     /// The packs (`pack-<sha1>` names, as `packNames`) under `objectsDirectory` written with
-    /// their objects whole (`isWrittenWhole`) and larger than `bytes`.
+    /// their objects whole (`isWrittenWhole`) and larger than `bytes`. A pack with a `.keep`
+    /// file is never named: housekeeping leaves it, so naming it would make housekeeping due
+    /// after every write.
     public static func packsWrittenWhole(in objectsDirectory: String, largerThan bytes: Int) -> [String] {
         packNames(in: objectsDirectory).filter { name in
-            let path = objectsDirectory + "/pack/" + name + ".pack"
+            let path = objectsDirectory + "/pack/" + name
             var st = stat()
-            return stat(path, &st) == 0 && Int(st.st_size) > bytes && isWrittenWhole(pack: path)
+            return access(path + ".keep", F_OK) != 0 && stat(path + ".pack", &st) == 0 && Int(st.st_size) > bytes
+                && isWrittenWhole(pack: path + ".pack")
         }
     }
 

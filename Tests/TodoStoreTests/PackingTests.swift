@@ -79,6 +79,10 @@ import Testing
         #expect(whole.allSatisfy { Repository.isWrittenWhole(pack: objects + "/pack/" + $0 + ".pack") })
         #expect(Repository.packsWrittenWhole(in: objects, largerThan: 0) == whole)
         #expect(Repository.packsWrittenWhole(in: objects, largerThan: 1 << 20).isEmpty)
+        // Kept (a `.keep` beside it): housekeeping leaves it, so it does not count.
+        FileManager.default.createFile(atPath: objects + "/pack/" + whole[0] + ".keep", contents: Data())
+        #expect(Repository.packsWrittenWhole(in: objects, largerThan: 0).isEmpty)
+        try FileManager.default.removeItem(atPath: objects + "/pack/" + whole[0] + ".keep")
 
         let outcome = try r.to.packEverything(removingTemporariesOlderThan: 0)
         let ours = try #require(outcome.packName)
