@@ -10,7 +10,7 @@
 #   BENCH_SIZES  household sizes for the everyday commands (default 100,1000,10000)
 #   BENCH_BASELINE  another todo binary (say, a release build of an earlier main), measured
 #                beside this one as the "before": its ssh sync and its plain-task list and done
-# Further arguments go to scripts/bench/bench.py (--only store,flat,chores,calendar,slow,sync,serve,ssh to run some
+# Further arguments go to scripts/bench/bench.py (--only store,flat,chores,calendar,slow,sync,serve,scale,ssh to run some
 # of the sections, --no-ssh, --keep).
 # Needs python3, git, and for the ssh figures sshd and ssh-keygen (scripts/servers/install.sh).
 set -euo pipefail

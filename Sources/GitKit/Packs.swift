@@ -50,6 +50,40 @@ extension Repository {
         return removed
     }
 
+    /// Whether the pack at `path` (a `.pack` file) was written with its objects stored whole, as
+    /// `PackStream` writes them: its first object's zlib stream has the fastest level's header
+    /// and opens with a stored block. git and libgit2's packbuilder compress every object (zlib's
+    /// default level: another header, Huffman blocks), so their packs never look so; nor does a
+    /// pack a server sent. Reads the first few dozen bytes; false when they cannot be read.
+    public static func isWrittenWhole(pack path: String) -> Bool {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { return false }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: 32)
+        let n = head.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        guard n > 12, head[0..<4].elementsEqual("PACK".utf8) else { return false }
+        // The first object's type-and-size header: bytes with the high bit set continue it.
+        var at = 12
+        while at < n, head[at] & 0x80 != 0 { at += 1 }
+        at += 1
+        // zlib header 78 01, then the first deflate block: BTYPE (bits 1-2) 00 is stored.
+        guard at + 2 < n else { return false }
+        return head[at] == 0x78 && head[at + 1] == 0x01 && (head[at + 2] >> 1) & 3 == 0
+    }
+
+    /// The packs (`pack-<sha1>` names, as `packNames`) under `objectsDirectory` written with
+    /// their objects whole (`isWrittenWhole`) and larger than `bytes`. A pack with a `.keep`
+    /// file is never named: housekeeping leaves it, so naming it would make housekeeping due
+    /// after every write.
+    public static func packsWrittenWhole(in objectsDirectory: String, largerThan bytes: Int) -> [String] {
+        packNames(in: objectsDirectory).filter { name in
+            let path = objectsDirectory + "/pack/" + name
+            var st = stat()
+            return access(path + ".keep", F_OK) != 0 && stat(path + ".pack", &st) == 0 && Int(st.st_size) > bytes
+                && isWrittenWhole(pack: path + ".pack")
+        }
+    }
+
     /// The ids of every object in one pack, read through its index.
     func objects(inPackIndex index: String) throws -> [ObjectID] {
         var odb: OpaquePointer?

@@ -107,7 +107,8 @@ extension Repository {
     /// fsyncs), so that small, frequent transfers do not pile up packs; more go in as one pack,
     /// indexed and fsynced by libgit2 there, holding every object whole (zlib stored blocks, no
     /// deltas): for a household's small files, searching for deltas and compressing would take
-    /// longer than moving the bytes. A pack appears whole or not at all. `objects` come in the
+    /// longer than moving the bytes (housekeeping recognises such a pack, `isWrittenWhole`, and
+    /// repacks it with deltas once it weighs something). A pack appears whole or not at all. `objects` come in the
     /// order `objectsMissing` gives (each commit before the trees and blobs it adds, and before
     /// its parent); loose objects are written in reverse, so that a commit or tree is never on
     /// disk before what it refers to, even if this process is killed halfway.
@@ -139,23 +140,26 @@ extension Repository {
                     }
                     return
                 }
-                var pack = PackStream(count: objects.count)
-                for (n, id) in objects.enumerated() {
-                    if n % 512 == 0, !progress(n, objects.count) {
-                        throw GitError(code: GIT_EUSER.rawValue, errorClass: 0, message: "the copy was stopped", function: "copy")
-                    }
-                    try Self.read(id, from: source) { type, content in pack.append(type: type, content) }
-                }
-                _ = progress(objects.count, objects.count)
-                let bytes = pack.finish()
                 var writer: UnsafeMutablePointer<git_odb_writepack>?
                 try check(git_odb_write_pack(&writer, target, nil, nil), call: "git_odb_write_pack")
                 guard let writer else { throw GitError.missing("git_odb_write_pack") }
                 defer { writer.pointee.free(writer) }
                 var stats = git_indexer_progress()
-                try bytes.withUnsafeBytes { buffer in
-                    try check(writer.pointee.append(writer, buffer.baseAddress, buffer.count, &stats), call: "git_odb_writepack.append")
+                // The indexer gets the pack a megabyte at a time: it writes a temporary file
+                // and renames it into place at commit, so the whole pack is never in memory.
+                var pack = PackStream(count: objects.count) { chunk in
+                    try chunk.withUnsafeBytes { buffer in
+                        try check(writer.pointee.append(writer, buffer.baseAddress, buffer.count, &stats), call: "git_odb_writepack.append")
+                    }
                 }
+                for (n, id) in objects.enumerated() {
+                    if n % 512 == 0, !progress(n, objects.count) {
+                        throw GitError(code: GIT_EUSER.rawValue, errorClass: 0, message: "the copy was stopped", function: "copy")
+                    }
+                    try Self.read(id, from: source) { type, content in try pack.append(type: type, content) }
+                }
+                _ = progress(objects.count, objects.count)
+                try pack.finish()
                 try check(writer.pointee.commit(writer, &stats), call: "git_odb_writepack.commit")
             }
         }
@@ -253,15 +257,37 @@ extension Repository {
 }
 
 /// The bytes of a version 2 pack file: header, each object whole (a type-and-size header, then
-/// its content as a zlib stream of stored blocks), and the SHA-1 trailer.
+/// its content as a zlib stream of stored blocks), and the SHA-1 trailer, handed to `sink` in
+/// chunks of about `chunk` bytes as they are made.
 struct PackStream {
     private var bytes: [UInt8] = []
+    private let hash = SHA1()
+    private let sink: ([UInt8]) throws -> Void
+    static let chunk = 1 << 20
 
-    init(count: Int) {
+    init(count: Int, sink: @escaping ([UInt8]) throws -> Void) {
+        self.sink = sink
         bytes = Array("PACK".utf8) + Self.bigEndian(2) + Self.bigEndian(UInt32(count))
     }
 
-    mutating func append(type: git_object_t, _ content: UnsafeBufferPointer<UInt8>) {
+    mutating func append(type: git_object_t, _ content: UnsafeBufferPointer<UInt8>) throws {
+        appendObject(type: type, content)
+        if bytes.count >= Self.chunk { try flush() }
+    }
+
+    private mutating func flush() throws {
+        hash.update(bytes)
+        try sink(bytes)
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    /// Hands over what is left and the trailer.
+    mutating func finish() throws {
+        try flush()
+        try sink(hash.finish())
+    }
+
+    private mutating func appendObject(type: git_object_t, _ content: UnsafeBufferPointer<UInt8>) {
         // Type and size: 3 type bits and the low 4 size bits, then 7 size bits a byte.
         var size = content.count
         var first = UInt8(truncatingIfNeeded: type.rawValue & 7) << 4 | UInt8(size & 0x0F)
@@ -286,12 +312,6 @@ struct PackStream {
             offset += length
         } while offset < content.count
         bytes += Self.bigEndian(Self.adler32(content))
-    }
-
-    mutating func finish() -> [UInt8] {
-        let hash = SHA1()
-        hash.update(bytes)
-        return bytes + hash.finish()
     }
 
     static func bigEndian(_ v: UInt32) -> [UInt8] {

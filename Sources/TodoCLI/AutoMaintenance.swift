@@ -28,6 +28,9 @@ extension ConflictsRestoreCommand: WritesHousehold { var writtenHousehold: Strin
 extension UndoCommand: WritesHousehold { var writtenHousehold: String? { list ? nil : household.name } }
 extension RedoCommand: WritesHousehold { var writtenHousehold: String? { household.name } }
 extension DoctorCommand: WritesHousehold { var writtenHousehold: String? { fix ? household.name : nil } }
+/// A clone from a path remote copies the remote's packs as they are: one a bulk push wrote
+/// with its objects whole, not yet repacked there, is repacked here.
+extension CloneCommand: WritesHousehold { var writtenHousehold: String? { household.name } }
 extension SyncCommand: WritesHousehold {
     var writtenHousehold: String? { household.name }
     var syncedRemote: Bool { true }

@@ -78,7 +78,8 @@ extension Household {
     /// Above this many packs, maintenance runs; also when the packs other than the largest
     /// hold more than half its bytes (a sync's packs have no deltas against the rest).
     public static let autoPackLimit = 16
-    /// ... when those other packs hold more than this many bytes.
+    /// ... when those other packs hold more than this many bytes; and when a pack larger than
+    /// this holds its objects whole (`Repository.isWrittenWhole`).
     public static let autoPackBytes = 1_000_000
     /// An object store smaller than this is packed in the command that found it due, at its
     /// end (about 0.1 s), rather than detached: nothing runs on after the command has returned.
@@ -97,6 +98,12 @@ extension Household {
         // small household's few sync packs cost nothing to keep).
         let rest = packs.dropLast().reduce(0, +)
         if let largest = packs.last, packs.count >= 2, rest > autoPackBytes, rest * 2 > largest { return true }
+        // A bulk write's pack (an import, a large push to a path remote) holds its objects
+        // whole: git's repack of it is five to six times smaller. Read only for packs that
+        // weigh something (the first bytes of each).
+        if packs.last ?? 0 > autoPackBytes, !Repository.packsWrittenWhole(in: objectsDirectory, largerThan: autoPackBytes).isEmpty {
+            return true
+        }
         let sampled = Repository.looseObjectCount(in: objectsDirectory, sampling: maintenanceSamples)
         return sampled * (256 / maintenanceSamples.count) > (afterSync ? autoLooseLimitAfterSync : autoLooseLimit)
     }
@@ -180,9 +187,11 @@ extension Household {
             return part
         }
         defer { withExtendedLifetime(lock) {} }
-        if before.looseObjects == 0 && before.packs <= 1 {
-            // Already one pack and nothing loose: writing the same pack again would gain
-            // nothing; what killed writers left still goes.
+        if before.looseObjects == 0 && before.packs <= 1
+            && Repository.packsWrittenWhole(in: git + "objects", largerThan: Self.autoPackBytes).isEmpty
+        {
+            // Already one pack with deltas and nothing loose: writing the same pack again would
+            // gain nothing; what killed writers left still goes.
             part.skipped = true
             if !isRemote, let writers = lockIfFree() {
                 Repository.removeLeftovers(in: git + "objects")

@@ -383,3 +383,66 @@ extension HousekeepingTests {
         try sb.expectClean()
     }
 }
+
+extension HousekeepingTests {
+    /// An import writes its objects whole, in one pack (quick, and it appears whole or not at
+    /// all); the housekeeping at the end of the import recognises that pack and repacks it with
+    /// deltas. The sync that sends the import leaves a pack like it in the path remote, which
+    /// the housekeeping after the sync repacks too. Judged by git: each object store within
+    /// 1.5 times `git repack -a -d -f` of a copy (plus 64 KiB; written whole it is 4 to 6
+    /// times), deltas in `git verify-pack`, `git fsck --strict`, no garbage.
+    @Test func anImportAndTheSyncThatSendsItEndAsSmallAsGitsRepack() throws {
+        let (host, alice) = try aliceSyncedWithAPathRemote(first: "First")
+        let remote = host.repositories + "/household.git"
+        let bob = try Member("Bob", host: host)
+        try bob.join(host.url())
+        let words = ["milk", "bike", "garden", "taxes", "dentist", "kitchen", "boiler"]
+        // Over 1 MB written whole, under the 4 MB that makes housekeeping run detached.
+        let tasks = (0..<2_500).map { i in
+            jsonObject(["title": "Fix the \(words[i % 7]) (\(i))", "notes": "Remember the \(words[i % 5]) and the \(words[i % 3])"])
+        }
+        // The automatic check as shipped (the sandbox turns it off).
+        let shipped = alice.env.merging(["TODO_MAINTENANCE_THRESHOLD": ""]) { _, new in new }
+        let imported = try alice.sb.todo(["import", "-"], stdin: jsonArray(tasks), env: shipped)
+        #expect(imported.exitCode == 0, "\(imported)")
+        let household = alice.repo + "/.git"
+        try expectRepackedLikeGit(alice.sb, household, "the household after the import")
+
+        let sync = try alice.sb.todo(["sync"], env: shipped)
+        #expect(sync.exitCode == 0, "\(sync)")
+        try expectRepackedLikeGit(alice.sb, remote, "the path remote after the sync")
+        try expectRepackedLikeGit(alice.sb, household, "the household after the sync")
+        #expect(try alice.todo("list", "--json").lines.count == 2_500 + 1 + 2)
+        try alice.expectClean()
+
+        // A member who joined before receives the import as one pack written whole (the
+        // path remote's objects copied into the fetch's quarantine); the housekeeping after
+        // that sync repacks it.
+        let received = try bob.sb.todo(["sync"], env: bob.env.merging(["TODO_MAINTENANCE_THRESHOLD": ""]) { _, new in new })
+        #expect(received.exitCode == 0, "\(received)")
+        try expectRepackedLikeGit(bob.sb, bob.repo + "/.git", "Bob's household after receiving the import")
+        #expect(try bob.todo("list", "--json").lines.count == 2_500 + 1 + 2)
+        try bob.expectClean()
+    }
+
+    /// One pack with deltas, nothing loose, no garbage, `git fsck --strict` clean, and no larger
+    /// than 1.5 times what `git repack -a -d -f` makes of a copy, plus 64 KiB.
+    func expectRepackedLikeGit(_ sb: Sandbox, _ gitDir: String, _ what: String) throws {
+        let run = try sb.gitRun(["--git-dir", gitDir, "count-objects", "-v"])
+        let ours = try counts(run)
+        #expect(ours["count"] == 0 && ours["packs"] == 1 && ours["garbage"] == 0, "\(what): \(ours) \(run.stderr)")
+        let copy = sb.root + "/repacked-copy.git"
+        try? FileManager.default.removeItem(atPath: copy)
+        try FileManager.default.copyItem(atPath: gitDir, toPath: copy)
+        let repack = try sb.gitRun(["--git-dir", copy, "repack", "-a", "-d", "-f", "-q"])
+        try #require(repack.exitCode == 0, "\(repack)")
+        let git = try counts(try sb.gitRun(["--git-dir", copy, "count-objects", "-v"]))
+        let (size, gitSize) = (ours["size-pack"]!, git["size-pack"]!)
+        #expect(Double(size) <= 1.5 * Double(gitSize) + 64, "\(what): \(size) KiB against git's \(gitSize) KiB")
+        let pack = try #require(listDirectory(gitDir + "/objects/pack").first { $0.hasSuffix(".idx") })
+        let verify = try sb.gitRun(["--git-dir", gitDir, "verify-pack", "-v", gitDir + "/objects/pack/" + pack])
+        #expect(verify.exitCode == 0 && verify.stdout.contains("chain length = 1:"), "\(what): no deltas")
+        let fsck = try sb.gitRun(["--git-dir", gitDir, "fsck", "--full", "--strict", "--no-progress"])
+        #expect(fsck.exitCode == 0 && fsck.stderr.isEmpty, "\(what): \(fsck)")
+    }
+}

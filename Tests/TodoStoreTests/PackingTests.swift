@@ -63,4 +63,36 @@ import Testing
         #expect(Repository.looseObjects(in: r.destination + "/objects").map(\.id.hex) == [stray])
         #expect(try git("fsck", "--full", "--strict", "--no-dangling", in: r.destination).isEmpty)
     }
+
+    /// A bulk copy's pack (objects whole, `PackStream`) is told apart from one with deltas,
+    /// whoever wrote it: `packEverything` and `git pack-objects` compress every object.
+    @Test func packsWrittenWholeAreRecognised() throws {
+        let r = try TwoRepositories()
+        var files: [String: String] = [:]
+        for i in 0..<40 { files["t/\(i)"] = "task \(i), with the same long text as its neighbours to delta against\n" }
+        let commit = try r.commit(files, "forty files")
+        try r.from.copy(try r.from.objectsMissing(reaching: [commit], from: []), to: r.to)
+        try r.to.updateReference("refs/heads/main", to: commit, expected: nil, message: "test")
+        let objects = r.destination + "/objects"
+        let whole = Repository.packNames(in: objects)
+        #expect(whole.count == 1)
+        #expect(whole.allSatisfy { Repository.isWrittenWhole(pack: objects + "/pack/" + $0 + ".pack") })
+        #expect(Repository.packsWrittenWhole(in: objects, largerThan: 0) == whole)
+        #expect(Repository.packsWrittenWhole(in: objects, largerThan: 1 << 20).isEmpty)
+        // Kept (a `.keep` beside it): housekeeping leaves it, so it does not count.
+        FileManager.default.createFile(atPath: objects + "/pack/" + whole[0] + ".keep", contents: Data())
+        #expect(Repository.packsWrittenWhole(in: objects, largerThan: 0).isEmpty)
+        try FileManager.default.removeItem(atPath: objects + "/pack/" + whole[0] + ".keep")
+
+        let outcome = try r.to.packEverything(removingTemporariesOlderThan: 0)
+        let ours = try #require(outcome.packName)
+        #expect(Repository.packNames(in: objects) == [ours])
+        #expect(!Repository.isWrittenWhole(pack: objects + "/pack/" + ours + ".pack"))
+        let ids = try git("rev-list", "--objects", commit.hex, in: r.destination)
+        let theirs = try run(["git", "pack-objects", "-q", objects + "/pack/pack"], in: r.destination, input: ids).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(!Repository.isWrittenWhole(pack: objects + "/pack/pack-" + theirs + ".pack"))
+        #expect(Repository.packsWrittenWhole(in: objects, largerThan: 0).isEmpty)
+        #expect(try git("fsck", "--full", "--strict", "--no-dangling", in: r.destination).isEmpty)
+    }
 }

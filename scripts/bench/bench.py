@@ -70,6 +70,18 @@ Sections (each one fails on its own without stopping the others):
           (--history-flat-runs, default 20; target 1.10 times; the slowest single run shown).
           Then the time of `todo maintenance` on the held-off run.
 
+  scale   households made by one `todo import` (scripts/bench/common.py's tasks): at 10,000
+          tasks, with a path remote, the import and a sync as shipped (automatic housekeeping,
+          waited for); `du -sk` of the household's and the remote's objects against copies
+          repacked with `git repack -a -d -f` (target 1.5 times plus 1 MB), and `todo clone` of
+          the remote against `git clone --no-local` of its repacked copy (5 runs each,
+          alternated). At 100,000 tasks (--scale-large), without automatic housekeeping: time
+          and peak resident memory (GNU time's %M) of `todo import` against `git add -A && git
+          commit` of the same files, of `todo maintenance` (the housekeeping that follows an
+          import) against `git repack -a -d -f` and `git repack -a -d` of copies, and of `todo
+          list` against `git grep -c` of every task file in HEAD; then the objects as above.
+          One run each (these take seconds and the memory figure does not vary).
+
 Standard library only. Writes the markdown table to --out and prints it.
 """
 
@@ -824,9 +836,10 @@ def maintenance_running(todo_home):
     return False
 
 
-def clone_rows(bench, n, remote, repacked, pairs=5):
+def clone_rows(bench, n, remote, repacked, pairs=5, what=None, target=1.5):
     """A new member's first clone: `todo clone` of the path remote as housekeeping left it against
-    `git clone --no-local` of a repacked copy of it, alternated, `pairs` runs each."""
+    `git clone --no-local` of a repacked copy of it, alternated, `pairs` runs each. `what` names
+    how the history was made (default: `n` changes)."""
     times = {"todo": [], "git": []}
     for i in range(pairs):
         for name in ("todo", "git") if i % 2 == 0 else ("git", "todo"):
@@ -840,9 +853,10 @@ def clone_rows(bench, n, remote, repacked, pairs=5):
             times[name].append(run(cmd, env=env).ms)
     todo, git = median(times["todo"]), median(times["git"])
     commits = run(["git", "--git-dir", remote, "rev-list", "--count", "main"], env=bench.base_env, capture=True).out.strip()
-    bench.row(f"`todo clone` of the path remote after {n:,} changes ({int(commits):,} commits; git: `clone --no-local` "
+    what = what or f"after {n:,} changes"
+    bench.row(f"`todo clone` of the path remote {what} ({int(commits):,} commits; git: `clone --no-local` "
               f"of a repacked copy), alternated, {pairs} runs each", n, f"{todo:.0f}", f"{git:.0f}",
-              f"≤ 1.5× git ({todo / git:.2f}×) — " + ("met" if todo <= 1.5 * git else "MISSED"))
+              f"≤ {target:g}× git ({todo / git:.2f}×) — " + ("met" if todo <= target * git else "MISSED"))
     return todo, git
 
 
@@ -864,6 +878,108 @@ def disk_rows(bench, n, repo, remote, most, what, copy):
 def size_target(todo_kib, git_kib):
     ok = todo_kib <= 1.5 * git_kib + 1024
     return f"≤ 1.5× + 1 MB ({todo_kib / git_kib:.2f}×) — " + ("met" if ok else "MISSED")
+
+
+def timed_rss(cmd, env=None, cwd=None, stdin=subprocess.DEVNULL):
+    """One run of cmd under GNU time: (wall ms, peak resident KiB)."""
+    report = tempfile.NamedTemporaryFile(delete=False)
+    report.close()
+    start = time.perf_counter()
+    proc = subprocess.run([TIME, "-f", "%M", "-o", report.name] + cmd, env=env, cwd=cwd, stdin=stdin,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    ms = (time.perf_counter() - start) * 1000
+    with open(report.name) as f:
+        kib = int(f.read().split()[-1])
+    os.unlink(report.name)
+    if proc.returncode != 0:
+        raise Failed(f"`{' '.join(cmd)}` exited {proc.returncode}: {proc.stderr.decode(errors='replace')[:600]}")
+    return ms, kib
+
+
+def mib(kib):
+    return f"{kib / 1024:,.0f} MiB"
+
+
+def scale_section(bench, small=10000, large=100000):
+    # 10,000 tasks with a path remote, housekeeping as shipped.
+    n = small
+    home = bench.path(f"scale-{n}")
+    env = bench.env(home)
+    remote = bench.path(f"scale-{n}-remote.git")
+    run(["git", "init", "-q", "--bare", "-b", "main", remote], env=bench.base_env)
+    run([bench.todo, "init", "--name", "Alice", "--email", "alice@example.org", "--remote", remote], env=env)
+    data = bench.path(f"scale-{n}.json")
+    with open(data, "w") as f:
+        json.dump(generate_tasks(n, random.Random(f"scale-{n}")), f)
+    ms = run([bench.todo, "import", data], env=env).ms
+    wait_for_maintenance(home)
+    run([bench.todo, "sync"], env=env)
+    wait_for_maintenance(home)
+    repo = os.path.join(home, "home")
+    local_kib = du_kib(os.path.join(repo, ".git", "objects"))
+    remote_kib = du_kib(os.path.join(remote, "objects"))
+    local_git = repacked_copy_kib(bench, os.path.join(repo, ".git"), f"scale-{n}-copy")
+    remote_git = repacked_copy_kib(bench, remote, f"scale-{n}-remote-copy")
+    bench.row(f"`todo import` of {n:,} tasks into a new household, ms (one run)", n, f"{ms:.0f}", None)
+    bench.row(f"`du -sk .git/objects` after importing {n:,} tasks and the housekeeping that follows "
+              f"(git: a copy after `git repack -a -d -f`)", n, f"{local_kib:,} KiB", f"{local_git:,} KiB",
+              size_target(local_kib, local_git))
+    bench.row(f"`du -sk objects` of the path remote after the sync that sent that import and its housekeeping "
+              f"(git: a copy after `git repack -a -d -f`)", n, f"{remote_kib:,} KiB", f"{remote_git:,} KiB",
+              size_target(remote_kib, remote_git))
+    clone_rows(bench, n, remote, bench.path(f"scale-{n}-remote-copy"), what=f"made by importing {n:,} tasks",
+               target=1.0)
+
+    # 100,000 tasks: each step measured on its own, so housekeeping is held off during the import.
+    n = large
+    home = bench.path(f"scale-{n}")
+    env = bench.env(home, TODO_MAINTENANCE_THRESHOLD="off")
+    run([bench.todo, "init", "--name", "Alice", "--email", "alice@example.org"], env=env)
+    data = bench.path(f"scale-{n}.json")
+    with open(data, "w") as f:
+        json.dump(generate_tasks(n, random.Random(f"scale-{n}")), f)
+    repo = os.path.join(home, "home")
+    todo_ms, todo_kib = timed_rss([bench.todo, "import", data], env=env)
+    # git: the same files committed by `git add -A && git commit` in a repository of their own.
+    gitrepo = bench.path(f"scale-{n}-git")
+    run(["git", "init", "-q", "-b", "main", gitrepo], env=bench.base_env)
+    shutil.copytree(os.path.join(repo, "tasks"), os.path.join(gitrepo, "tasks"))
+    add_ms, add_kib = timed_rss(["git", "add", "-A"], env=bench.base_env, cwd=gitrepo)
+    commit_ms, commit_kib = timed_rss(["git", "commit", "-q", "-m", "import"], env=bench.base_env, cwd=gitrepo)
+    bench.row(f"`todo import` of {n:,} tasks (housekeeping off): ms, peak resident memory "
+              f"(git: `git add -A` then `git commit` of the same files)", n,
+              f"{todo_ms:,.0f} ms, {mib(todo_kib)}", f"{add_ms + commit_ms:,.0f} ms, {mib(max(add_kib, commit_kib))}",
+              "≤ 200 MiB — " + ("met" if todo_kib <= 200 * 1024 else "MISSED"))
+    objects = os.path.join(repo, ".git", "objects")
+    before_kib = du_kib(objects)
+    git_dir = os.path.join(repo, ".git")
+    repacks = {}
+    for flags in (["-a", "-d", "-f"], ["-a", "-d"]):
+        copy = bench.path(f"scale-{n}-copy")
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(git_dir, copy, symlinks=True)
+        repacks[" ".join(flags)] = timed_rss(["git", "--git-dir", copy, "repack", "-q"] + flags, env=bench.base_env)
+        if flags == ["-a", "-d", "-f"]:
+            run(["git", "--git-dir", copy, "prune", "--expire=now"], env=bench.base_env)
+            git_kib = du_kib(os.path.join(copy, "objects"))
+    m_ms, m_kib = timed_rss([bench.todo, "maintenance"], env=env)
+    full, plain = repacks["-a -d -f"], repacks["-a -d"]
+    bench.row(f"`todo maintenance` after importing {n:,} tasks: ms, peak resident memory "
+              f"(git: `repack -a -d -f` of a copy; `repack -a -d` {plain[0]:,.0f} ms, {mib(plain[1])})", n,
+              f"{m_ms:,.0f} ms, {mib(m_kib)}", f"{full[0]:,.0f} ms, {mib(full[1])}",
+              f"≤ git's memory — " + ("met" if m_kib <= full[1] else "MISSED"))
+    after_kib = du_kib(objects)
+    bench.row(f"`du -sk .git/objects` after importing {n:,} tasks, then after `todo maintenance` "
+              f"(git: a copy after `git repack -a -d -f`)", n, f"{before_kib:,} → {after_kib:,} KiB", f"{git_kib:,} KiB",
+              size_target(after_kib, git_kib))
+    l_ms, l_kib = timed_rss([bench.todo, "list"], env=env)
+    l2_ms, l2_kib = timed_rss([bench.todo, "list"], env=env)
+    g_ms, g_kib = timed_rss(["git", "grep", "-c", "\"status\": \"open\"", "HEAD", "--", "tasks"], env=bench.base_env,
+                            cwd=gitrepo)
+    bench.row(f"`todo list` at {n:,} tasks, first run then second (list cache warm): ms, peak resident memory "
+              f"(git: `git grep -c` of every task file in HEAD)", n,
+              f"{l_ms:,.0f} ms, {mib(l_kib)}; {l2_ms:,.0f} ms, {mib(l2_kib)}", f"{g_ms:,.0f} ms, {mib(g_kib)}",
+              "≤ 100 MiB — " + ("met" if max(l_kib, l2_kib) <= 100 * 1024 else "MISSED"))
 
 
 FIRST_MIX = "a third each add, edit, done"
@@ -1855,14 +1971,16 @@ def main():
     parser.add_argument("--out", default="bench-results.md")
     parser.add_argument("--seed", default="todo-bench")
     parser.add_argument("--serve", help="the todo-serve binary for the serve section (a release build)")
-    parser.add_argument("--only", default="store,flat,before,chores,roster,calendar,slow,sync,serve,caldav,history",
-                        help="sections to run, comma-separated: store, flat, before, chores, roster, calendar, slow, sync, serve, caldav, history, ssh "
+    parser.add_argument("--only", default="store,flat,before,chores,roster,calendar,slow,sync,serve,caldav,history,scale",
+                        help="sections to run, comma-separated: store, flat, before, chores, roster, calendar, slow, sync, serve, caldav, history, scale, ssh "
                         "(ssh: only the ssh sync scenarios; default all but that)")
     parser.add_argument("--history-changes", type=int, default=3000,
                         help="changes made in the history section (default 3,000)")
     parser.add_argument("--history-flat-runs", type=int, default=20,
                         help="alternated runs of add, sync, done and list at the history section's length of "
                         "history against 100 changes (default 20; 0 leaves them out)")
+    parser.add_argument("--scale-large", type=int, default=100000,
+                        help="tasks in the scale section's large import (default 100,000)")
     parser.add_argument("--no-ssh", action="store_true", help="skip the ssh figures")
     parser.add_argument("--baseline-todo", help="another todo binary (say, built from main) whose "
                         "ssh sync figures are measured too, as the \"before\" rows")
@@ -1875,8 +1993,8 @@ def main():
     sizes = sorted(int(s.replace(",", "").replace("_", "")) for s in args.sizes.split(","))
     sections = args.only.split(",")
     for section in sections:
-        if section not in ("store", "flat", "before", "chores", "roster", "calendar", "slow", "sync", "serve", "caldav", "history", "ssh"):
-            parser.error(f"unknown section {section!r} (store, flat, before, chores, calendar, slow, sync, serve, caldav, history, ssh)")
+        if section not in ("store", "flat", "before", "chores", "roster", "calendar", "slow", "sync", "serve", "caldav", "history", "ssh", "scale"):
+            parser.error(f"unknown section {section!r} (store, flat, before, chores, calendar, slow, sync, serve, caldav, history, scale, ssh)")
 
     bench = Bench(args)
     log(f"todo-bench: working in {bench.root}, {args.runs} runs per figure")
@@ -1893,6 +2011,7 @@ def main():
                               ("serve", lambda: serve_section(bench, max(sizes), args.serve)),
                               ("caldav", lambda: caldav_section(bench, max(sizes), args.serve)),
                               ("history", lambda: history_section(bench, args.history_changes, args.history_flat_runs)),
+                              ("scale", lambda: scale_section(bench, large=args.scale_large)),
                               ("ssh", lambda: sync_section(bench, sizes, ssh=True, only_ssh=True))):
             if name not in sections:
                 continue
