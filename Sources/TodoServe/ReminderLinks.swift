@@ -156,10 +156,11 @@ struct ReminderLinkRoutes {
             guard let task = try site.store({ () throws(StoreError) in try reader.snapshot().task(target.id) }), !task.deleted else {
                 return Self.page(site, status: .notFound, title: "No such task", text: "This task is not in the household (it may have been removed).")
             }
-            let title = ReminderText.line(task.title)
+            let title = Pages.safe(ReminderText.line(task.title))
+            let member = Pages.safe(target.member)
             guard act else {
                 return Self.page(
-                    site, status: .ok, title: "Done?", text: "Mark \u{201C}\(title)\u{201D} done for \(target.member)?",
+                    site, status: .ok, title: "Done?", text: "Mark \u{201C}\(title)\u{201D} done for \(member)?",
                     button: site.prefix + "/r/" + token)
             }
             let h = try site.store { () throws(StoreError) in try site.openForChange(member: target.member) }
@@ -167,25 +168,18 @@ struct ReminderLinkRoutes {
             site.afterChange(commit: outcome.commit)
             return Self.page(
                 site, status: .ok, title: outcome.commit == nil ? "Already done" : "Done",
-                text: outcome.commit == nil ? "\u{201C}\(title)\u{201D} was done already." : "\u{201C}\(title)\u{201D} is done. Thank you, \(target.member).")
+                text: outcome.commit == nil ? "\u{201C}\(title)\u{201D} was done already." : "\u{201C}\(title)\u{201D} is done. Thank you, \(member).")
         }
         return act ? try await site.workers.write(work) : try await site.workers.read(work)
     }
 
-    /// A small page of its own: a title, a sentence, and the Done button for a GET.
+    /// The page's message template (everything HTML-escaped, as every page): a title, a
+    /// sentence, and the Done button for a GET.
     static func page(_ site: Site, status: HTTPResponse.Status, title: String, text: String, button: String? = nil) -> Response {
-        var html = """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(Pages.safe(title)) – \(Pages.safe(site.household))</title>
-            <link rel="stylesheet" href="\(Pages.safe(site.prefix))/static/app.css"></head>
-            <body><main><h1>\(Pages.safe(title))</h1><p>\(Pages.safe(text))</p>
-            """
-        if let button {
-            html += "<form method=\"post\" action=\"\(Pages.safe(button))\"><button type=\"submit\">Done</button></form>"
-        }
-        html += "</main></body></html>\n"
-        var response = Pages.html(html, status: status)
+        var c = Pages.frame(site, nil, title: title)
+        c["paragraphs"] = [text]
+        if let button { c["button"] = ["action": button, "label": "Done"] }
+        var response = Pages.html(site.render("message", c), status: status)
         response.headers[.cacheControl] = "no-store"
         return response
     }

@@ -139,6 +139,7 @@ enum Templates {
         {{#paragraphs}}<p>{{.}}</p>
         {{/paragraphs}}
         {{#link}}<p><a href="{{href}}">{{text}}</a></p>{{/link}}
+        {{#button}}<form method="post" action="{{action}}"><button type="submit">{{label}}</button></form>{{/button}}
         {{> bottom}}
         """
 
