@@ -929,6 +929,7 @@ def scale_section(bench, small=10000, large=100000):
               size_target(remote_kib, remote_git))
     clone_rows(bench, n, remote, bench.path(f"scale-{n}-remote-copy"), what=f"made by importing {n:,} tasks",
                target=1.0)
+    small_add, small_list = add_and_list_ms(bench, bench.env(home, TODO_MAINTENANCE_THRESHOLD="off"), n)
 
     # 100,000 tasks: each step measured on its own, so housekeeping is held off during the import.
     n = large
@@ -980,6 +981,26 @@ def scale_section(bench, small=10000, large=100000):
               f"(git: `git grep -c` of every task file in HEAD)", n,
               f"{l_ms:,.0f} ms, {mib(l_kib)}; {l2_ms:,.0f} ms, {mib(l2_kib)}", f"{g_ms:,.0f} ms, {mib(g_kib)}",
               "≤ 100 MiB — " + ("met" if max(l_kib, l2_kib) <= 100 * 1024 else "MISSED"))
+    large_add, large_list = add_and_list_ms(bench, env, n)
+    bench.row(f"`todo add` at {small:,} then at {n:,} imported tasks (list cache warm, housekeeping off), "
+              f"median of {ADD_RUNS}", n, f"{small_add:.1f}; {large_add:.1f} ({large_add / small_add:.2f}×)", None,
+              "≤ 1.5× — " + ("met" if large_add <= 1.5 * small_add else "MISSED"))
+    bench.row(f"`todo list` (list cache warm) at {small:,} then at {n:,} imported tasks, median of {ADD_RUNS}", n,
+              f"{small_list:.1f}; {large_list:.1f} ({large_list / small_list:.2f}×)", None,
+              f"≤ {n // small}× (linear) — " + ("met" if large_list <= (n / small) * small_list else "MISSED"))
+
+
+ADD_RUNS = 9
+
+
+def add_and_list_ms(bench, env, n):
+    """Medians of `todo add` and of `todo list` in the household of `env`, its list cache warm
+    (as a household in use has it)."""
+    run([bench.todo, "list"], env=env)
+    adds = [run([bench.todo, "add", f"Scale add {n} {i}", "--due", "+3d", "--tag", "bench"], env=env).ms
+            for i in range(ADD_RUNS)]
+    lists = [run([bench.todo, "list"], env=env).ms for _ in range(ADD_RUNS)]
+    return statistics.median(adds), statistics.median(lists)
 
 
 FIRST_MIX = "a third each add, edit, done"
