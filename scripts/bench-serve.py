@@ -48,17 +48,10 @@ sys.path.insert(0, os.path.join(HERE, "servers"))
 sys.path.insert(0, os.path.join(HERE, "bench"))
 from serve_client import Failed, Server, Session, git, invite, member_env, run  # noqa: E402
 from bench import generate_tasks  # noqa: E402
+from common import percentile  # noqa: E402
 
 GET_PER_ADDRESS = 100  # < 120 requests per 10 s per peer
 POST_PER_ADDRESS = 25  # < 30 POSTs per 10 s per peer
-
-
-def percentile(values, p):
-    ordered = sorted(values)
-    if not ordered:
-        return None
-    k = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
-    return ordered[k]
 
 
 def client(number, port, cookie, csrf, kind, seconds, tasks, results):

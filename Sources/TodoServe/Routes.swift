@@ -43,7 +43,7 @@ struct Routes {
         g.post("/phone/revoke") { request, context in try await phoneChange(request, context) { s, form in try phoneRevoke(s, form) } }
         Changes(site: site).register(on: g)
         HomeScreen(site: site).register(on: g)
-        if let links = ReminderLinks.forServer(site.state) { ReminderLinkRoutes(site: site, links: links).register(on: g) }
+        if let links = site.reminderLinks { ReminderLinkRoutes(site: site, links: links).register(on: g) }
         DAVRoutes(site: site).register(on: router)
     }
 

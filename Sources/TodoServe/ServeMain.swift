@@ -187,7 +187,7 @@ public enum ServeMain {
                 // allows one server per household.
                 address: .hostname(site.config.listenHost, port: site.config.listenPort), serverName: nil, reuseAddress: true,
                 availableConnectionsDelegate: MaximumAvailableConnections(limits.total)),
-            services: [site.syncer, ReminderScheduler(site: site, links: ReminderLinks.forServer(site.state))],
+            services: [site.syncer, ReminderScheduler(site: site, links: site.reminderLinks)],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? site.config.listenPort
                 site.listeningPort.store(port, ordering: .relaxed)

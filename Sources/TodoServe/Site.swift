@@ -27,6 +27,9 @@ final class Site: Sendable {
     let davViews = DAVViews()
     /// What a POST made that its next page shows once (a new feed address), by session.
     let shownOnce = ShownOnce()
+    /// The secret of the reminders' Done links, read (or made) once at start: the scheduler
+    /// signs with it and the `/r/` routes check with it; nil when the state folder cannot keep it.
+    let reminderLinks: ReminderLinks?
     private let taskCache = Mutex<(commit: String, tasks: [Task], bad: [BadFile])?>(nil)
     private let agendaCache = BoundedCache<Agenda>(limit: 64)
     private let pageCache = BoundedCache<String>(limit: 64)
@@ -42,6 +45,7 @@ final class Site: Sendable {
         self.config = config
         self.environment = environment
         self.state = state
+        self.reminderLinks = ReminderLinks.forServer(state)
         self.tokens = TokenStore(folder: state)
         self.replica = replica
         self.listeningPort = Atomic(port)

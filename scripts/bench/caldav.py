@@ -58,7 +58,7 @@ import time
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import generate_tasks  # noqa: E402
+from common import generate_tasks, percentile  # noqa: E402
 
 DAV = "DAV:"
 LISTENING = re.compile(r"todo-serve: listening on http://127\.0\.0\.1:(\d+)/")
@@ -72,14 +72,6 @@ class Failed(Exception):
 
 def log(message):
     print(f"bench-caldav: {message}", file=sys.stderr, flush=True)
-
-
-def percentile(values, p):
-    ordered = sorted(values)
-    if not ordered:
-        return None
-    k = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
-    return ordered[k]
 
 
 # ---------------------------------------------------------------------------------------------

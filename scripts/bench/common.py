@@ -68,3 +68,12 @@ def timed(cmd, env):
 
 def medians(samples):
     return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
+
+
+def percentile(values, p):
+    """The value at percentile `p` (0 to 100) of `values`, nearest rank; None when empty."""
+    ordered = sorted(values)
+    if not ordered:
+        return None
+    k = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
+    return ordered[k]

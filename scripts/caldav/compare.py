@@ -39,144 +39,22 @@ import http.client
 import json
 import os
 import re
-import select
 import shutil
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
-import time
 import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import Failed, Household, Radicale, TodoServe, default_venv  # noqa: E402
+from serve_client import member_key  # noqa: E402
 
 DAV = "DAV:"
 CALDAV = "urn:ietf:params:xml:ns:caldav"
 CS = "http://calendarserver.org/ns/"
-LISTENING = re.compile(r"todo-serve: listening on http://127\.0\.0\.1:(\d+)/")
-
-
-class Failed(Exception):
-    pass
 
 
 def say(message):
     print(f"compare: {message}", file=sys.stderr, flush=True)
-
-
-# ---------------------------------------------------------------------------------------------
-# Starting the two servers
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_port(port, proc, timeout=60):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise Failed(f"the server exited {proc.returncode} before listening on {port}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise Failed(f"nothing listened on 127.0.0.1:{port} within {timeout} s")
-
-
-def _start_radicale(python, folder, log, extra=()):
-    """Radicale on 127.0.0.1 with its storage under folder, no authentication: (proc, port)."""
-    port = _free_port()
-    cmd = [python, "-m", "radicale", "--storage-filesystem-folder", os.path.join(folder, "collections"),
-           "--auth-type", "none", "--hosts", f"127.0.0.1:{port}", "--logging-level", "warning"] + list(extra)
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
-    _wait_port(port, proc)
-    return proc, port
-
-
-def _start_todo_serve(serve, env, log, timeout=120):
-    """`todo-serve --listen 127.0.0.1:0 --sync-every 0`: (proc, port) once it said it listens
-    (on standard output)."""
-    proc = subprocess.Popen([serve, "--listen", "127.0.0.1:0", "--sync-every", "0"], env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
-                            start_new_session=True)
-    deadline = time.monotonic() + timeout
-    seen = b""
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            _stop(proc)
-            raise Failed(f"todo-serve printed no `listening on` line within {timeout} s")
-        ready, _, _ = select.select([proc.stdout], [], [], left)
-        if not ready:
-            continue
-        chunk = os.read(proc.stdout.fileno(), 4096)
-        if not chunk:
-            raise Failed(f"todo-serve exited {proc.wait(timeout=10)} before listening: {seen.decode(errors='replace')[-800:]}")
-        seen += chunk
-        m = LISTENING.search(seen.decode(errors="replace"))
-        if m:
-            break
-    # The rest of its standard output goes to the log through `cat`: a pipe left unread would
-    # block the server once full.
-    log.write(seen)
-    log.flush()
-    drain = subprocess.Popen(["cat"], stdin=proc.stdout, stdout=log, stderr=subprocess.DEVNULL)
-    proc.stdout.close()
-    proc.drain = drain
-    return proc, int(m.group(1))
-
-
-def _stop(proc, grace=15):
-    if proc is None:
-        return None
-    if proc.poll() is None:
-        try:
-            os.kill(proc.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-    try:
-        code = proc.wait(timeout=grace)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        code = proc.wait(timeout=10)
-    drain = getattr(proc, "drain", None)
-    if drain is not None:
-        drain.wait(timeout=10)
-    return code
-
-
-def member_env(root):
-    home = os.path.join(root, "home")
-    os.makedirs(home, exist_ok=True)
-    gitconfig = os.path.join(root, "gitconfig")
-    with open(gitconfig, "w") as f:
-        f.write("[user]\n\tname = Ann\n\temail = ann@example.org\n[init]\n\tdefaultBranch = main\n"
-                "[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n")
-    return {
-        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
-        "HOME": home, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "NO_COLOR": "1", "TZ": "UTC",
-        "TODO_HOME": os.path.join(root, "todo"), "XDG_STATE_HOME": os.path.join(root, "state"),
-        "XDG_CONFIG_HOME": os.path.join(root, "config"), "TODO_MAINTENANCE_THRESHOLD": "off",
-        "GIT_CONFIG_GLOBAL": gitconfig, "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0",
-    }
-
-
-def todo(binary, env, *args, timeout=120):
-    p = subprocess.run([binary] + list(args), env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                       timeout=timeout)
-    if p.returncode != 0:
-        raise Failed(f"`todo {' '.join(args)}` exited {p.returncode}: {p.stderr.decode(errors='replace')[:600]}")
-    return p.stdout.decode(errors="replace")
-
-
-def mkey(name):
-    h = 0xcbf29ce484222325
-    for b in name.encode():
-        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return "m%016x" % h
 
 
 # ---------------------------------------------------------------------------------------------
@@ -406,15 +284,9 @@ def read_expected(path):
     return allowed
 
 
-def default_venv():
-    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(cache, "todo", "caldav-venv")
-
-
-def setup_radicale(python, tmp):
-    log = open(os.path.join(tmp, "radicale.log"), "wb")
-    proc, port = _start_radicale(python, os.path.join(tmp, "radicale"), log)
-    client = Client(port, "ann", "x")
+def setup_radicale(venv, tmp):
+    server = Radicale(venv, os.path.join(tmp, "radicale"), os.path.join(tmp, "radicale.log"))
+    client = Client(server.port, "ann", "x")
     collection = "/ann/tasks/"
     a = client.request("MKCALENDAR", collection, MKCALENDAR)
     if a.status != 201:
@@ -423,23 +295,17 @@ def setup_radicale(python, tmp):
         a = client.request("PUT", f"{collection}seed-{n}.ics", vtodo(f"seed-{n}", summary), ICS)
         if a.status != 201:
             raise Failed(f"Radicale answered a PUT with {a.status}")
-    return proc, client, ("/", "/ann/", collection)
+    return server, client, ("/", "/ann/", collection)
 
 
 def setup_todo_serve(todo_bin, serve, tmp):
-    env = member_env(os.path.join(tmp, "todo"))
-    todo(todo_bin, env, "init", "--name", "Ann", "--email", "ann@example.org")
-    todo(todo_bin, env, "member", "add", "Bob")
-    todo(todo_bin, env, "add", "Dishes", "--every", "day", "--rotate", "Ann,Bob")
-    todo(todo_bin, env, "add", "Shopping", "--tag", "shopping", "--item", "milk", "--item", "eggs")
-    todo(todo_bin, env, "add", "Call plumber", "--assign", "Ann", "--due", "tomorrow")
-    todo(todo_bin, env, "add", "Fix bike", "--assign", "Bob")
-    creds = json.loads(todo(serve, env, "app-password", "Ann", "--json", "--base-url", "http://127.0.0.1:1"))
-    log = open(os.path.join(tmp, "todo-serve.log"), "wb")
-    proc, port = _start_todo_serve(serve, dict(env, TODO_SERVE_TODO=todo_bin), log)
-    client = Client(port, creds["user"], creds["password"])
-    key = mkey("Ann")
-    return proc, client, ("/dav/", f"/dav/{key}/", f"/dav/{key}/mine/")
+    """common.Household's household (Ann and Bob, a chore, a checklist, a task each), served."""
+    household = Household(todo_bin, root=os.path.join(tmp, "todo"))
+    server = TodoServe(serve, household)
+    creds = household.app_password(server.port)
+    client = Client(server.port, creds["user"], creds["password"])
+    key = member_key("Ann")
+    return server, client, ("/dav/", f"/dav/{key}/", f"/dav/{key}/mine/")
 
 
 def main():
@@ -465,7 +331,7 @@ def main():
     rad = ts = None
     try:
         try:
-            rad, rclient, rpaths = setup_radicale(python, tmp)
+            rad, rclient, rpaths = setup_radicale(args.venv, tmp)
             ts, tclient, tpaths = setup_todo_serve(todo_bin, serve, tmp)
         except Failed as e:
             say(str(e))
@@ -476,8 +342,9 @@ def main():
         rclient.close()
         tclient.close()
     finally:
-        _stop(rad)
-        _stop(ts)
+        for server in (rad, ts):
+            if server:
+                server.stop()
         if args.keep:
             say(f"kept {tmp}")
         else:
