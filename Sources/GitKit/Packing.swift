@@ -90,7 +90,8 @@ extension Repository {
 
     /// Removes what killed writers left, which git counts as garbage: temporary object files
     /// (GitKit's `tmp_obj_*` in `objects/xx`, libgit2's `tmp_object_git2_*` in `objects/`),
-    /// libgit2's temporary packs and lock files in `objects/pack` (`pack_git2_*`, `*.lock`);
+    /// libgit2's temporary packs and lock files in `objects/pack` (`pack_git2_*`, `*.lock`), and
+    /// an index whose pack is gone;
     /// then the fan-out folders that are empty, as git's prune does: each takes a block on
     /// disk. Only while no writer can be about to create an object or a pack (the caller holds
     /// the lock writers take and the one housekeeping takes): a writer makes the folder, then
@@ -101,6 +102,12 @@ extension Repository {
         }
         let packs = objectsDirectory + "/pack/"
         for name in listDirectory(packs) where name.hasPrefix("pack_git2_") || name.hasSuffix(".lock") { unlink(packs + name) }
+        // An index, reverse index or bitmap whose pack is gone (a run killed between removing
+        // the two): nothing can read it.
+        for name in listDirectory(packs) {
+            guard let dot = name.lastIndex(of: "."), [".idx", ".rev", ".bitmap"].contains(String(name[dot...])) else { continue }
+            if access(packs + name[..<dot] + ".pack", F_OK) != 0 { unlink(packs + name) }
+        }
         for fan in 0..<256 {
             let folder = objectsDirectory + "/" + hexByte(fan)
             for name in listDirectory(folder) where name.hasPrefix("tmp_obj_") { unlink(folder + "/" + name) }
