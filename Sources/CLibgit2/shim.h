@@ -20,6 +20,11 @@ static inline int todo_git_set_certificate_file(const char *file) {
     return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, (const char *)0);
 }
 
+static inline int todo_git_set_pack_windows(size_t window, size_t mapped) {
+    int e = git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, window);
+    return e ? e : git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, mapped);
+}
+
 /* A subtransport and its stream with room for the Swift object behind them: libgit2 hands the
    callbacks the C struct only, and the Swift side finds its object in `context`. */
 typedef struct {

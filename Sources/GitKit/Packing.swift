@@ -42,6 +42,11 @@ public struct PackingOutcome: Sendable {
     /// Every reference and the index, as they were both before and after the pack was computed;
     /// nil when they moved meanwhile (then nothing may be concluded about `unreachable`).
     public var references: String?
+    /// A geometric run's: packs it kept as they were.
+    public var packsKept = 0
+    /// A geometric run's: loose objects neither the new pack nor a kept pack holds, left where
+    /// they are (it does not decide whether anything reaches them).
+    public var looseLeft = 0
 }
 
 extension Repository {
@@ -86,6 +91,11 @@ extension Repository {
             var st = stat()
             return stat(objectsDirectory + "/pack/" + name + ".pack", &st) == 0 ? Int(st.st_size) : nil
         }
+    }
+
+    /// The numbers of objects of the packs `packNames` lists (from their indexes' headers).
+    public static func packObjectCounts(in objectsDirectory: String) -> [Int] {
+        packNames(in: objectsDirectory).compactMap { objectCount(packIndex: objectsDirectory + "/pack/" + $0 + ".idx") }
     }
 
     /// Removes what killed writers left, which git counts as garbage: temporary object files
@@ -189,6 +199,7 @@ extension Repository {
     public func packEverything(
         removingTemporariesOlderThan staleTemporaries: Double, checkpoint: (String) -> Void = { _ in }
     ) throws -> PackingOutcome {
+        finishPackRemoval()
         let objects = gitDirectory + "objects"
         let folder = objects + "/pack/"
         // What is there at the start: only these are ever removed.
@@ -197,29 +208,80 @@ extension Repository {
         var outcome = PackingOutcome()
         let referencesBefore = try referenceState()
 
-        var builder: OpaquePointer?
-        try check(git_packbuilder_new(&builder, handle), call: "git_packbuilder_new")
-        defer { git_packbuilder_free(builder) }
-        _ = git_packbuilder_set_threads(builder, 0)
-        try insertReachable(into: builder)
-        for name in oldPacks {
-            // A pack another run removed meanwhile has its objects elsewhere, in a pack this
-            // run will not touch; it is not removed here either.
-            guard let ids = try? self.objects(inPackIndex: folder + name + ".idx") else { continue }
-            for id in ids {
-                var raw = id.raw
-                try check(git_packbuilder_insert(builder, &raw, nil), call: "git_packbuilder_insert")
-            }
-        }
+        let builder = try PackBuilder(self)
+        try insertReachable(into: builder.handle)
+        try builder.insertObjects(ofPacks: oldPacks, in: folder, of: self)
         let referencesAfter = try referenceState()
         outcome.references = referencesBefore == referencesAfter ? referencesBefore : nil
-        outcome.objectsPacked = Int(git_packbuilder_object_count(builder))
+        outcome.objectsPacked = builder.count
         if outcome.objectsPacked == 0 {
             outcome.unreachable = loose
             return outcome
         }
-        try check(git_packbuilder_write(builder, folder, 0, nil, nil), call: "git_packbuilder_write")
-        guard let written = git_packbuilder_name(builder).map({ "pack-" + String(cString: $0) }) else {
+        try write(builder, replacing: oldPacks, loose: loose, kept: nil, into: &outcome, checkpoint: checkpoint)
+        // What killed runs left: libgit2's temporary files, and packs whose index a run had
+        // removed (their objects are in a newer pack; a reader never uses a pack without index).
+        for name in listDirectory(folder)
+        where name.hasPrefix("pack_git2_") || (name.hasSuffix(".pack") && access(folder + name.dropLast(5) + ".idx", F_OK) != 0) {
+            var st = stat()
+            if stat(folder + name, &st) == 0, Double(st.st_mtim.tv_sec) < staleTemporaries { unlink(folder + name) }
+        }
+        syncDirectory(folder)
+        return outcome
+    }
+
+    /// A geometric repack (docs/FORMAT.md, "Geometric packing"): the packs above the split are
+    /// kept as they are; one new pack holds the commits since them (walked from every tip back
+    /// to a commit a kept pack holds, with paths) and every object of the packs rolled up. Then
+    /// the same removals as `packEverything`, except that a loose object neither pack holds is
+    /// left (`looseLeft`), never judged unreachable. Nil when the split keeps no pack: then
+    /// only `packEverything` will do.
+    public func packGeometrically(checkpoint: (String) -> Void = { _ in }) throws -> PackingOutcome? {
+        finishPackRemoval()
+        let objects = gitDirectory + "objects"
+        let folder = objects + "/pack/"
+        let loose = Self.looseObjects(in: objects)
+        var packs: [GeometricSplit.Pack] = []
+        for name in Self.packNames(in: objects) where access(folder + name + ".keep", F_OK) != 0 {
+            guard let count = Self.objectCount(packIndex: folder + name + ".idx") else { continue }
+            packs.append(.init(name: name, objects: count, writtenWhole: Self.isWrittenWhole(pack: folder + name + ".pack")))
+        }
+        let split = GeometricSplit(packs: packs, looseObjects: loose.count)
+        if split.kept.isEmpty { return nil }
+        var outcome = PackingOutcome()
+        outcome.packsKept = split.kept.count
+        if split.rolled.isEmpty && loose.isEmpty { return outcome }
+        let kept = try PackSet(split.kept.map { folder + $0 + ".idx" })
+        let builder = try PackBuilder(self)
+        try insertCommits(since: kept, into: builder.handle)
+        try builder.insertObjects(ofPacks: split.rolled, in: folder, of: self)
+        outcome.objectsPacked = builder.count
+        if outcome.objectsPacked > 0 {
+            try write(builder, replacing: split.rolled, loose: loose, kept: kept, into: &outcome, checkpoint: checkpoint)
+        } else {
+            for object in loose {
+                if kept.contains(object.id) {
+                    if unlink(object.path) == 0 { outcome.looseRemoved += 1 }
+                } else {
+                    outcome.looseLeft += 1
+                }
+            }
+        }
+        syncDirectory(folder)
+        return outcome
+    }
+
+    /// Writes `builder`'s pack into `objects/pack`, makes it durable, then removes what it holds
+    /// (docs/FORMAT.md, "Durability", steps 1–4): loose objects it holds, or that `kept` holds;
+    /// the packs of `old` whose every object it holds. A loose object held by neither is
+    /// `unreachable` for a full repack (`kept` nil), `looseLeft` for a geometric one.
+    private func write(
+        _ builder: PackBuilder, replacing old: [String], loose: [LooseObject], kept: PackSet?,
+        into outcome: inout PackingOutcome, checkpoint: (String) -> Void
+    ) throws {
+        let folder = gitDirectory + "objects/pack/"
+        try check(git_packbuilder_write(builder.handle, folder, 0, nil, nil), call: "git_packbuilder_write")
+        guard let written = git_packbuilder_name(builder.handle).map({ "pack-" + String(cString: $0) }) else {
             throw GitError.missing("git_packbuilder_name")
         }
         outcome.packName = written
@@ -234,33 +296,94 @@ extension Repository {
         let half = loose.count / 2
         for (n, object) in loose.enumerated() {
             if n == half && n > 0 { checkpoint("loose-half") }
-            if held.contains(object.id) {
+            if held.contains(object.id) || kept?.contains(object.id) == true {
                 if unlink(object.path) == 0 { outcome.looseRemoved += 1 }
-            } else {
+            } else if kept == nil {
                 outcome.unreachable.append(object)
+            } else {
+                outcome.looseLeft += 1
             }
         }
-        for name in oldPacks where name != written {
-            guard let ids = try? self.objects(inPackIndex: folder + name + ".idx"), ids.allSatisfy(held.contains) else {
-                continue
-            }
+        let replaced = old.filter { name in
+            guard name != written, let ids = try? self.objects(inPackIndex: folder + name + ".idx") else { return false }
+            return ids.allSatisfy(held.contains)
+        }
+        if replaced.isEmpty { return }
+        // Named first, so that a run killed between a pack's index and its pack leaves nothing
+        // the next run does not finish (`finishPackRemoval`).
+        writeRemovalRecord(replaced)
+        for name in replaced {
             // The index first: readers find packs by their indexes.
             unlink(folder + name + ".idx")
             if outcome.packsRemoved == 0 { checkpoint("old-pack-index") }
-            unlink(folder + name + ".pack")
-            unlink(folder + name + ".rev")
-            unlink(folder + name + ".bitmap")
+            removePackFiles(name)
             outcome.packsRemoved += 1
         }
-        // What killed runs left: libgit2's temporary files, and packs whose index a run had
-        // removed (their objects are in a newer pack; a reader never uses a pack without index).
-        for name in listDirectory(folder)
-        where name.hasPrefix("pack_git2_") || (name.hasSuffix(".pack") && access(folder + name.dropLast(5) + ".idx", F_OK) != 0) {
-            var st = stat()
-            if stat(folder + name, &st) == 0, Double(st.st_mtim.tv_sec) < staleTemporaries { unlink(folder + name) }
+        unlink(removalRecordPath)
+    }
+
+    /// Where a run names the packs it is about to remove (`pack-<sha1>` lines).
+    var removalRecordPath: String { gitDirectory + "todo-removing-packs" }
+
+    private func writeRemovalRecord(_ names: [String]) {
+        let fd = Glibc.open(removalRecordPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        if fd < 0 { return }
+        // Not synced: after a power loss the record may be gone, and a pack without its index
+        // stays for `git gc` (it is only garbage).
+        _ = try? writeAll(fd, Array(names.map { $0 + "\n" }.joined().utf8), what: removalRecordPath)
+        close(fd)
+    }
+
+    /// The files of pack `name` but its index.
+    private func removePackFiles(_ name: String) {
+        let folder = gitDirectory + "objects/pack/"
+        for suffix in [".pack", ".rev", ".bitmap"] { unlink(folder + name + suffix) }
+    }
+
+    /// Finishes what a killed run began: each pack its record names whose index is already
+    /// gone (every object of it was in a newer, durable pack) loses its other files. Called by
+    /// every run, before it lists the packs.
+    public func finishPackRemoval() {
+        guard let bytes = readBytes(removalRecordPath) else { return }
+        let folder = gitDirectory + "objects/pack/"
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let name = String(line)
+            guard name.hasPrefix("pack-"), !name.contains("/"), access(folder + name + ".idx", F_OK) != 0 else { continue }
+            removePackFiles(name)
         }
-        syncDirectory(folder)
-        return outcome
+        unlink(removalRecordPath)
+    }
+
+    /// The commits reachable from the tips (`packingTips`) that no pack of `kept` holds, and
+    /// what they reach that the commits `kept` holds do not, into `builder` with their paths.
+    /// Objects that are not commits among the tips go in with all they refer to, unless kept.
+    private func insertCommits(since kept: PackSet, into builder: OpaquePointer?) throws {
+        var walker: OpaquePointer?
+        try check(git_revwalk_new(&walker, handle), call: "git_revwalk_new")
+        defer { git_revwalk_free(walker) }
+        // Back from the tips to the first commits the kept packs hold: those are hidden, and
+        // the packbuilder leaves out their trees and everything in them.
+        var pending: [ObjectID] = []
+        for tip in try packingTips() where !kept.contains(tip) {
+            var raw = tip.raw
+            if git_revwalk_push(walker, &raw) == 0 {
+                pending.append(tip)
+            } else {
+                try check(git_packbuilder_insert_recur(builder, &raw, nil), call: "git_packbuilder_insert_recur")
+            }
+        }
+        var visited = Set(pending)
+        while let id = pending.popLast() {
+            for parent in try commit(id).parents where visited.insert(parent).inserted {
+                if kept.contains(parent) {
+                    var raw = parent.raw
+                    try check(git_revwalk_hide(walker, &raw), call: "git_revwalk_hide")
+                } else {
+                    pending.append(parent)
+                }
+            }
+        }
+        try check(git_packbuilder_insert_walk(builder, walker), call: "git_packbuilder_insert_walk")
     }
 
     /// Everything the references, `HEAD`, the reflogs and the index reach, into `builder`.
@@ -268,6 +391,30 @@ extension Repository {
         var walker: OpaquePointer?
         try check(git_revwalk_new(&walker, handle), call: "git_revwalk_new")
         defer { git_revwalk_free(walker) }
+        for tip in try packingTips() {
+            var raw = tip.raw
+            if git_revwalk_push(walker, &raw) != 0 {
+                // Not a commit (a tag of a tree or blob): the object and all it refers to.
+                try check(git_packbuilder_insert_recur(builder, &raw, nil), call: "git_packbuilder_insert_recur")
+            }
+        }
+        try check(git_packbuilder_insert_walk(builder, walker), call: "git_packbuilder_insert_walk")
+        guard workDirectory != nil else { return }
+        var index: OpaquePointer?
+        try check(git_repository_index(&index, handle), call: "git_repository_index")
+        defer { git_index_free(index) }
+        for i in 0..<git_index_entrycount(index) {
+            guard let entry = git_index_get_byindex(index, i), entry.pointee.mode != 0o160000 else { continue }
+            var raw = entry.pointee.id
+            let id = ObjectID(raw)
+            guard try contains(id) else { continue }
+            try check(git_packbuilder_insert(builder, &raw, entry.pointee.path), call: "git_packbuilder_insert")
+        }
+    }
+
+    /// What a repack starts from: every reference's target, `HEAD`'s, and every object a
+    /// reflog entry names, once each, only those the repository has.
+    private func packingTips() throws -> [ObjectID] {
         var tips: [ObjectID] = []
         var names: [String] = ["HEAD"]
         try forEachReference { name, target, _ in
@@ -286,28 +433,11 @@ extension Repository {
                 }
             }
         }
-        var pushed = Set<ObjectID>()
-        for tip in tips where pushed.insert(tip).inserted {
-            var raw = tip.raw
-            // A reflog may name a commit that is gone (git's reflog expiry removes such lines).
-            guard try contains(tip) else { continue }
-            if git_revwalk_push(walker, &raw) != 0 {
-                // Not a commit (a tag of a tree or blob): the object and all it refers to.
-                try check(git_packbuilder_insert_recur(builder, &raw, nil), call: "git_packbuilder_insert_recur")
-            }
-        }
-        try check(git_packbuilder_insert_walk(builder, walker), call: "git_packbuilder_insert_walk")
-        guard workDirectory != nil else { return }
-        var index: OpaquePointer?
-        try check(git_repository_index(&index, handle), call: "git_repository_index")
-        defer { git_index_free(index) }
-        for i in 0..<git_index_entrycount(index) {
-            guard let entry = git_index_get_byindex(index, i), entry.pointee.mode != 0o160000 else { continue }
-            var raw = entry.pointee.id
-            let id = ObjectID(raw)
-            guard try contains(id) else { continue }
-            try check(git_packbuilder_insert(builder, &raw, entry.pointee.path), call: "git_packbuilder_insert")
-        }
+        var seen = Set<ObjectID>()
+        var present: [ObjectID] = []
+        // A reflog may name a commit that is gone (git's reflog expiry removes such lines).
+        for tip in tips where seen.insert(tip).inserted { if try contains(tip) { present.append(tip) } }
+        return present
     }
 }
 

@@ -25,19 +25,10 @@ extension Repository {
         packs.sort { $0.size > $1.size }
         let merged = packs.dropFirst().map(\.name)
 
-        var builder: OpaquePointer?
-        try check(git_packbuilder_new(&builder, handle), call: "git_packbuilder_new")
-        defer { git_packbuilder_free(builder) }
-        _ = git_packbuilder_set_threads(builder, 0)
-        var seen = Set<ObjectID>()
-        for name in merged {
-            for id in try objects(inPackIndex: folder + name + ".idx") where seen.insert(id).inserted {
-                var raw = id.raw
-                try check(git_packbuilder_insert(builder, &raw, nil), call: "git_packbuilder_insert")
-            }
-        }
-        try check(git_packbuilder_write(builder, folder, 0, nil, nil), call: "git_packbuilder_write")
-        let written = git_packbuilder_name(builder).map { "pack-" + String(cString: $0) }
+        let builder = try PackBuilder(self)
+        try builder.insertObjects(ofPacks: merged, in: folder, of: self)
+        try check(git_packbuilder_write(builder.handle, folder, 0, nil, nil), call: "git_packbuilder_write")
+        let written = git_packbuilder_name(builder.handle).map { "pack-" + String(cString: $0) }
         var removed = 0
         for name in merged where name != written {
             // The index first: a reader finds packs by their indexes.

@@ -49,6 +49,11 @@ public struct MaintenancePart: Sendable {
     public var objectsPacked = 0
     public var looseRemoved = 0
     public var packsRemoved = 0
+    /// A geometric run (docs/FORMAT.md, "Geometric packing"): the larger packs were kept.
+    public var geometric = false
+    public var packsKept = 0
+    /// Loose objects a geometric run left (it does not judge reachability).
+    public var looseLeft = 0
     /// Unreachable loose objects removed (older than the grace period).
     public var unreachableRemoved = 0
     /// Unreachable loose objects left (younger than the grace period, in a path remote, or the
@@ -78,6 +83,9 @@ extension Household {
     /// Above this many packs, maintenance runs; also when the packs other than the largest
     /// hold more than half its bytes (a sync's packs have no deltas against the rest).
     public static let autoPackLimit = 16
+    /// A geometric run that leaves more loose objects than this goes on to a full repack,
+    /// which decides which of them anything reaches.
+    public static let geometricLooseLeftLimit = 1_000
     /// ... when those other packs hold more than this many bytes; and when a pack larger than
     /// this holds its objects whole (`Repository.isWrittenWhole`).
     public static let autoPackBytes = 1_000_000
@@ -95,9 +103,12 @@ extension Household {
         let packs = Repository.packSizes(in: objectsDirectory).sorted()
         if packs.count > autoPackLimit { return true }
         // The packs besides the largest: worth merging only once they weigh something (a
-        // small household's few sync packs cost nothing to keep).
+        // small household's few sync packs cost nothing to keep), and only when they are not
+        // already the geometric progression a run would leave (docs/FORMAT.md, "Geometric packing").
         let rest = packs.dropLast().reduce(0, +)
-        if let largest = packs.last, packs.count >= 2, rest > autoPackBytes, rest * 2 > largest { return true }
+        if packs.count >= 2, rest > autoPackBytes, !GeometricSplit.isProgression(Repository.packObjectCounts(in: objectsDirectory)) {
+            return true
+        }
         // A bulk write's pack (an import, a large push to a path remote) holds its objects
         // whole: git's repack of it is five to six times smaller. Read only for packs that
         // weigh something (the first bytes of each).
@@ -193,16 +204,24 @@ extension Household {
             // Already one pack with deltas and nothing loose: writing the same pack again would
             // gain nothing; what killed writers left still goes.
             part.skipped = true
+            target.finishPackRemoval()
             if !isRemote, let writers = lockIfFree() {
                 Repository.removeLeftovers(in: git + "objects")
                 withExtendedLifetime(writers) {}
             }
             return part
         }
-        let outcome = try target.packEverything(removingTemporariesOlderThan: started - options.grace, checkpoint: options.checkpoint)
+        // Automatic runs pack geometrically; by hand, or when that would roll up every pack or
+        // leave many loose objects it cannot judge, everything is packed.
+        var geometric = options.auto ? try target.packGeometrically(checkpoint: options.checkpoint) : nil
+        if let run = geometric, run.looseLeft > Self.geometricLooseLeftLimit { geometric = nil }
+        part.geometric = geometric != nil
+        let outcome = try geometric ?? target.packEverything(removingTemporariesOlderThan: started - options.grace, checkpoint: options.checkpoint)
         part.objectsPacked = outcome.objectsPacked
         part.looseRemoved = outcome.looseRemoved
         part.packsRemoved = outcome.packsRemoved
+        part.packsKept = outcome.packsKept
+        part.looseLeft = outcome.looseLeft
         let old = outcome.unreachable.filter { $0.modified < started - options.grace }
         part.unreachableKept = outcome.unreachable.count
         // The lock this todo's writers take: the household's, or in a path remote the one

@@ -96,3 +96,40 @@ import Testing
         #expect(try git("fsck", "--full", "--strict", "--no-dangling", in: r.destination).isEmpty)
     }
 }
+
+/// Where a geometric repack splits the packs (docs/FORMAT.md, "Geometric packing").
+@Suite struct GeometricSplitTests {
+    typealias Pack = GeometricSplit.Pack
+
+    @Test func aProgressionIsKeptAndOnlyTheLooseObjectsAreRolledUp() {
+        let split = GeometricSplit(packs: [Pack(name: "a", objects: 100), Pack(name: "b", objects: 1_000), Pack(name: "c", objects: 10_000)], looseObjects: 40)
+        #expect(split.rolled.isEmpty && split.kept == ["a", "b", "c"])
+        #expect(GeometricSplit.isProgression([10_000, 100, 1_000]))
+    }
+
+    @Test func packsOfAlikeSizeAreRolledUpBelowTheProgression() {
+        let split = GeometricSplit(
+            packs: [Pack(name: "big", objects: 50_000), Pack(name: "x", objects: 500), Pack(name: "y", objects: 400), Pack(name: "z", objects: 450)],
+            looseObjects: 0)
+        #expect(split.rolled == ["y", "z", "x"] && split.kept == ["big"])
+        #expect(!GeometricSplit.isProgression([50_000, 500, 400, 450]))
+    }
+
+    @Test func aKeptPackSmallerThanTwiceWhatIsRolledUpIsRolledUpToo() {
+        let split = GeometricSplit(packs: [Pack(name: "s", objects: 1_000), Pack(name: "l", objects: 100_000)], looseObjects: 600)
+        #expect(split.rolled == ["s"] && split.kept == ["l"])
+        let everything = GeometricSplit(packs: [Pack(name: "s", objects: 1_000), Pack(name: "l", objects: 3_000)], looseObjects: 1_000)
+        #expect(everything.kept.isEmpty && everything.rolled == ["s", "l"])
+    }
+
+    @Test func aPackWrittenWholeIsAlwaysRolledUp() {
+        let split = GeometricSplit(
+            packs: [Pack(name: "import", objects: 1_000, writtenWhole: true), Pack(name: "old", objects: 20_000)], looseObjects: 0)
+        #expect(split.rolled == ["import"] && split.kept == ["old"])
+        // A large one takes everything with it: a full repack.
+        let large = GeometricSplit(
+            packs: [Pack(name: "import", objects: 90_000, writtenWhole: true), Pack(name: "old", objects: 20_000)], looseObjects: 0)
+        #expect(large.kept.isEmpty && large.rolled == ["old", "import"])
+        #expect(GeometricSplit(packs: [], looseObjects: 10).kept.isEmpty)
+    }
+}
