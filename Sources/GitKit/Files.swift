@@ -62,3 +62,17 @@ public func readFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, w
 public func readBytes(_ path: String) -> [UInt8]? {
     try? WholeFile.read(path)
 }
+
+/// A file mapped read-only and privately, unmapped with the value. For files that are replaced
+/// by rename and never rewritten in place (git's index), so the mapping keeps what was read.
+final class MappedFile {
+    let bytes: UnsafeRawBufferPointer
+
+    /// The first `size` bytes of the file open at `fd`; nil when it cannot be mapped.
+    init?(_ fd: Int32, size: Int) {
+        guard size > 0, let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else { return nil }
+        bytes = UnsafeRawBufferPointer(start: base, count: size)
+    }
+
+    deinit { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count) }
+}
