@@ -25,6 +25,10 @@ static inline int todo_git_set_pack_windows(size_t window, size_t mapped) {
     return e ? e : git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, mapped);
 }
 
+static inline int todo_git_set_tree_cache_limit(size_t bytes) {
+    return git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, bytes);
+}
+
 /* A subtransport and its stream with room for the Swift object behind them: libgit2 hands the
    callbacks the C struct only, and the Swift side finds its object in `context`. */
 typedef struct {

@@ -33,6 +33,7 @@ public enum GitLibrary {
             todo_library_starting(0)
             s.fsyncing = fsync
             _ = todo_git_set_pack_windows(packWindowBytes, packMappingLimitBytes)
+            _ = todo_git_set_tree_cache_limit(treeCacheLimitBytes)
             _ = todo_git_enable_fsync(fsync ? 1 : 0)
         }
     }
@@ -45,6 +46,13 @@ public enum GitLibrary {
     /// household's usual packs (2 MB at 10,000 tasks) still fit one window.
     static let packWindowBytes = 32 << 20
     static let packMappingLimitBytes = 64 << 20
+
+    /// The largest tree libgit2 keeps in its object cache once read (its default: 4 KB). At
+    /// 100,000 tasks each `tasks/xx` folder's tree is about 15 KB: walking commits (a repack,
+    /// the packbuilder's walk, which reads every subtree of each commit before it asks whether it
+    /// has seen it) read and undeltified the same 256 trees for every commit again, 0.2 s a
+    /// commit. Kept, they cost about 4 MB.
+    static let treeCacheLimitBytes = 256 << 10
 
     /// Declares this process one command that ends with its work, with no other thread using
     /// libgit2 (`todo`'s CLI): see `State.oneCommand`.

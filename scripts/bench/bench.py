@@ -78,8 +78,10 @@ Sections (each one fails on its own without stopping the others):
           alternated). At 100,000 tasks (--scale-large), without automatic housekeeping: time
           and peak resident memory (GNU time's %M) of `todo import` against `git add -A && git
           commit` of the same files, of `todo maintenance` (the housekeeping that follows an
-          import) against `git repack -a -d -f` and `git repack -a -d` of copies, and of `todo
-          list` against `git grep -c` of every task file in HEAD; then the objects as above.
+          import) against `git repack -a -d -f` and `git repack -a -d` of copies, of the
+          automatic (geometric) housekeeping after 300 `todo add` against `git repack -d
+          --geometric=2` of a copy, and of `todo list` against `git grep -c` of every task file
+          in HEAD; then the objects as above.
           One run each (these take seconds and the memory figure does not vary).
 
 Standard library only. Writes the markdown table to --out and prints it.
@@ -970,6 +972,7 @@ def scale_section(bench, small=10000, large=100000):
               f"{m_ms:,.0f} ms, {mib(m_kib)}", f"{full[0]:,.0f} ms, {mib(full[1])}",
               f"≤ git's memory — " + ("met" if m_kib <= full[1] else "MISSED"))
     after_kib = du_kib(objects)
+    geometric_rows(bench, env, repo, n, full)
     bench.row(f"`du -sk .git/objects` after importing {n:,} tasks, then after `todo maintenance` "
               f"(git: a copy after `git repack -a -d -f`)", n, f"{before_kib:,} → {after_kib:,} KiB", f"{git_kib:,} KiB",
               size_target(after_kib, git_kib))
@@ -991,6 +994,32 @@ def scale_section(bench, small=10000, large=100000):
 
 
 ADD_RUNS = 9
+GEOMETRIC_CHANGES = 300
+
+
+def geometric_rows(bench, env, repo, n, full):
+    """The automatic (geometric) housekeeping of a large household after a few hundred changes:
+    `todo maintenance --auto` against `git repack -d --geometric=2` of a copy, time and peak
+    memory; the large pack must stay as it is."""
+    for i in range(GEOMETRIC_CHANGES):
+        run([bench.todo, "add", f"Geometric {i}"], env=env)
+    pack_dir = os.path.join(repo, ".git", "objects", "pack")
+    large = max((f for f in os.listdir(pack_dir) if f.endswith(".pack")),
+                key=lambda f: os.path.getsize(os.path.join(pack_dir, f)))
+    copy = bench.path(f"scale-{n}-geometric-copy")
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(os.path.join(repo, ".git"), copy, symlinks=True)
+    g_ms, g_kib = timed_rss(["git", "--git-dir", copy, "repack", "-q", "-d", "--geometric=2"], env=bench.base_env)
+    auto_env = dict(env, TODO_MAINTENANCE_THRESHOLD="100")
+    t_ms, t_kib = timed_rss([bench.todo, "maintenance", "--auto"], env=auto_env)
+    kept = os.path.exists(os.path.join(pack_dir, large))
+    packs = sorted(f for f in os.listdir(pack_dir) if f.endswith(".pack"))
+    bench.row(f"automatic housekeeping (geometric, `todo maintenance --auto`) after {GEOMETRIC_CHANGES} `todo add` at "
+              f"{n:,} tasks: ms, peak resident memory (git: `repack -d --geometric=2` of a copy)", n,
+              f"{t_ms:,.0f} ms, {mib(t_kib)}; large pack {'kept' if kept else 'REWRITTEN'}, {len(packs)} packs",
+              f"{g_ms:,.0f} ms, {mib(g_kib)}",
+              "≤ `repack -a -d -f`'s peak and the large pack kept — "
+              + ("met" if t_kib <= full[1] and kept else "MISSED"))
 
 
 def add_and_list_ms(bench, env, n):
