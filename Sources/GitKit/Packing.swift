@@ -355,50 +355,60 @@ extension Repository {
     }
 
     /// The commits reachable from the tips (`packingTips`) that no pack of `kept` holds, and
-    /// what they reach that the commits `kept` holds do not, into `builder` with their paths.
-    /// Objects that are not commits among the tips go in with all they refer to, unless kept.
+    /// everything their trees hold that `kept` does not, into `builder`: trees and blobs with
+    /// their paths, as git gives them, so that each folder's and each task file's versions are
+    /// tried against each other (libgit2's own walk names blobs only). A tip that is not a
+    /// commit goes in with all it refers to, unless kept.
     private func insertCommits(since kept: PackSet, into builder: OpaquePointer?) throws {
-        var walker: OpaquePointer?
-        try check(git_revwalk_new(&walker, handle), call: "git_revwalk_new")
-        defer { git_revwalk_free(walker) }
-        // Back from the tips to the first commits the kept packs hold: those are hidden, and
-        // the packbuilder leaves out their trees and everything in them.
         var pending: [ObjectID] = []
-        for tip in try packingTips() where !kept.contains(tip) {
+        var visited = Set<ObjectID>()
+        for tip in try packingTips() where !kept.contains(tip) && visited.insert(tip).inserted {
             var raw = tip.raw
-            if git_revwalk_push(walker, &raw) == 0 {
+            var object: OpaquePointer?
+            if git_commit_lookup(&object, handle, &raw) == 0 {
+                git_commit_free(object)
                 pending.append(tip)
             } else {
                 try check(git_packbuilder_insert_recur(builder, &raw, nil), call: "git_packbuilder_insert_recur")
             }
         }
-        var visited = Set(pending)
+        var seen = Set<ObjectID>()
         while let id = pending.popLast() {
-            for parent in try commit(id).parents where visited.insert(parent).inserted {
-                if kept.contains(parent) {
-                    var raw = parent.raw
-                    try check(git_revwalk_hide(walker, &raw), call: "git_revwalk_hide")
-                } else {
-                    pending.append(parent)
-                }
+            let commit = try self.commit(id)
+            var raw = id.raw
+            try check(git_packbuilder_insert(builder, &raw, nil), call: "git_packbuilder_insert")
+            try insertTree(commit.tree, path: "", unless: kept, seen: &seen, into: builder)
+            for parent in commit.parents where !kept.contains(parent) && visited.insert(parent).inserted {
+                pending.append(parent)
             }
         }
-        try check(git_packbuilder_insert_walk(builder, walker), call: "git_packbuilder_insert_walk")
+    }
+
+    /// Tree `id` at `path` and what it holds, but what `seen` has or `kept` holds.
+    private func insertTree(
+        _ id: ObjectID, path: String, unless kept: PackSet, seen: inout Set<ObjectID>, into builder: OpaquePointer?
+    ) throws {
+        guard seen.insert(id).inserted, !kept.contains(id) else { return }
+        var raw = id.raw
+        try check(git_packbuilder_insert(builder, &raw, path), call: "git_packbuilder_insert")
+        for entry in try treeEntries(id) {
+            let full = path.isEmpty ? entry.name : path + "/" + entry.name
+            switch entry.kind {
+            case .tree:
+                try insertTree(entry.id, path: full, unless: kept, seen: &seen, into: builder)
+            case .blob:
+                guard seen.insert(entry.id).inserted, !kept.contains(entry.id) else { continue }
+                var blob = entry.id.raw
+                try check(git_packbuilder_insert(builder, &blob, full), call: "git_packbuilder_insert")
+            default:
+                continue  // a submodule's commit: not in this repository
+            }
+        }
     }
 
     /// Everything the references, `HEAD`, the reflogs and the index reach, into `builder`.
     private func insertReachable(into builder: OpaquePointer?) throws {
-        var walker: OpaquePointer?
-        try check(git_revwalk_new(&walker, handle), call: "git_revwalk_new")
-        defer { git_revwalk_free(walker) }
-        for tip in try packingTips() {
-            var raw = tip.raw
-            if git_revwalk_push(walker, &raw) != 0 {
-                // Not a commit (a tag of a tree or blob): the object and all it refers to.
-                try check(git_packbuilder_insert_recur(builder, &raw, nil), call: "git_packbuilder_insert_recur")
-            }
-        }
-        try check(git_packbuilder_insert_walk(builder, walker), call: "git_packbuilder_insert_walk")
+        try insertCommits(since: try PackSet([]), into: builder)
         guard workDirectory != nil else { return }
         var index: OpaquePointer?
         try check(git_repository_index(&index, handle), call: "git_repository_index")
