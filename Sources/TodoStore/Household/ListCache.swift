@@ -57,16 +57,18 @@ struct ListCache {
         var tasks: [Task] = []
         var facts: [ListFacts?] = []
         var unparsed: [ArraySlice<UInt8>?] = []
-        let capacity = Int(min(count, 1 << 24))
+        // No more records than the bytes can hold (the smallest, an unreadable file's, is 9).
+        let capacity = min(Int(count), bytes.count / 9)
         tasks.reserveCapacity(capacity)
         facts.reserveCapacity(capacity)
         unparsed.reserveCapacity(capacity)
         var bad: [BadFile] = []
+        var sharing = TaskRecord.Sharing()
         for _ in 0..<count {
             switch r.byte() {
             case 0:
                 var offset = r.offset
-                guard let entry = TaskRecord.read(bytes, at: &offset, parseExtra: parseExtra) else { return nil }
+                guard let entry = TaskRecord.read(bytes, at: &offset, parseExtra: parseExtra, sharing: &sharing) else { return nil }
                 r.offset = offset
                 tasks.append(entry.task)
                 facts.append(entry.facts)
