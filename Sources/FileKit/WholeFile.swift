@@ -9,10 +9,14 @@ import SystemPackage
 public enum WholeFile {
     /// The whole file. A file that does not exist is `FileError` with ENOENT (`readIfPresent`
     /// says nil instead); a read that fails part way is a failure, never a short file.
+    /// The buffer is the file's size when opened (one allocation, no copy as it grows); a file
+    /// that grows or shrinks while it is read is still read to its end.
     public static func read(_ path: String) throws(FileError) -> [UInt8] {
         let fd = try open(path, .readOnly)
         defer { _ = try? fd.close() }
-        return try readAll(fd, path: path)
+        var info = stat()
+        let regular = Glibc.fstat(fd.rawValue, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+        return try readAll(fd, path: path, expected: regular ? Int(info.st_size) : 0)
     }
 
     /// The whole file, or nil when it does not exist (any other failure is thrown).
@@ -123,9 +127,24 @@ public enum WholeFile {
     }
 
     /// Reads `fd` to its end, or until more than `limit` bytes are read (the caller sees the
-    /// count and refuses).
-    public static func readAll(_ fd: FileDescriptor, path: String, limit: Int = .max) throws(FileError) -> [UInt8] {
+    /// count and refuses). `expected` is how long the file is thought to be: that much (and one
+    /// byte more, to see the end) is read into a buffer of that size; past it, the rest comes in
+    /// chunks, so a wrong guess costs time, never bytes.
+    public static func readAll(_ fd: FileDescriptor, path: String, limit: Int = .max, expected: Int = 0) throws(FileError) -> [UInt8] {
         var out: [UInt8] = []
+        if expected > 0 {
+            let first = min(expected, limit, Int.max - 1) + 1
+            var failure: FileError?
+            out = [UInt8](unsafeUninitializedCapacity: first) { buffer, count in
+                do throws(FileError) {
+                    count = try readFully(fd, into: UnsafeMutableRawBufferPointer(buffer), path: path)
+                } catch {
+                    failure = error
+                }
+            }
+            if let failure { throw failure }
+            if out.count < first { return out }
+        }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while out.count <= limit {
             let n = try chunk.withUnsafeMutableBytes { b in Result { () throws(FileError) in try readFully(fd, into: b, path: path) } }.get()

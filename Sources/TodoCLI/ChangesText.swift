@@ -120,7 +120,7 @@ enum ChangesText {
     static func given(_ tasks: [Reassignment], shorts: [TaskID: String]) -> String {
         guard !tasks.isEmpty else { return "" }
         var parts: [String] = []
-        let mine = tasks.filter(\.toMe).sorted { ($0.title, $0.id.hex) < ($1.title, $1.id.hex) }
+        let mine = tasks.filter(\.toMe).sorted { ($0.title, $0.id) < ($1.title, $1.id) }
         if !mine.isEmpty {
             let names = mine.map { "\(Terminal.safe(DisplayText.truncated($0.title, 40))) (\(shorts[$0.id] ?? String($0.id.hex.prefix(4))))" }
             parts.append("\(mine.count) to you (\(names.joined(separator: ", ")))")

@@ -38,7 +38,21 @@ struct Render {
     /// lines fit it: the title gives way first, then tags are dropped whole (never cut or
     /// wrapped), marked "…"; without one (a pipe) nothing is cut.
     func table(_ tasks: [Task], order: [Int], shortLengths: [Int], header: Bool, width: Int? = nil) -> [String] {
-        let c = cells(tasks, order: order, shortLengths: shortLengths, width: width)
+        var lines: [String] = []
+        lines.reserveCapacity(order.count + 1)
+        table(tasks, order: order, shortLengths: shortLengths, header: header, width: width) { lines.append($0) }
+        return lines
+    }
+
+    /// The table's lines, each given to `emit` as soon as it is made (a long list is never held
+    /// whole). The columns' widths come from a first pass over the short cells; titles and tags
+    /// are kept from it only when their widths matter (a header or a terminal), else made as
+    /// each line is.
+    func table(
+        _ tasks: [Task], order: [Int], shortLengths: [Int], header: Bool, width: Int? = nil, emit: (String) -> Void
+    ) {
+        let measured = header || width != nil
+        let c = cells(tasks, order: order, shortLengths: shortLengths, width: width, withText: measured)
         let gap = 2
         func widest(_ column: [String]) -> Int {
             var w = 0
@@ -55,7 +69,7 @@ struct Render {
         var dueW = showDue ? max(widest(c.dues), header ? 3 : 0) : 0
         var whoW = showWho ? max(widest(c.whos), header ? 3 : 0) : 0
         // The title's width matters only to line up the tags under a header or to fit a width.
-        var titleW = header || width != nil ? max(widest(c.titles), header ? 5 : 0) : 0
+        var titleW = measured ? max(widest(c.titles), header ? 5 : 0) : 0
         var tagsRoom = Int.max
         if let width {
             var fixed: Int { idW + (showDue ? gap + dueW : 0) + (showWho ? gap + whoW : 0) + gap }
@@ -73,90 +87,132 @@ struct Render {
             tagsRoom = max(width - fixed - titleW - gap, 0)
         }
         let tagsHeader = showTags && (width == nil || tagsRoom >= 4)
-        var lines: [String] = []
-        lines.reserveCapacity(order.count + 1)
         if header {
-            lines.append(
+            emit(
                 Terminal.dim(Self.join([
                     Terminal.padded("ID", idW), showDue ? Terminal.padded("DUE", dueW) : nil,
                     showWho ? Terminal.padded("WHO", whoW) : nil, Terminal.padded(Terminal.truncated("TITLE", titleW), titleW),
                     tagsHeader ? "TAGS" : nil,
                 ])))
         }
-        for k in order.indices {
-            let rowTags = width == nil || tagWidths[k] <= tagsRoom ? c.tags[k] : Self.fitting(Self.tagList(tasks[order[k]]), tagsRoom)
-            var dueCol = Terminal.padded(width == nil ? c.dues[k] : Terminal.truncated(c.dues[k], dueW), dueW)
-            if c.marks[k] & Cells.overdue != 0 { dueCol = Terminal.red(dueCol) } else if c.marks[k] & Cells.today != 0 { dueCol = Terminal.yellow(dueCol) }
-            let cut = width == nil ? c.titles[k] : Terminal.truncated(c.titles[k], titleW)
-            // With a header the tags line up under TAGS; otherwise they follow the title.
-            let title = header ? Terminal.padded(cut, titleW) : cut
-            lines.append(
-                Self.join([
-                    Terminal.dim(Terminal.padded(c.ids[k], idW)), showDue ? dueCol : nil,
-                    showWho ? Terminal.padded(width == nil ? c.whos[k] : Terminal.truncated(c.whos[k], whoW), whoW) : nil, c.marks[k] & Cells.high != 0 ? Terminal.bold(title) : title,
-                    rowTags.isEmpty ? nil : Terminal.dim(rowTags),
-                ]))
+        // Fields read in place: a copy of each Task would retain and release all of its fields.
+        tasks.withUnsafeBufferPointer { tasks in
+            for k in order.indices {
+                let task = order[k]
+                let tags = measured ? c.tags[k] : Self.tagCell(tasks[task].tagStates)
+                let rowTags = width == nil || tagWidths[k] <= tagsRoom ? tags : Self.fitting(Self.tagList(tasks[task].tagStates), tagsRoom)
+                var dueCol = Terminal.padded(width == nil ? c.dues[k] : Terminal.truncated(c.dues[k], dueW), dueW)
+                if c.marks[k] & Cells.overdue != 0 { dueCol = Terminal.red(dueCol) } else if c.marks[k] & Cells.today != 0 { dueCol = Terminal.yellow(dueCol) }
+                let full =
+                    measured
+                    ? c.titles[k]
+                    : Self.titleCell(tasks[task].title, deleted: tasks[task].deleted, status: tasks[task].status, priority: tasks[task].priority)
+                let cut = width == nil ? full : Terminal.truncated(full, titleW)
+                // With a header the tags line up under TAGS; otherwise they follow the title.
+                let title = header ? Terminal.padded(cut, titleW) : cut
+                var line = Line()
+                line.add(Terminal.dim(Terminal.padded(c.ids[k], idW)))
+                if showDue { line.add(dueCol) }
+                if showWho { line.add(Terminal.padded(width == nil ? c.whos[k] : Terminal.truncated(c.whos[k], whoW), whoW)) }
+                line.add(c.marks[k] & Cells.high != 0 ? Terminal.bold(title) : title)
+                if !rowTags.isEmpty { line.add(Terminal.dim(rowTags)) }
+                emit(line.finished)
+            }
         }
-        return lines
     }
 
     /// The table's cells, one array per column rather than an array of rows: rows would be
     /// copied whole each time one of their fields is read (this runs for ten thousand tasks).
+    /// `titles` and `tags` are empty unless asked for.
     struct Cells {
         var ids: [String] = [], dues: [String] = [], whos: [String] = [], titles: [String] = [], tags: [String] = []
         var marks: [UInt8] = []
         static let overdue: UInt8 = 1, today: UInt8 = 2, high: UInt8 = 4
 
-        init(capacity n: Int) {
+        init(capacity n: Int, withText: Bool) {
             ids.reserveCapacity(n)
             dues.reserveCapacity(n)
             whos.reserveCapacity(n)
-            titles.reserveCapacity(n)
-            tags.reserveCapacity(n)
+            if withText {
+                titles.reserveCapacity(n)
+                tags.reserveCapacity(n)
+            }
             marks.reserveCapacity(n)
         }
     }
 
-    func cells(_ tasks: [Task], order: [Int], shortLengths: [Int], width: Int?) -> Cells {
-        var c = Cells(capacity: order.count)
+    func cells(_ tasks: [Task], order: [Int], shortLengths: [Int], width: Int?, withText: Bool = true) -> Cells {
+        var c = Cells(capacity: order.count, withText: withText)
         // Fields read in place: a copy of each Task would retain and release all of its fields.
         tasks.withUnsafeBufferPointer { tasks in
             for i in order {
-                var title = Terminal.safe(tasks[i].title)
-                if tasks[i].deleted { title = "[deleted] " + title } else if tasks[i].status == .done { title = "[done] " + title }
-                if tasks[i].priority != .normal { title += " (\(tasks[i].priority.rawValue))" }
                 let who = tasks[i].assignee.map(Terminal.safe) ?? ""
-                let overdue = isOverdue(tasks[i])
-                c.ids.append(String(tasks[i].id.hex.prefix(shortLengths[i])))
+                let open = tasks[i].status == .open && !tasks[i].deleted
+                let overdue = Task.isOverdue(due: tasks[i].due, open: open, today: today, minuteOfDay: minuteOfDay)
+                let dueToday = Task.isDueToday(due: tasks[i].due, open: open, today: today, minuteOfDay: minuteOfDay)
+                c.ids.append(tasks[i].id.hexPrefix(shortLengths[i]))
                 c.dues.append(tasks[i].due.map { due($0) + (overdue ? " !" : "") } ?? "")
                 c.whos.append(width == nil ? who : Terminal.truncated(who, 16))
-                c.titles.append(title)
-                c.tags.append(tasks[i].tagStates.isEmpty ? "" : Self.tagList(tasks[i]).joined(separator: " "))
-                c.marks.append(
-                    (overdue ? Cells.overdue : 0) | (isDueToday(tasks[i]) ? Cells.today : 0) | (tasks[i].priority == .high ? Cells.high : 0))
+                if withText {
+                    c.titles.append(
+                        Self.titleCell(tasks[i].title, deleted: tasks[i].deleted, status: tasks[i].status, priority: tasks[i].priority))
+                    c.tags.append(Self.tagCell(tasks[i].tagStates))
+                }
+                c.marks.append((overdue ? Cells.overdue : 0) | (dueToday ? Cells.today : 0) | (tasks[i].priority == .high ? Cells.high : 0))
             }
         }
         return c
     }
 
+    /// The title column of a task (its fields, not the task: a copy of it would retain and
+    /// release all of them): escaped, marked when done or deleted, with its priority unless normal.
+    static func titleCell(_ text: String, deleted: Bool, status: Status, priority: Priority) -> String {
+        var title = Terminal.safe(text)
+        if deleted { title = "[deleted] " + title } else if status == .done { title = "[done] " + title }
+        if priority != .normal { title += " (\(priority.rawValue))" }
+        return title
+    }
+
+    /// The tags column of a task, whole: `+tag` for each, space-separated.
+    static func tagCell(_ states: [String: TagState]) -> String {
+        var cell = ""
+        for tag in Task.visibleTags(states) {
+            cell += cell.isEmpty ? "+" : " +"
+            cell += Terminal.safe(tag)
+        }
+        return cell
+    }
+
     /// The non-empty columns, two spaces apart, without trailing spaces.
     static func join(_ cols: [String?]) -> String {
-        var line = ""
-        for case let c? in cols where !c.isEmpty {
-            if !line.isEmpty { line += "  " }
-            line += c
+        var line = Line()
+        for c in cols { line.add(c) }
+        return line.finished
+    }
+
+    /// A line of columns built in place, as `join` makes it: the non-empty ones two spaces
+    /// apart, without trailing spaces.
+    struct Line {
+        private var text = ""
+
+        mutating func add(_ column: String?) {
+            guard let column, !column.isEmpty else { return }
+            if !text.isEmpty { text += "  " }
+            text += column
         }
-        var trailing = 0
-        for b in line.utf8.reversed() {
-            if b != 0x20 { break }
-            trailing += 1
+
+        var finished: String {
+            var trailing = 0
+            for b in text.utf8.reversed() {
+                if b != 0x20 { break }
+                trailing += 1
+            }
+            return trailing == 0 ? text : String(text.dropLast(trailing))
         }
-        if trailing > 0 { line.removeLast(trailing) }
-        return line
     }
 
     /// `+tag` for each of the task's tags, escaped.
-    static func tagList(_ t: Task) -> [String] { t.tags.map { "+" + Terminal.safe($0) } }
+    static func tagList(_ states: [String: TagState]) -> [String] { Task.visibleTags(states).map { "+" + Terminal.safe($0) } }
 
     /// The tags that fit in `room` columns, whole, and "…" for those left out.
     static func fitting(_ tags: [String], _ room: Int) -> String {

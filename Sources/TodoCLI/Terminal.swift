@@ -40,7 +40,8 @@ enum Terminal {
 
 }
 
-/// Buffered standard output: one write for a whole listing.
+/// Buffered standard output: one write for a whole listing, or one for each piece of a long
+/// one (`flush(past:)`).
 struct Output {
     private(set) var text = ""
 
@@ -51,6 +52,14 @@ struct Output {
 
     func flush() {
         _ = try? FileDescriptor.standardOutput.writeAll(text.utf8)
+    }
+
+    /// Writes what is buffered once it reaches `bytes`, and starts again: a long listing is
+    /// written in pieces of about that size instead of being held whole.
+    mutating func flush(past bytes: Int) {
+        guard text.utf8.count >= bytes else { return }
+        flush()
+        text.removeAll(keepingCapacity: true)
     }
 }
 

@@ -1,9 +1,8 @@
 /// A task's 128-bit random id, as 32 lowercase hex digits.
 public struct TaskID: Hashable, Comparable, Sendable, CustomStringConvertible {
-    public let hex: String
-    /// The id as a number, its first and last 16 hex digits: equality, hashing and order use
-    /// these, so that they never read the string's storage (a list compares and hashes ten
-    /// thousand ids).
+    /// The id as a number, its first and last 16 hex digits. Only the number is stored (the
+    /// text is made when asked for): an id is two words, copied without reference counting,
+    /// and a list of a hundred thousand tasks holds no string for them.
     public let high: UInt64
     public let low: UInt64
 
@@ -18,16 +17,30 @@ public struct TaskID: Hashable, Comparable, Sendable, CustomStringConvertible {
             n += 1
         }
         guard n == 32 else { return nil }
-        self.hex = hex
         self.high = high
         self.low = low
     }
 
     /// The id of these 128 bits.
     public init(high: UInt64, low: UInt64) {
-        self.hex = hex64(high) + hex64(low)
         self.high = high
         self.low = low
+    }
+
+    /// The 32 lowercase hex digits.
+    public var hex: String { hexPrefix(32) }
+
+    /// The first `length` (0 to 32) hex digits; up to 15 of them need no storage of their own.
+    public func hexPrefix(_ length: Int) -> String {
+        let n = min(max(length, 0), 32)
+        return String(unsafeUninitializedCapacity: n) { out in
+            for i in 0..<n {
+                let half = i < 16 ? high : low
+                let digit = UInt8(truncatingIfNeeded: half >> (60 - 4 * UInt64(i % 16))) & 15
+                out[i] = digit < 10 ? 0x30 + digit : 0x61 + digit - 10
+            }
+            return n
+        }
     }
 
     public static func == (a: TaskID, b: TaskID) -> Bool { a.high == b.high && a.low == b.low }
@@ -156,8 +169,15 @@ public struct Task: Equatable, Sendable {
     }
 
     /// The visible tags, sorted by their UTF-8 bytes.
-    public var tags: [String] {
-        tagStates.filter { $0.value.present }.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    public var tags: [String] { Self.visibleTags(tagStates) }
+
+    /// The tags present in `states`, sorted by their UTF-8 bytes.
+    public static func visibleTags(_ states: [String: TagState]) -> [String] {
+        var tags: [String] = []
+        tags.reserveCapacity(states.count)
+        for (tag, state) in states where state.present { tags.append(tag) }
+        tags.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return tags
     }
 
     /// The greatest stamp anywhere in the task.

@@ -56,8 +56,21 @@ public struct TaskQuery: Sendable {
     /// then higher priority, then oldest. Positions rather than tasks, which are costly to move.
     public static func order(_ tasks: [Task], _ indices: [Int]) -> [Int] {
         // Fields read in place: a copy of each Task would retain and release all of its fields.
-        let keys = tasks.withUnsafeBufferPointer { tasks in indices.map { i in (Position(tasks[i]), i) } }
-        return keys.sorted { $0.0 < $1.0 }.map(\.1)
+        // The keys sorted are plain numbers (no strings to retain and release as they move);
+        // only a tie on due and priority reads the creation times and ids, the order `Position` has.
+        tasks.withUnsafeBufferPointer { tasks in
+            var keys = indices.map { i in (due: Position.dueKey(tasks[i].due), priority: Position.priorityKey(tasks[i].priority), index: i) }
+            keys.sort { a, b in
+                if a.due != b.due { return a.due < b.due }
+                if a.priority != b.priority { return a.priority < b.priority }
+                let x = a.index
+                let y = b.index
+                if tasks[x].createdAt != tasks[y].createdAt { return tasks[x].createdAt.utf8.lexicographicallyPrecedes(tasks[y].createdAt.utf8) }
+                // Ids are 32 lowercase hex digits: their numbers' order is their text's.
+                return tasks[x].id < tasks[y].id
+            }
+            return keys.map(\.index)
+        }
     }
 
     /// Where a task stands in list order: a page of a long list starts after the last row's
@@ -69,11 +82,17 @@ public struct TaskQuery: Sendable {
         let id: String
 
         public init(_ task: Task) {
-            due = task.due.map { $0.date.daysSinceEpoch * 1441 + ($0.minutes ?? 1440) } ?? Int.max
-            priority = task.priority == .high ? 0 : task.priority == .normal ? 1 : 2
+            due = Self.dueKey(task.due)
+            priority = Self.priorityKey(task.priority)
             createdAt = task.createdAt
             id = task.id.hex
         }
+
+        /// Soonest first, a time before the end of its day, undated last.
+        static func dueKey(_ due: Due?) -> Int { due.map { $0.date.daysSinceEpoch * 1441 + ($0.minutes ?? 1440) } ?? Int.max }
+
+        /// High first.
+        static func priorityKey(_ priority: Priority) -> Int { priority == .high ? 0 : priority == .normal ? 1 : 2 }
 
         public static func < (a: Position, b: Position) -> Bool {
             if a.due != b.due { return a.due < b.due }
@@ -103,13 +122,25 @@ extension Task {
     /// Open, not deleted, and due before now: a date before today, or today at a time that
     /// has passed (a date without a time is due by the end of its day).
     public func isOverdue(today: CivilDate, minuteOfDay: Int) -> Bool {
-        guard let due, status == .open, !deleted else { return false }
-        if due.date != today { return due.date < today }
-        return (due.minutes ?? 24 * 60) <= minuteOfDay
+        Self.isOverdue(due: due, open: status == .open && !deleted, today: today, minuteOfDay: minuteOfDay)
     }
 
     /// Open, not deleted, due today and not yet overdue.
     public func isDueToday(today: CivilDate, minuteOfDay: Int) -> Bool {
-        due?.date == today && status == .open && !deleted && !isOverdue(today: today, minuteOfDay: minuteOfDay)
+        Self.isDueToday(due: due, open: status == .open && !deleted, today: today, minuteOfDay: minuteOfDay)
+    }
+
+    /// `isOverdue` from the fields that decide it (`open`: open and not deleted), for a caller
+    /// reading tasks in place: a call on a task in an array would copy it (retaining and
+    /// releasing all of its fields).
+    public static func isOverdue(due: Due?, open: Bool, today: CivilDate, minuteOfDay: Int) -> Bool {
+        guard let due, open else { return false }
+        if due.date != today { return due.date < today }
+        return (due.minutes ?? 24 * 60) <= minuteOfDay
+    }
+
+    /// `isDueToday` from the fields that decide it, as `isOverdue(due:open:today:minuteOfDay:)`.
+    public static func isDueToday(due: Due?, open: Bool, today: CivilDate, minuteOfDay: Int) -> Bool {
+        due?.date == today && open && !isOverdue(due: due, open: open, today: today, minuteOfDay: minuteOfDay)
     }
 }

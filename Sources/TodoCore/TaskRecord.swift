@@ -64,13 +64,36 @@ public enum TaskRecord {
         }
     }
 
+    /// What records read one after another have in common, shared rather than made again: a
+    /// household's tasks mostly carry the same few tag sets (each one a dictionary, the largest
+    /// part of a task read back), and tasks created together have the same creation time and
+    /// author. Values are shared as Swift shares them, copied on a write: nothing a record reads
+    /// back depends on the records before it.
+    public struct Sharing {
+        /// Tag states by the record bytes of their tags (count and strings); at most `tagSetLimit`.
+        var tagSets: [ArraySlice<UInt8>: [String: TagState]] = [:]
+        static let tagSetLimit = 4096
+        /// The last record's creation time and author, with the bytes they were read from.
+        var createdAt: (bytes: ArraySlice<UInt8>, value: String)?
+        var createdBy: (bytes: ArraySlice<UInt8>, value: String)?
+
+        public init() {}
+    }
+
     /// Reads one record at `offset`, advancing it; nil if the bytes are not a valid record.
     public static func read(_ bytes: [UInt8], at offset: inout Int, parseExtra: Bool = true) -> Entry? {
+        var sharing = Sharing()
+        return read(bytes, at: &offset, parseExtra: parseExtra, sharing: &sharing)
+    }
+
+    /// Reads one record at `offset`, advancing it; nil if the bytes are not a valid record.
+    /// Reading many records with one `sharing` gives the same tasks with fewer allocations.
+    public static func read(_ bytes: [UInt8], at offset: inout Int, parseExtra: Bool, sharing: inout Sharing) -> Entry? {
         var r = Reader(bytes: bytes, offset: offset)
         guard let id = r.id(), let flags = r.byte(), let prio = r.byte(), let days = r.int(4), let minutes = r.int(2),
             let conflictCount = r.int(4), let title = r.string(), let notes = r.string(), let assignee = r.string(),
-            let createdAt = r.string(), let createdBy = r.string(), let extraLength = r.int(4),
-            let extraText = r.raw(Int(extraLength)), let tagCount = r.int(2)
+            let createdAt = r.string(sameAs: &sharing.createdAt), let createdBy = r.string(sameAs: &sharing.createdBy),
+            let extraLength = r.int(4), let extraText = r.raw(Int(extraLength)), let tagCount = r.int(2)
         else { return nil }
         var task = Task(
             id: id, title: title, createdAt: createdAt, createdBy: createdBy, status: flags & 1 != 0 ? .done : .open,
@@ -85,12 +108,13 @@ public enum TaskRecord {
                 guard case .object(let members)? = try? JSONParser.parse(Array(extraText)) else { return nil }
                 for (k, v) in members { task.extra[k] = v }
             } else {
-                unparsed = extraText  // a view of the cache's bytes, not a copy
+                // A copy: a view would keep the whole cache file's bytes alive as long as the task.
+                unparsed = ArraySlice(Array(extraText))
             }
         }
-        for _ in 0..<tagCount {
-            guard let tag = r.string() else { return nil }
-            task.tagStates[tag] = TagState(present: true, stamp: FieldStamp(.zero, by: ""))
+        if tagCount > 0 {
+            guard let tags = r.tagStates(count: Int(tagCount), sharing: &sharing) else { return nil }
+            task.tagStates = tags
         }
         if conflictCount > 0 { task.conflicts = Array(repeating: .null, count: Int(min(conflictCount, 1 << 20))) }
         guard let factFlags = r.byte() else { return nil }
@@ -174,7 +198,49 @@ public enum TaskRecord {
 
         public mutating func string() -> String? {
             guard let n = int(4), let slice = raw(Int(n)) else { return nil }
-            return String(validating: slice, as: UTF8.self)
+            return Self.text(slice)
+        }
+
+        /// The bytes as a string, nil when they are not UTF-8. ASCII (most of what a household
+        /// writes) is decoded directly, without the general validation's generic path.
+        static func text(_ slice: ArraySlice<UInt8>) -> String? {
+            slice.withUnsafeBufferPointer { b in
+                var high: UInt8 = 0
+                for byte in b { high |= byte }
+                return high < 0x80 ? String(decoding: b, as: UTF8.self) : String(validating: b, as: UTF8.self)
+            }
+        }
+
+        /// A string; the one in `last` when its bytes are the same (no new storage), which then
+        /// becomes this one.
+        mutating func string(sameAs last: inout (bytes: ArraySlice<UInt8>, value: String)?) -> String? {
+            guard let n = int(4), let slice = raw(Int(n)) else { return nil }
+            if let last, last.bytes == slice { return last.value }
+            guard let s = Self.text(slice) else { return nil }
+            // Short strings are stored inline: nothing to share, and no reason to keep the bytes.
+            if slice.count > 15 { last = (slice, s) }
+            return s
+        }
+
+        /// `count` tags, each present, with no stamp: the dictionary of an earlier record with
+        /// the same tag bytes when there is one.
+        mutating func tagStates(count: Int, sharing: inout Sharing) -> [String: TagState]? {
+            let start = offset - 2
+            for _ in 0..<count {
+                guard let n = int(4), raw(Int(n)) != nil else { return nil }
+            }
+            let key = bytes[start..<offset]
+            if let shared = sharing.tagSets[key] { return shared }
+            var states: [String: TagState] = [:]
+            states.reserveCapacity(count)
+            var tags = Reader(bytes: bytes, offset: start + 2)
+            for _ in 0..<count {
+                guard let tag = tags.string() else { return nil }
+                states[tag] = TagState(present: true, stamp: FieldStamp(.zero, by: ""))
+            }
+            // The key is copied: a view would keep the whole file's bytes alive.
+            if sharing.tagSets.count < Sharing.tagSetLimit { sharing.tagSets[ArraySlice(Array(key))] = states }
+            return states
         }
 
         mutating func id() -> TaskID? {

@@ -1,3 +1,4 @@
+import TestKit
 import Testing
 
 @testable import TodoCore
@@ -45,5 +46,26 @@ import Testing
         // Soonest due first, undated last.
         let order = TaskQuery.order(tasks, [0, 1, 3, 4]).map { tasks[$0].title }
         #expect(order == ["Buy milk", "Call plumber", "Bake bread", "Fix bike"])
+    }
+
+    /// The list order (sorted on numbers, the strings read only on a tie) is `Position`'s, the
+    /// order a page of a long list goes by: due, priority, creation time, id. Ties are made
+    /// likely (few dates, few creation times, ids that share their first half).
+    @Test func listOrderIsPositionOrder() {
+        var rng = SplitMix64(seed: 2026_11_27)
+        let created = ["2026-11-20T09:00:00.000Z", "2026-11-20T09:00:00.001Z", "2025-01-01T00:00:00.000Z", ""]
+        let tasks = (0..<2_000).map { n -> Task in
+            let high = rng.next() % 3 == 0 ? 0x1234 : rng.next()
+            var t = Task(id: TaskID(high: high, low: rng.next()), title: "T\(n)", createdAt: created[Int(rng.next() % 4)], createdBy: "Ana")
+            t.priority = Priority.allCases[Int(rng.next() % 3)]
+            if rng.next() % 4 != 0 {
+                t.due = Due(date: Self.today.adding(days: Int(rng.next() % 3)), minutes: rng.next() % 2 == 0 ? nil : Int(rng.next() % 1440))
+            }
+            return t
+        }
+        let some = tasks.indices.filter { _ in rng.next() % 5 != 0 }
+        let byPosition = some.sorted { TaskQuery.Position(tasks[$0]) < TaskQuery.Position(tasks[$1]) }
+        #expect(TaskQuery.order(tasks, some) == byPosition)
+        #expect(TaskQuery.order(tasks, []) == [])
     }
 }

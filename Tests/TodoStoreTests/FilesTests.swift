@@ -1,5 +1,7 @@
+import FileKit
 import Glibc
 import GitKit
+import SystemPackage
 import Testing
 
 /// GitKit's whole-file reads and writes (the one read loop and the one write loop, FileKit's).
@@ -39,5 +41,34 @@ import Testing
         try #require(dir >= 0)
         defer { close(dir) }
         #expect(throws: GitError.self) { try buffer.withUnsafeMutableBytes { try readFully(dir, into: $0, what: "/") } }
+    }
+
+    /// `WholeFile.read` reads into a buffer of the size the file had when opened; a file that
+    /// has grown or shrunk since (its size is measured, then the file is written to) still comes
+    /// back whole, as it is at the end of the read. `readAll` is given the wrong sizes here.
+    @Test func aFileWhoseSizeChangedSinceItWasMeasuredIsReadWhole() throws {
+        var template = Array("/tmp/todo-files.XXXXXX".utf8CString)
+        let dir = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) })
+        defer { rmdir(dir) }
+        let file = dir + "/f"
+        defer { unlink(file) }
+        for size in [0, 1, 5_000, 65_536, 200_000] {
+            let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+            try WholeFile.write(file, bytes)
+            #expect(try WholeFile.read(file) == bytes, "\(size) bytes, measured right")
+            for expected in [1, size / 2, size - 1, size + 1, 2 * size + 100, 1 << 20] where expected > 0 {
+                let fd = try WholeFile.open(file, .readOnly)
+                defer { _ = try? fd.close() }  // a test's descriptor: nothing to do about a failed close
+                #expect(try WholeFile.readAll(fd, path: file, expected: expected) == bytes, "\(size) bytes, \(expected) expected")
+            }
+            // The limit still holds with a size given: the read stops past it.
+            let fd = try WholeFile.open(file, .readOnly)
+            defer { _ = try? fd.close() }  // a test's descriptor: nothing to do about a failed close
+            let limited = try WholeFile.readAll(fd, path: file, limit: 1_000, expected: size)
+            #expect(limited.count > 1_000 || limited == bytes, "\(size) bytes, limit 1000")
+        }
+        // A file that says it is empty (its size is 0) yet has content, as /proc's do.
+        let status = try WholeFile.read("/proc/self/status")
+        #expect(String(decoding: status, as: UTF8.self).contains("Name:"))
     }
 }

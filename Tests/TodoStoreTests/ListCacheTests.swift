@@ -1,3 +1,4 @@
+import FileKit
 import Foundation
 import Testing
 import TodoCore
@@ -111,5 +112,47 @@ import TodoCore
         try Data("TODOLC1\ngarbage".utf8).write(to: URL(fileURLWithPath: h.path + "/.git/todo/list-cache"))
         try sameTasks(h)
         #expect(try h.snapshot().loadAll().tasks.count == 51)
+    }
+
+    /// The cache is read at the size its file had when opened; a file cut short or grown (as
+    /// one written meanwhile by another process would be, were it not replaced by a rename) is
+    /// not a cache: read as none, and the list rebuilt from the tasks.
+    @Test func aCacheFileCutShortOrGrownIsNoCache() throws {
+        let tmp = TempDir()
+        let h = try Household.create(
+            home: tmp.path, name: "h", identity: Identity(name: "Ann", email: "ann@example.org"),
+            clock: .fixed(1_800_000_000_000), driverCommand: "false")
+        var rng = SplitMix64(seed: 2026_11_27)
+        try h.update { _ in
+            let tasks = (0..<40).map { n -> Task in
+                var task = Task(id: TaskID.random(using: &rng), title: "task \(n) é", createdAt: "2027-01-15T08:00:00.000Z", createdBy: "Ann")
+                task.setTag(n % 2 == 0 ? "home" : "garden", present: true, stamp: FieldStamp(Stamp(wall: Stamp.minWall, counter: 0, replica: "a1"), by: "Ann"))
+                return task
+            }
+            return Household.Update(tasks: tasks, message: "add", value: ())
+        }
+        let path = ListCache.path(h.repo)
+        unlink(path)
+        try sameTasks(h)  // built from the files, and written
+        let whole = try WholeFile.read(path)
+        let files = try h.snapshot().loadAllFromFiles()
+        #expect(ListCache.read(h.repo)?.tasks.count == files.tasks.count)
+        for cut in [0, 8, 47, 52, 53, whole.count / 2, whole.count - 1] {
+            try WholeFile.write(path, Array(whole[0..<cut]))
+            #expect(ListCache.read(h.repo) == nil, "cut to \(cut) bytes")
+        }
+        try WholeFile.write(path, whole + [0])
+        #expect(ListCache.read(h.repo) == nil, "one byte more")
+        try sameTasks(h)  // rebuilt
+        #expect(try WholeFile.read(path) == whole)
+
+        // A rebuild gives the tasks as the file it wrote gives them (no stamps, which the cache
+        // does not keep): the same as every list after it.
+        unlink(path)
+        let rebuilt = try h.snapshot().loadAll()
+        let read = try h.snapshot().loadAll()
+        #expect(rebuilt.tasks == read.tasks)
+        #expect(rebuilt.tasks.allSatisfy { $0.stamps.isEmpty })
+        #expect(try WholeFile.read(path) == whole)
     }
 }

@@ -190,7 +190,7 @@ struct ChoresCommand: ParsableCommand {
             let y = b.current ?? last
             if x != y { return x < y }
             if a.task.title != b.task.title { return a.task.title < b.task.title }
-            return a.task.id.hex < b.task.id.hex
+            return a.task.id < b.task.id
         }
         let lengths = ShortIDs.map(tasks.map(\.id.hex))
         let since = today.adding(days: -27)

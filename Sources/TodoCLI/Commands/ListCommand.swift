@@ -87,8 +87,10 @@ struct ListCommand: ParsableCommand {
             if Terminal.stdoutIsTTY { out.line("No tasks.") }
         } else {
             let lengths = ShortIDs.lengths(tasks.map(\.id))
-            for line in render.table(
-                tasks, order: order, shortLengths: lengths, header: Terminal.stdoutIsTTY, width: Terminal.columns) { out.line(line) }
+            render.table(tasks, order: order, shortLengths: lengths, header: Terminal.stdoutIsTTY, width: Terminal.columns) { line in
+                out.line(line)
+                out.flush(past: 1 << 16)
+            }
         }
         out.flush()
     }

@@ -49,24 +49,31 @@ struct ListCache {
     /// text (a list needs only their facts).
     static func read(_ repo: Repository, parseExtra: Bool = true) -> ListCache? {
         // A cache that cannot be read is rebuilt from the tree, whatever the reason.
-        guard let bytes = try? WholeFile.read(path(repo)), bytes.count >= 52, Array(bytes[0..<8]) == magic,
-            let tree = ObjectID(hex: String(decoding: bytes[8..<48], as: UTF8.self))
+        guard let bytes = try? WholeFile.read(path(repo)) else { return nil }
+        return parse(bytes, parseExtra: parseExtra)
+    }
+
+    /// A cache file's bytes read back; nil when they are not a whole cache.
+    static func parse(_ bytes: [UInt8], parseExtra: Bool) -> ListCache? {
+        guard bytes.count >= 52, Array(bytes[0..<8]) == magic, let tree = ObjectID(hex: String(decoding: bytes[8..<48], as: UTF8.self))
         else { return nil }
         var r = TaskRecord.Reader(bytes: bytes, offset: 48)
         guard let count = r.int(4) else { return nil }
         var tasks: [Task] = []
         var facts: [ListFacts?] = []
         var unparsed: [ArraySlice<UInt8>?] = []
-        let capacity = Int(min(count, 1 << 24))
+        // No more records than the bytes can hold (the smallest, an unreadable file's, is 9).
+        let capacity = min(Int(count), bytes.count / 9)
         tasks.reserveCapacity(capacity)
         facts.reserveCapacity(capacity)
         unparsed.reserveCapacity(capacity)
         var bad: [BadFile] = []
+        var sharing = TaskRecord.Sharing()
         for _ in 0..<count {
             switch r.byte() {
             case 0:
                 var offset = r.offset
-                guard let entry = TaskRecord.read(bytes, at: &offset, parseExtra: parseExtra) else { return nil }
+                guard let entry = TaskRecord.read(bytes, at: &offset, parseExtra: parseExtra, sharing: &sharing) else { return nil }
                 r.offset = offset
                 tasks.append(entry.task)
                 facts.append(entry.facts)
@@ -84,23 +91,55 @@ struct ListCache {
 
     /// Writes the cache atomically; failures are ignored (it is only a cache).
     func write(_ repo: Repository) {
-        var out = Self.magic
-        out.reserveCapacity(tasks.count * 160)
-        out.append(contentsOf: Array(tree.hex.utf8))
-        TaskRecord.appendInt(UInt32(tasks.count + bad.count), 4, to: &out)
-        for i in tasks.indices {
-            out.append(0)
-            TaskRecord.append(tasks[i], facts: facts[i], today: .init(daysSinceEpoch: 0), extraText: unparsed[i], to: &out)
+        var file = File(tree: tree, capacity: tasks.count)
+        for i in tasks.indices { file.append(tasks[i], facts: facts[i], extraText: unparsed[i]) }
+        file.write(repo, bad: bad)
+    }
+
+    /// A cache file as it is made: the header, then records appended one at a time (the count
+    /// in the header is set as each is appended).
+    struct File {
+        let tree: ObjectID
+        private(set) var bytes: [UInt8]
+        private var count: UInt32 = 0
+
+        init(tree: ObjectID, capacity: Int) {
+            self.tree = tree
+            bytes = ListCache.magic
+            bytes.reserveCapacity(capacity * 160)
+            bytes.append(contentsOf: Array(tree.hex.utf8))
+            TaskRecord.appendInt(0, 4, to: &bytes)
         }
-        for b in bad {
-            out.append(1)
-            TaskRecord.appendString(b.path, to: &out)
-            TaskRecord.appendString(b.reason, to: &out)
+
+        /// Room for about `tasks` records.
+        mutating func reserve(_ tasks: Int) { bytes.reserveCapacity(bytes.count + tasks * 160) }
+
+        /// A task's record (`facts` as `TaskRecord.append` takes them).
+        mutating func append(_ task: Task, facts: ListFacts?, extraText: ArraySlice<UInt8>? = nil) {
+            bytes.append(0)
+            TaskRecord.append(task, facts: facts, today: .init(daysSinceEpoch: 0), extraText: extraText, to: &bytes)
+            setCount(count + 1)
         }
-        mkdir(repo.gitDirectory + "todo", 0o755)
-        // A cache that cannot be written is only rebuilt next time.
-        try? writeFile(Self.path(repo), out, sync: false)
-        UnreadableRecord.write(repo, tree: tree, bad: bad)
+
+        /// The unreadable files' records after the tasks', then the file written atomically;
+        /// failures are ignored (it is only a cache).
+        mutating func write(_ repo: Repository, bad: [BadFile]) {
+            for b in bad {
+                bytes.append(1)
+                TaskRecord.appendString(b.path, to: &bytes)
+                TaskRecord.appendString(b.reason, to: &bytes)
+                setCount(count + 1)
+            }
+            mkdir(repo.gitDirectory + "todo", 0o755)
+            // A cache that cannot be written is only rebuilt next time.
+            try? writeFile(ListCache.path(repo), bytes, sync: false)
+            UnreadableRecord.write(repo, tree: tree, bad: bad)
+        }
+
+        private mutating func setCount(_ n: UInt32) {
+            count = n
+            for i in 0..<4 { bytes[48 + i] = UInt8(truncatingIfNeeded: n >> (8 * UInt32(i))) }
+        }
     }
 }
 
@@ -126,10 +165,23 @@ extension Snapshot {
         if let cache, cache.tree == tasksTree {
             return cache
         }
-        let (tasks, bad) = try loadAllFromFiles()
-        let fresh = ListCache(tree: tasksTree, tasks: tasks, bad: bad, today: today, context: context)
-        fresh.write(repo)
-        return fresh
+        return try rebuiltCache(tasksTree, parseExtra: parseExtra, today: today, context: context)
+    }
+
+    /// The cache made afresh from every task file, one file at a time: each task is decoded,
+    /// its record appended and the task let go, so that the household's whole tasks (their
+    /// stamps above all) are never held at once. The tasks given back are the file read back,
+    /// exactly what the next list reads from it.
+    func rebuiltCache(_ tasksTree: ObjectID, parseExtra: Bool, today: CivilDate, context: TurnContext) throws(StoreError) -> ListCache {
+        var file = ListCache.File(tree: tasksTree, capacity: 0)
+        let bad = try forEachTaskFile(count: { file.reserve($0) }) { task in
+            file.append(task, facts: ListFacts(task, today: today, context: context))
+        }
+        file.write(repo, bad: bad)
+        if let cache = ListCache.parse(file.bytes, parseExtra: parseExtra) { return cache }
+        // Records this version wrote that it cannot read back (none are known): the tasks as decoded.
+        let (tasks, unreadable) = try loadAllFromFiles()
+        return ListCache(tree: tasksTree, tasks: tasks, bad: unreadable, today: today, context: context)
     }
 
     /// Brings a cache up to `target` by reading only the task files that differ; nil when the

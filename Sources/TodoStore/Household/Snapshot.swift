@@ -56,8 +56,8 @@ public struct Snapshot {
 
     /// `<id>.json` inside `<first two of id>`; nil for any other name.
     static func taskID(fileName: String, dir: String) -> TaskID? {
-        guard fileName.hasSuffix(".json"), let id = TaskID(String(fileName.dropLast(5))), id.hex.hasPrefix(dir),
-            dir.utf8.count == 2
+        guard fileName.hasSuffix(".json"), let id = TaskID(String(fileName.dropLast(5))), dir.utf8.count == 2,
+            id.hexPrefix(2) == dir
         else { return nil }
         return id
     }
@@ -127,23 +127,30 @@ public struct Snapshot {
 
     /// Like `loadAll`, reading every file (no cache).
     public func loadAllFromFiles() throws(StoreError) -> (tasks: [Task], bad: [BadFile]) {
+        var tasks: [Task] = []
+        let bad = try forEachTaskFile(count: { tasks.reserveCapacity($0) }) { tasks.append($0) }
+        return (tasks, bad)
+    }
+
+    /// Decodes every task file in turn, giving each task to `body` (`count` is told how many
+    /// files there are first); returns the files that cannot be read.
+    func forEachTaskFile(count: (Int) -> Void = { _ in }, _ body: (Task) -> Void) throws(StoreError) -> [BadFile] {
         let listing: (files: [(TaskID, ObjectID)], strays: [String])
         do {
             listing = try taskFiles()
         } catch {
             throw StoreError.from(error, path: "tasks")
         }
-        var tasks: [Task] = []
-        tasks.reserveCapacity(listing.files.count)
+        count(listing.files.count)
         var bad = listing.strays.map { BadFile(path: $0, reason: "not a task file") }
         for (id, blob) in listing.files {
             do {
-                tasks.append(try decode(blob: blob, id: id))
+                body(try decode(blob: blob, id: id))
             } catch .malformedTask(let path, let reason) {
                 bad.append(BadFile(path: path, reason: reason))
             }
         }
-        return (tasks, bad)
+        return bad
     }
 
     /// Finds the one task whose id starts with `prefix`. Like git's abbreviations, a prefix has
