@@ -705,10 +705,14 @@ def du_kib(path):
 
 
 def loose_count(objects):
+    """Loose objects now; a fan-out folder that housekeeping removes meanwhile counts none."""
     n = 0
     for fan in os.listdir(objects):
         if len(fan) == 2:
-            n += sum(1 for name in os.listdir(os.path.join(objects, fan)) if len(name) == 38)
+            try:
+                n += sum(1 for name in os.listdir(os.path.join(objects, fan)) if len(name) == 38)
+            except FileNotFoundError:
+                continue
     return n
 
 
