@@ -98,7 +98,7 @@ import Testing
 }
 
 /// Where a geometric repack splits the packs (docs/FORMAT.md, "Geometric packing").
-@Suite struct GeometricSplitTests {
+@Suite(.timeLimit(.minutes(1))) struct GeometricSplitTests {
     typealias Pack = GeometricSplit.Pack
 
     @Test func aProgressionIsKeptAndOnlyTheLooseObjectsAreRolledUp() {
