@@ -20,6 +20,16 @@ static inline int todo_git_set_certificate_file(const char *file) {
     return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, (const char *)0);
 }
 
+static inline int todo_git_set_mwindow(size_t window, size_t mapped_limit) {
+    int rc = git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, window);
+    return rc != 0 ? rc : git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, mapped_limit);
+}
+
+static inline int todo_git_get_mwindow(size_t *window, size_t *mapped_limit) {
+    int rc = git_libgit2_opts(GIT_OPT_GET_MWINDOW_SIZE, window);
+    return rc != 0 ? rc : git_libgit2_opts(GIT_OPT_GET_MWINDOW_MAPPED_LIMIT, mapped_limit);
+}
+
 /* A subtransport and its stream with room for the Swift object behind them: libgit2 hands the
    callbacks the C struct only, and the Swift side finds its object in `context`. */
 typedef struct {

@@ -93,4 +93,18 @@ extension GitLibrary {
         if !on && !mayToggle { return }
         _ = todo_git_strict_hash_verification(on ? 1 : 0)
     }
+
+    /// Runs `body` with at most `limit` bytes of pack files mapped at a time, in windows of a
+    /// quarter of it, instead of libgit2's default (windows of 1 GiB, up to 8 GiB): mapped pack
+    /// pages count as the process's memory, so a step that writes and reads back one large pack
+    /// (a large import) would otherwise hold all of it. Only the mapping changes, not what is
+    /// read. Process-wide: in a process that has not declared itself one command, the default
+    /// stays.
+    public static func withPackMapping<T>(limitedTo limit: Int, _ body: () throws -> T) rethrows -> T {
+        var (window, mapped) = (0, 0)
+        guard mayToggle, todo_git_get_mwindow(&window, &mapped) == 0 else { return try body() }
+        _ = todo_git_set_mwindow(max(limit / 4, 1 << 20), limit)
+        defer { _ = todo_git_set_mwindow(window, mapped) }
+        return try body()
+    }
 }
