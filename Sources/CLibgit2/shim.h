@@ -16,6 +16,10 @@ static inline int todo_git_strict_hash_verification(int on) {
     return git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, on);
 }
 
+static inline int todo_git_strict_object_creation(int on) {
+    return git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, on);
+}
+
 static inline int todo_git_set_certificate_file(const char *file) {
     return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, (const char *)0);
 }

@@ -94,6 +94,17 @@ extension GitLibrary {
         _ = todo_git_strict_hash_verification(on ? 1 : 0)
     }
 
+    /// Runs `body` without libgit2's check that what a new tree or commit refers to is in the
+    /// object database, for a caller that writes trees over blobs it hashed itself and has not
+    /// stored yet (`PackSpool`). Returns nil, without running `body`, in a process that has not
+    /// declared itself one command: there the check stays, and the caller stores the blobs first.
+    public static func withoutObjectChecks<T>(_ body: () throws -> T) rethrows -> T? {
+        guard mayToggle else { return nil }
+        _ = todo_git_strict_object_creation(0)
+        defer { _ = todo_git_strict_object_creation(1) }
+        return try body()
+    }
+
     /// Runs `body` with at most `limit` bytes of pack files mapped at a time, in windows of a
     /// quarter of it, instead of libgit2's default (windows of 1 GiB, up to 8 GiB): mapped pack
     /// pages count as the process's memory, so a step that writes and reads back one large pack

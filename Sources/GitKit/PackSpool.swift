@@ -1,7 +1,7 @@
 import CLibgit2
 import Glibc
 
-/// Blobs written one at a time into a pack that only a file holds until `finish`: each is
+/// Blobs (and the trees and commit over them) written one at a time into a pack that only a file holds until `finish`: each is
 /// encoded (whole, as `PackStream` writes objects) into a temporary file in the repository's
 /// `objects/pack`, removed from the folder as soon as it is opened, so that a killed process
 /// leaves nothing behind; `finish` streams that file through libgit2's indexer into the
@@ -38,8 +38,24 @@ public final class PackSpool {
     public func add(_ bytes: [UInt8], as id: ObjectID) throws {
         guard added.insert(id).inserted else { return }
         bytes.withUnsafeBufferPointer { PackStream.encode(type: GIT_OBJECT_BLOB, $0, into: &buffer) }
+        try counted()
+    }
+
+    /// Counts the object just encoded into `buffer`, and writes the buffer out once it holds a chunk.
+    private func counted() throws {
         count += 1
         if buffer.count >= PackStream.chunk { try flush() }
+    }
+
+    /// Adds the objects `ids` names that were not added yet, read from `source` (trees and
+    /// commits made in memory over the blobs added here).
+    public func add(_ ids: [ObjectID], from source: Repository) throws {
+        try source.withODB { odb in
+            for id in ids where added.insert(id).inserted {
+                try Repository.read(id, from: odb) { type, content in PackStream.encode(type: type, content, into: &buffer) }
+                try counted()
+            }
+        }
     }
 
     private func flush() throws {
@@ -53,8 +69,8 @@ public final class PackSpool {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Writes the blobs added into the repository as one pack, indexed and fsynced by libgit2
-    /// (`Repository.writePack`); nothing when none was added.
+    /// Writes the objects added since the last `finish` into the repository as one pack,
+    /// indexed and fsynced by libgit2 (`Repository.writePack`); nothing when none was added.
     public func finish() throws {
         try flush()
         if count == 0 { return }
@@ -72,6 +88,8 @@ public final class PackSpool {
                 }
             }
         }
+        // The next `finish` writes only what is added after this one.
+        if ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) != 0 { throw GitError.system(errno: errno, call: "ftruncate (a pack being made)") }
         count = 0
     }
 }

@@ -258,8 +258,8 @@ extension Household {
     /// `commit` for a change of many files (`Update.made`), in memory that does not grow with
     /// their number beyond a path and an id each: each file is encoded and its blob written to
     /// a `PackSpool` as it is made; the hand-edit check then sees every path, before anything
-    /// is in the household. The blobs go in as one pack (fsynced), then the trees and commit as
-    /// another; the record of the paths, the branch, the work tree written back from the blobs
+    /// is in the household. The trees and commit, made in memory, join the blobs in that one
+    /// pack (fsynced); the record of the paths, the branch, the work tree written back from the blobs
     /// one file at a time, and the index staged once follow as for any bulk change.
     /// Pack files are mapped at most `bulkPackMapping` bytes at a time meanwhile: the new pack
     /// is read as it is indexed and again for the work tree.
@@ -290,15 +290,28 @@ extension Household {
         if written.isEmpty { return }
         let paths = written.map(\.path)
         try refuseHandEdits(paths, committed: snap.tree)
-        try spool.finish()
         let memory = try BulkWriter(path: path)
         let writer = memory.repository
-        let tree = try writer.updateTree(snap.tree, written.map { .upsert(path: $0.path, blob: $0.blob) })
+        let changes = written.map { TreeChange.upsert(path: $0.path, blob: $0.blob) }
         let sig = try signatureNow()
         let parents = snap.commit.map { [$0] } ?? []
-        let commit = try writer.createCommit(
-            tree: tree, parents: parents, author: sig, committer: sig, message: change.message + "\n")
-        try memory.store(try memory.objects(reaching: [commit], from: parents, missingFrom: repo), into: repo)
+        // The trees and commit are made in memory over blobs only the spool holds, and go in
+        // with them as one pack; where libgit2's check that a tree's blobs exist must stay on
+        // (not one command), the blobs go in first, as a pack of their own.
+        func makeCommit() throws -> ObjectID {
+            try writer.createCommit(
+                tree: try writer.updateTree(snap.tree, changes), parents: parents, author: sig, committer: sig,
+                message: change.message + "\n")
+        }
+        let commit: ObjectID
+        if let made = try GitLibrary.withoutObjectChecks(makeCommit) {
+            commit = made
+        } else {
+            try spool.finish()
+            commit = try makeCommit()
+        }
+        try spool.add(try writer.objectsMissing(reaching: [commit], from: parents), from: writer)
+        try spool.finish()
         try recordPending(paths)
         try repo.moveBranch(Self.branch, to: commit, expected: snap.commit, committer: sig, message: change.message)
         var folders = Set<String>()
