@@ -58,7 +58,7 @@ import TodoCore
         let attempts = 12
         for k in 0..<attempts {
             let head = try sb.commits().first
-            let delay = UInt32(clamping: micros * (k + 1) / attempts)
+            let delay = UInt32(clamping: micros * k / attempts)
             let ended = try sb.start(["import", file]).kill(after: delay)
             let context = "attempt \(k), killed after \(delay) µs of \(micros): \(ended)"
             if ended.signal == SIGKILL { kills += 1 } else { #expect(ended.exitCode == 0, "\(context)") }
