@@ -16,13 +16,22 @@ static inline int todo_git_strict_hash_verification(int on) {
     return git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, on);
 }
 
+static inline int todo_git_strict_object_creation(int on) {
+    return git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, on);
+}
+
 static inline int todo_git_set_certificate_file(const char *file) {
     return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, (const char *)0);
 }
 
-static inline int todo_git_set_pack_windows(size_t window, size_t mapped) {
-    int e = git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, window);
-    return e ? e : git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, mapped);
+static inline int todo_git_set_mwindow(size_t window, size_t mapped_limit) {
+    int rc = git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, window);
+    return rc != 0 ? rc : git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, mapped_limit);
+}
+
+static inline int todo_git_get_mwindow(size_t *window, size_t *mapped_limit) {
+    int rc = git_libgit2_opts(GIT_OPT_GET_MWINDOW_SIZE, window);
+    return rc != 0 ? rc : git_libgit2_opts(GIT_OPT_GET_MWINDOW_MAPPED_LIMIT, mapped_limit);
 }
 
 static inline int todo_git_set_tree_cache_limit(size_t bytes) {

@@ -32,7 +32,7 @@ public enum GitLibrary {
             git_libgit2_init()
             todo_library_starting(0)
             s.fsyncing = fsync
-            _ = todo_git_set_pack_windows(packWindowBytes, packMappingLimitBytes)
+            _ = todo_git_set_mwindow(packWindowBytes, packMappingLimitBytes)
             _ = todo_git_set_tree_cache_limit(treeCacheLimitBytes)
             _ = todo_git_enable_fsync(fsync ? 1 : 0)
         }
@@ -110,5 +110,30 @@ extension GitLibrary {
     public static func verifyObjectsOnRead(_ on: Bool) {
         if !on && !mayToggle { return }
         _ = todo_git_strict_hash_verification(on ? 1 : 0)
+    }
+
+    /// Runs `body` without libgit2's check that what a new tree or commit refers to is in the
+    /// object database, for a caller that writes trees over blobs it hashed itself and has not
+    /// stored yet (`PackSpool`). Returns nil, without running `body`, in a process that has not
+    /// declared itself one command: there the check stays, and the caller stores the blobs first.
+    public static func withoutObjectChecks<T>(_ body: () throws -> T) rethrows -> T? {
+        guard mayToggle else { return nil }
+        _ = todo_git_strict_object_creation(0)
+        defer { _ = todo_git_strict_object_creation(1) }
+        return try body()
+    }
+
+    /// Runs `body` with at most `limit` bytes of pack files mapped at a time, in windows of a
+    /// quarter of it, instead of the limits set at start (`packMappingLimitBytes`): mapped pack
+    /// pages count as the process's memory, and a step that writes and reads back one large
+    /// pack (a large import) holds less with a tighter limit. Only the mapping changes, not what
+    /// is read. Process-wide: in a process that has not declared itself one command, the limits
+    /// set at start stay.
+    public static func withPackMapping<T>(limitedTo limit: Int, _ body: () throws -> T) rethrows -> T {
+        var (window, mapped) = (0, 0)
+        guard mayToggle, todo_git_get_mwindow(&window, &mapped) == 0 else { return try body() }
+        _ = todo_git_set_mwindow(max(limit / 4, 1 << 20), limit)
+        defer { _ = todo_git_set_mwindow(window, mapped) }
+        return try body()
     }
 }

@@ -140,29 +140,37 @@ extension Repository {
                     }
                     return
                 }
-                var writer: UnsafeMutablePointer<git_odb_writepack>?
-                try check(git_odb_write_pack(&writer, target, nil, nil), call: "git_odb_write_pack")
-                guard let writer else { throw GitError.missing("git_odb_write_pack") }
-                defer { writer.pointee.free(writer) }
-                var stats = git_indexer_progress()
-                // The indexer gets the pack a megabyte at a time: it writes a temporary file
-                // and renames it into place at commit, so the whole pack is never in memory.
-                var pack = PackStream(count: objects.count) { chunk in
-                    try chunk.withUnsafeBytes { buffer in
-                        try check(writer.pointee.append(writer, buffer.baseAddress, buffer.count, &stats), call: "git_odb_writepack.append")
+                try Self.writePack(into: target, count: objects.count) { pack in
+                    for (n, id) in objects.enumerated() {
+                        if n % 512 == 0, !progress(n, objects.count) {
+                            throw GitError(code: GIT_EUSER.rawValue, errorClass: 0, message: "the copy was stopped", function: "copy")
+                        }
+                        try Self.read(id, from: source) { type, content in try pack.append(type: type, content) }
                     }
+                    _ = progress(objects.count, objects.count)
                 }
-                for (n, id) in objects.enumerated() {
-                    if n % 512 == 0, !progress(n, objects.count) {
-                        throw GitError(code: GIT_EUSER.rawValue, errorClass: 0, message: "the copy was stopped", function: "copy")
-                    }
-                    try Self.read(id, from: source) { type, content in try pack.append(type: type, content) }
-                }
-                _ = progress(objects.count, objects.count)
-                try pack.finish()
-                try check(writer.pointee.commit(writer, &stats), call: "git_odb_writepack.commit")
             }
         }
+    }
+
+    /// Writes one pack of `count` objects into `odb`, made by `body` through a `PackStream`.
+    /// The indexer gets the pack a megabyte at a time: it writes a temporary file and renames
+    /// it into place at commit (fsynced as the library is set to), so the whole pack is never
+    /// in memory and appears whole or not at all.
+    static func writePack(into odb: OpaquePointer, count: Int, _ body: (inout PackStream) throws -> Void) throws {
+        var writer: UnsafeMutablePointer<git_odb_writepack>?
+        try check(git_odb_write_pack(&writer, odb, nil, nil), call: "git_odb_write_pack")
+        guard let writer else { throw GitError.missing("git_odb_write_pack") }
+        defer { writer.pointee.free(writer) }
+        var stats = git_indexer_progress()
+        var pack = PackStream(count: count) { chunk in
+            try chunk.withUnsafeBytes { buffer in
+                try check(writer.pointee.append(writer, buffer.baseAddress, buffer.count, &stats), call: "git_odb_writepack.append")
+            }
+        }
+        try body(&pack)
+        try pack.finish()
+        try check(writer.pointee.commit(writer, &stats), call: "git_odb_writepack.commit")
     }
 
     /// Copies every object `source` holds into this repository, for a first copy of a
@@ -271,7 +279,13 @@ struct PackStream {
     }
 
     mutating func append(type: git_object_t, _ content: UnsafeBufferPointer<UInt8>) throws {
-        appendObject(type: type, content)
+        Self.encode(type: type, content, into: &bytes)
+        if bytes.count >= Self.chunk { try flush() }
+    }
+
+    /// Appends objects already encoded by `encode` (counted in the header's total).
+    mutating func appendEncoded(_ encoded: ArraySlice<UInt8>) throws {
+        bytes.append(contentsOf: encoded)
         if bytes.count >= Self.chunk { try flush() }
     }
 
@@ -287,7 +301,8 @@ struct PackStream {
         try sink(hash.finish())
     }
 
-    private mutating func appendObject(type: git_object_t, _ content: UnsafeBufferPointer<UInt8>) {
+    /// Appends to `bytes` one object as a pack holds it whole.
+    static func encode(type: git_object_t, _ content: UnsafeBufferPointer<UInt8>, into bytes: inout [UInt8]) {
         // Type and size: 3 type bits and the low 4 size bits, then 7 size bits a byte.
         var size = content.count
         var first = UInt8(truncatingIfNeeded: type.rawValue & 7) << 4 | UInt8(size & 0x0F)

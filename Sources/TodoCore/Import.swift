@@ -76,10 +76,7 @@ public enum ImportProblem: Error, Equatable, Sendable {
 public enum TaskImport {
     /// `offsetMinutes` converts Taskwarrior's UTC due times to household-local dates.
     public static func parse(_ bytes: [UInt8], offsetMinutes: Int = 0) throws(ImportError) -> [ImportedTask] {
-        let values = try documents(bytes)
-        var out: [ImportedTask] = []
-        out.reserveCapacity(values.count)
-        for (i, v) in values.enumerated() {
+        try collect(bytes, into: [ImportedTask]()) { (out, i, v) throws(ImportError) in
             guard case .object = v else { throw ImportError(index: i, .notAnObject) }
             do throws(ImportError) {
                 var task = v["uuid"] != nil || v["description"] != nil ? try taskwarrior(v, offsetMinutes) : try todo(v)
@@ -89,29 +86,49 @@ public enum TaskImport {
                 throw ImportError(index: i, error.problem)
             }
         }
-        return out
     }
 
-    static func documents(_ bytes: [UInt8]) throws(ImportError) -> [JSONValue] {
+    /// Reads the documents of an import one at a time into `state`, each dropped once `body`
+    /// has taken what it needs from it (a large file is never held as one JSON tree): the
+    /// elements of a JSON array (or the one document that is not an array), else one object per
+    /// line, numbered from 0 among the lines that are not empty. Errors are what reading every
+    /// document first would give: a syntax error anywhere (for one object per line, the first
+    /// line at fault) before the first error `body` throws, which stops only the conversion.
+    static func collect<State>(
+        _ bytes: [UInt8], into initial: State, _ body: (inout State, Int, JSONValue) throws(ImportError) -> Void
+    ) throws(ImportError) -> State {
+        var state = initial
+        var refused: ImportError?
+        func take(_ n: Int, _ v: JSONValue) -> Bool {
+            do throws(ImportError) {
+                try body(&state, n, v)
+                return true
+            } catch {
+                refused = error
+                return false
+            }
+        }
         do {
-            let root = try JSONParser.parse(bytes)
-            if case .array(let items) = root { return items }
-            return [root]
+            try JSONParser.forEachTopLevelValue(bytes, take)
         } catch {
-            // Not a single document: try one JSON object per line.
-            var items: [JSONValue] = []
-            for (n, line) in bytes.split(separator: 0x0A).enumerated() {
+            // Not a single document: one JSON object per line, from the start again.
+            (state, refused) = (initial, nil)
+            var n = 0
+            for (number, line) in bytes.split(separator: 0x0A).enumerated() {
                 let trimmed = line.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
                 if trimmed.isEmpty { continue }
                 do {
-                    items.append(try JSONParser.parse(Array(trimmed.last == 0x0D ? trimmed.dropLast() : trimmed)))
+                    let v = try JSONParser.parse(Array(trimmed.last == 0x0D ? trimmed.dropLast() : trimmed))
+                    if refused == nil { _ = take(n, v) }
                 } catch {
-                    throw ImportError(index: nil, .notJSON(line: n + 1, detail: "\(error)"))
+                    throw ImportError(index: nil, .notJSON(line: number + 1, detail: "\(error)"))
                 }
+                n += 1
             }
-            if items.isEmpty { throw ImportError(index: nil, .noTasks) }
-            return items
+            if n == 0 { throw ImportError(index: nil, .noTasks) }
         }
+        if let refused { throw refused }
+        return state
     }
 
     static func string(_ v: JSONValue?, _ field: String) throws(ImportError) -> String? {

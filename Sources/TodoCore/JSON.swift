@@ -65,6 +65,31 @@ public struct JSONParser {
         try parse(Array(text.utf8))
     }
 
+    /// The document's top-level values one at a time, so that a large one is never held whole:
+    /// each element of an array document (numbered from 0), or the document itself when it is
+    /// not an array. `body` says whether it wants the next value; after a false, the rest is
+    /// only checked. Throws what `parse` would, once `body` has seen the values before the fault.
+    public static func forEachTopLevelValue(_ bytes: [UInt8], _ body: (Int, JSONValue) -> Bool) throws(JSONError) {
+        var parser = JSONParser(bytes: bytes)
+        parser.skipSpace()
+        if parser.i < bytes.count, bytes[parser.i] == UInt8(ascii: "[") {
+            var n = 0
+            var wanted = true
+            try parser.parseElements { value in
+                if wanted { wanted = body(n, value) }
+                n += 1
+            }
+        } else {
+            let value = try parser.parseValue()
+            parser.skipSpace()
+            if parser.i != bytes.count { throw parser.fail("unexpected data after the JSON value") }
+            _ = body(0, value)
+            return
+        }
+        parser.skipSpace()
+        if parser.i != bytes.count { throw parser.fail("unexpected data after the JSON value") }
+    }
+
     private init(bytes: [UInt8]) { self.bytes = bytes }
 
     private func fail(_ message: String) -> JSONError { JSONError(message: message, offset: i) }
@@ -141,18 +166,24 @@ public struct JSONParser {
     }
 
     private mutating func parseArray() throws(JSONError) -> JSONValue {
+        var items: [JSONValue] = []
+        try parseElements { items.append($0) }
+        return .array(items)
+    }
+
+    /// Parses the array at `i`, handing each element to `each` as soon as it is read.
+    private mutating func parseElements(_ each: (JSONValue) -> Void) throws(JSONError) {
         try enter()
         defer { depth -= 1 }
         i += 1
-        var items: [JSONValue] = []
         skipSpace()
         if i < bytes.count, bytes[i] == UInt8(ascii: "]") {
             i += 1
-            return .array(items)
+            return
         }
         while true {
             skipSpace()
-            items.append(try parseValue())
+            each(try parseValue())
             skipSpace()
             guard i < bytes.count else { throw fail("unexpected end of input") }
             if bytes[i] == UInt8(ascii: ",") {
@@ -161,7 +192,7 @@ public struct JSONParser {
             }
             if bytes[i] == UInt8(ascii: "]") {
                 i += 1
-                return .array(items)
+                return
             }
             throw fail("expected ',' or ']'")
         }

@@ -68,54 +68,60 @@ extension TaskImport {
         }
     }
 
-    /// `parse`, with Taskwarrior recurrence folded into chores and a report of what had no field.
-    public static func parseBatch(_ bytes: [UInt8], offsetMinutes: Int = 0) throws(ImportError) -> ImportBatch {
-        let values = try documents(bytes)
+    /// What `parseBatch` has gathered so far.
+    struct BatchState {
         var tasks: [ImportedTask] = []
         var tally = Tally()
-        // Templates first, so instances can find them wherever they are in the file.
-        var templates: [String: Int] = [:]  // uuid -> index in `tasks`
+        /// A recurring template's uuid -> its index in `tasks`.
+        var templates: [String: Int] = [:]
+        /// Instances, read once every template is known.
         var pendingInstances: [(JSONValue, Int)] = []
-        for (i, v) in values.enumerated() {
+    }
+
+    /// `parse`, with Taskwarrior recurrence folded into chores and a report of what had no field.
+    /// The file is read one task at a time: only the tasks made from it are kept, and the
+    /// recurring instances, which need every template first.
+    public static func parseBatch(_ bytes: [UInt8], offsetMinutes: Int = 0) throws(ImportError) -> ImportBatch {
+        var state = try collect(bytes, into: BatchState()) { (state, i, v) throws(ImportError) in
             guard case .object = v else { throw ImportError(index: i, .notAnObject) }
             if let parent = v["parent"]?.stringValue, !parent.isEmpty, v["uuid"] != nil || v["description"] != nil {
-                pendingInstances.append((v, i))
-                continue
+                state.pendingInstances.append((v, i))
+                return
             }
             do throws(ImportError) {
                 guard v["uuid"] != nil || v["description"] != nil else {
                     var t = try todo(v)
                     try t.checkFields()
-                    tasks.append(t)
-                    continue
+                    state.tasks.append(t)
+                    return
                 }
-                var t = try taskwarriorTask(v, offsetMinutes, &tally)
+                var t = try taskwarriorTask(v, offsetMinutes, &state.tally)
                 try t.checkFields()
-                if t.recurrence != nil, let uuid = v["uuid"]?.stringValue { templates[uuid.lowercased()] = tasks.count }
-                tasks.append(t)
+                if t.recurrence != nil, let uuid = v["uuid"]?.stringValue { state.templates[uuid.lowercased()] = state.tasks.count }
+                state.tasks.append(t)
             } catch {
                 throw ImportError(index: i, error.problem)
             }
         }
-        for (v, i) in pendingInstances {
-            guard let parent = v["parent"]?.stringValue?.lowercased(), let at = templates[parent],
-                let r = tasks[at].recurrence
+        for (v, i) in state.pendingInstances {
+            guard let parent = v["parent"]?.stringValue?.lowercased(), let at = state.templates[parent],
+                let r = state.tasks[at].recurrence
             else {
                 // The template is not in this export: the instance is imported as a task of its own.
                 do throws(ImportError) {
                     var t = try taskwarrior(v, offsetMinutes)
                     t.updatesExisting = true
                     try t.checkFields()
-                    tasks.append(t)
+                    state.tasks.append(t)
                 } catch {
                     throw ImportError(index: i, error.problem)
                 }
-                tally.note("parent", .importedAsOwnTask)
+                state.tally.note("parent", .importedAsOwnTask)
                 continue
             }
-            if let occurrence = instanceOccurrence(v, of: r, offsetMinutes, &tally) { tasks[at].occurrences.append(occurrence) }
+            if let occurrence = instanceOccurrence(v, of: r, offsetMinutes, &state.tally) { state.tasks[at].occurrences.append(occurrence) }
         }
-        return ImportBatch(tasks: tasks, notes: tally.notes)
+        return ImportBatch(tasks: state.tasks, notes: state.tally.notes)
     }
 
     /// One Taskwarrior task that is not a recurring instance: a recurring template becomes a

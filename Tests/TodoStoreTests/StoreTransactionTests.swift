@@ -116,6 +116,22 @@ struct StoreTransactionTests {
         #expect(try f.head() == before)
     }
 
+    /// In a process that has not declared itself one command (`todo serve`, this test), libgit2's
+    /// check that a tree's blobs exist stays on: a bulk import stores its blobs as a pack of their
+    /// own before making its trees, and is as whole and sound.
+    @Test func aLargeImportInALongRunningProcessIsWholeAndSound() throws {
+        let f = try Fixture()
+        let json = "[" + (0..<(Household.bulkThreshold + 36)).map { #"{"title": "Bulk \#($0)"}"# }.joined(separator: ",") + "]"
+        let outcome = try f.household.importTasks(Array(json.utf8), file: "bulk.json")
+        #expect(outcome.imported == Household.bulkThreshold + 36)
+        #expect(outcome.commit == (try f.head()))
+        #expect(try f.subject() == "import: \(Household.bulkThreshold + 36) tasks from bulk.json")
+        let files = try git("ls-tree", "-r", "--name-only", "main", "tasks", in: f.repo)
+        #expect(files.split(separator: "\n").count == Household.bulkThreshold + 36)
+        #expect(try git("fsck", "--strict", "--no-progress", in: f.repo).isEmpty)
+        #expect(try git("status", "--porcelain", "--untracked-files=all", in: f.repo).isEmpty)
+    }
+
     @Test func importKeepsIDsSkipsKnownOnesAndRefusesBadData() throws {
         let f = try Fixture()
         let json = """

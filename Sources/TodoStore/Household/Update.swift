@@ -12,6 +12,9 @@ extension Household {
         public var files: [(String, [UInt8])]
         public var message: String
         public var value: Value
+        /// More tasks, made one at a time as they are written rather than held together (a
+        /// large import): such a change takes `commitBulk`.
+        var made: TaskSource?
 
         public init(tasks: [Task], files: [(String, [UInt8])] = [], message: String, value: Value) {
             self.tasks = tasks
@@ -19,6 +22,12 @@ extension Household {
             self.message = message
             self.value = value
         }
+    }
+
+    /// Tasks a change makes one at a time: `each` hands every one of them, in turn, to the
+    /// function it is given, which writes it and lets it go (`commitBulk` calls it once).
+    struct TaskSource {
+        var each: ((Task) throws -> Void) throws -> Void
     }
 
     /// The household as of the current commit, without taking the lock.
@@ -205,6 +214,7 @@ extension Household {
     /// of `main.lock` and one fsync of `refs/heads`. A change of more than `bulkThreshold`
     /// files goes in as one pack that libgit2 fsyncs before the record is written.
     func commit<Value>(_ change: Update<Value>, on snap: Snapshot) throws {
+        if let made = change.made { return try commitBulk(change, made, on: snap) }
         var files = change.files
         for task in change.tasks { files.append((task.id.path, TaskCodec.encode(task))) }
         try refuseHandEdits(files.map(\.0), committed: snap.tree)
@@ -245,6 +255,73 @@ extension Household {
         if bulk { _ = try? repo.consolidatePacks(above: Self.packLimit) }
     }
 
+    /// `commit` for a change of many files (`Update.made`), in memory that does not grow with
+    /// their number beyond a path and an id each: each file is encoded and its blob written to
+    /// a `PackSpool` as it is made; the hand-edit check then sees every path, before anything
+    /// is in the household. The trees and commit, made in memory, join the blobs in that one
+    /// pack (fsynced); the record of the paths, the branch, the work tree written back from the blobs
+    /// one file at a time, and the index staged once follow as for any bulk change.
+    /// Pack files are mapped at most `bulkPackMapping` bytes at a time meanwhile: the new pack
+    /// is read as it is indexed and again for the work tree.
+    func commitBulk<Value>(_ change: Update<Value>, _ made: TaskSource, on snap: Snapshot) throws {
+        try GitLibrary.withPackMapping(limitedTo: Self.bulkPackMapping) { try writeBulk(change, made, on: snap) }
+    }
+
+    /// At most this many bytes of pack files mapped at a time while a bulk change is written.
+    static let bulkPackMapping = 16 << 20
+
+    private func writeBulk<Value>(_ change: Update<Value>, _ made: TaskSource, on snap: Snapshot) throws {
+        let spool = try PackSpool(repository: repo)
+        var written: [(path: String, blob: ObjectID)] = []
+        func put(_ path: String, _ bytes: [UInt8]) throws {
+            let blob = try PackSpool.blobID(bytes)
+            // Skip files whose bytes are already committed, as `commit` does.
+            if let tree = snap.tree, let entry = try repo.treeEntry(tree, path: path), entry.id == blob,
+                entry.mode == 0o100644
+            {
+                return
+            }
+            try spool.add(bytes, as: blob)
+            written.append((path, blob))
+        }
+        for (path, bytes) in change.files { try put(path, bytes) }
+        for task in change.tasks { try put(task.id.path, TaskCodec.encode(task)) }
+        try made.each { task in try put(task.id.path, TaskCodec.encode(task)) }
+        if written.isEmpty { return }
+        let paths = written.map(\.path)
+        try refuseHandEdits(paths, committed: snap.tree)
+        let memory = try BulkWriter(path: path)
+        let writer = memory.repository
+        let changes = written.map { TreeChange.upsert(path: $0.path, blob: $0.blob) }
+        let sig = try signatureNow()
+        let parents = snap.commit.map { [$0] } ?? []
+        // The trees and commit are made in memory over blobs only the spool holds, and go in
+        // with them as one pack; where libgit2's check that a tree's blobs exist must stay on
+        // (not one command), the blobs go in first, as a pack of their own.
+        func makeCommit() throws -> ObjectID {
+            try writer.createCommit(
+                tree: try writer.updateTree(snap.tree, changes), parents: parents, author: sig, committer: sig,
+                message: change.message + "\n")
+        }
+        let commit: ObjectID
+        if let made = try GitLibrary.withoutObjectChecks(makeCommit) {
+            commit = made
+        } else {
+            try spool.finish()
+            commit = try makeCommit()
+        }
+        try spool.add(try writer.objectsMissing(reaching: [commit], from: parents), from: writer)
+        try spool.finish()
+        try recordPending(paths)
+        try repo.moveBranch(Self.branch, to: commit, expected: snap.commit, committer: sig, message: change.message)
+        var folders = Set<String>()
+        for (path, blob) in written { try writeWorkTreeFile(path, try repo.readBlob(blob), folders: &folders) }
+        try repo.stage(written)
+        clearPending()
+        // Packing after a bulk write is housekeeping: a failure loses nothing and the next housekeeping packs.
+        _ = try? repo.consolidatePacks(above: Self.packLimit)
+    }
+
     /// This member, now, as a commit's author and committer.
     func signatureNow() throws -> Signature {
         let me = try identity()
@@ -271,17 +348,21 @@ extension Household {
     /// Writes committed files into the work tree (atomically, by rename) and stages them.
     func updateWorkTree(_ files: [(path: String, bytes: [UInt8], blob: ObjectID)]) throws {
         var folders = Set<String>()
-        for (path, bytes, _) in files {
-            let full = "\(self.path)/\(path)"
-            if let slash = full.lastIndex(of: "/") {
-                let folder = String(full[..<slash])
-                if folders.insert(folder).inserted, mkdir(folder, 0o755) != 0, errno != EEXIST {
-                    try makeDirectories(folder)
-                }
-            }
-            try writeFile(full, bytes, sync: false, inPlace: true)
-        }
+        for (path, bytes, _) in files { try writeWorkTreeFile(path, bytes, folders: &folders) }
         try repo.stage(files.map { ($0.path, $0.blob) })
+    }
+
+    /// Writes one committed file into the work tree, making its folder unless `folders` (the
+    /// folders already made or found by this change) has it.
+    func writeWorkTreeFile(_ path: String, _ bytes: [UInt8], folders: inout Set<String>) throws {
+        let full = "\(self.path)/\(path)"
+        if let slash = full.lastIndex(of: "/") {
+            let folder = String(full[..<slash])
+            if folders.insert(folder).inserted, mkdir(folder, 0o755) != 0, errno != EEXIST {
+                try makeDirectories(folder)
+            }
+        }
+        try writeFile(full, bytes, sync: false, inPlace: true)
     }
 }
 

@@ -57,13 +57,16 @@ extension Household {
         let ((added, skipped, counts), commit) = try transact { snap in
             var rng = IDSource.generator(for: "import \(snap.commit?.hex ?? "-") \(stamper.member)")
             var existing = Set(try snap.loadAllIDs())
+            // Re-imported tasks that changed, whole; new ones only as the item and its id, made
+            // into tasks as they are written (`made`).
             var tasks: [Task] = []
+            var fresh: [(item: Int, id: TaskID)] = []
             var skipped = 0
             var seen = Set<TaskID>()
             let stamp = stamper.stamp(after: nil)
             // Per field, what re-imported tasks changed and kept.
             var counts = ImportOutcome(imported: 0, skipped: 0, commit: nil)
-            for item in imported {
+            for (n, item) in imported.enumerated() {
                 var id = item.id ?? TaskID.random(using: &rng)
                 if existing.contains(id) {
                     if item.id != nil {
@@ -80,19 +83,32 @@ extension Household {
                     while existing.contains(id) { id = TaskID.random(using: &rng) }
                 }
                 existing.insert(id)
-                var task = Task(
-                    id: id, title: item.title, createdAt: item.createdAt ?? isoMillis(now),
-                    createdBy: item.createdBy ?? stamper.member, status: item.status, notes: item.notes,
-                    assignee: item.assignee, due: item.due, priority: item.priority, deleted: item.deleted)
-                for field in Task.stampedFields { task.stamps[field] = stamp }
-                for tag in item.tags { task.setTag(tag, present: true, stamp: stamp) }
-                Self.importChore(item, into: &task, stamp: stamp)
                 seen.insert(id)
-                tasks.append(task)
+                fresh.append((n, id))
             }
-            return Update(
-                tasks: tasks, message: CommitText.imported(tasks.count, from: file),
-                value: (tasks.count - counts.updated - counts.recorded, skipped, counts))
+            let count = tasks.count + fresh.count
+            let made = TaskSource { write in
+                for (n, id) in fresh {
+                    let item = imported[n]
+                    var task = Task(
+                        id: id, title: item.title, createdAt: item.createdAt ?? isoMillis(now),
+                        createdBy: item.createdBy ?? stamper.member, status: item.status, notes: item.notes,
+                        assignee: item.assignee, due: item.due, priority: item.priority, deleted: item.deleted)
+                    for field in Task.stampedFields { task.stamps[field] = stamp }
+                    for tag in item.tags { task.setTag(tag, present: true, stamp: stamp) }
+                    Self.importChore(item, into: &task, stamp: stamp)
+                    try write(task)
+                }
+            }
+            var update = Update(
+                tasks: tasks, message: CommitText.imported(count, from: file),
+                value: (count - counts.updated - counts.recorded, skipped, counts))
+            if count > Self.bulkThreshold {
+                update.made = made
+            } else {
+                try made.each { update.tasks.append($0) }
+            }
+            return update
         }
         var outcome = ImportOutcome(imported: added, skipped: skipped, commit: commit)
         (outcome.updated, outcome.recorded) = (counts.updated, counts.recorded)
