@@ -56,6 +56,22 @@ final class PackSet {
         var raw = id.raw
         return git_odb_exists(odb, &raw) != 0
     }
+
+    /// The ids of every object the packs hold.
+    func ids() throws -> [ObjectID] {
+        final class Collected { var ids: [ObjectID] = [] }
+        let collected = Collected()
+        let payload = Unmanaged.passUnretained(collected).toOpaque()
+        try check(
+            git_odb_foreach(
+                odb,
+                { oid, payload in
+                    guard let oid, let payload else { return -1 }
+                    Unmanaged<Collected>.fromOpaque(payload).takeUnretainedValue().ids.append(ObjectID(oid.pointee))
+                    return 0
+                }, payload), call: "git_odb_foreach")
+        return withExtendedLifetime(collected) { collected.ids }
+    }
 }
 
 /// Where a geometric repack splits the packs (docs/FORMAT.md, "Geometric packing"), by their

@@ -59,13 +59,7 @@ public final class PackSpool {
     }
 
     private func flush() throws {
-        var done = 0
-        while done < buffer.count {
-            let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw GitError.system(errno: errno, call: "write (a pack being made)") }
-            done += n
-        }
+        try writeAll(fd, buffer, what: "a pack being made")
         buffer.removeAll(keepingCapacity: true)
     }
 
@@ -77,14 +71,9 @@ public final class PackSpool {
         try repository.withODB { odb in
             try Repository.writePack(into: odb, count: count) { pack in
                 var chunk = [UInt8](repeating: 0, count: PackStream.chunk)
-                var offset: off_t = 0
-                while true {
-                    let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }
-                    if n < 0 && errno == EINTR { continue }
-                    if n < 0 { throw GitError.system(errno: errno, call: "read (a pack being made)") }
-                    if n == 0 { break }
+                if lseek(fd, 0, SEEK_SET) != 0 { throw GitError.system(errno: errno, call: "lseek (a pack being made)") }
+                while case let n = try chunk.withUnsafeMutableBytes({ try readFully(fd, into: $0, what: "a pack being made") }), n > 0 {
                     try pack.appendEncoded(chunk[0..<n])
-                    offset += off_t(n)
                 }
             }
         }

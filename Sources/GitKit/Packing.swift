@@ -42,8 +42,6 @@ public struct PackingOutcome: Sendable {
     /// Every reference and the index, as they were both before and after the pack was computed;
     /// nil when they moved meanwhile (then nothing may be concluded about `unreachable`).
     public var references: String?
-    /// A geometric run's: packs it kept as they were.
-    public var packsKept = 0
     /// A geometric run's: loose objects neither the new pack nor a kept pack holds, left where
     /// they are (it does not decide whether anything reaches them).
     public var looseLeft = 0
@@ -85,17 +83,17 @@ extension Repository {
             .filter { access(folder + $0 + ".idx", F_OK) == 0 }.sorted()
     }
 
-    /// The sizes of the packs `packNames` lists.
-    public static func packSizes(in objectsDirectory: String) -> [Int] {
-        packNames(in: objectsDirectory).compactMap { name in
+    /// The sizes of the packs `names` (as `packNames` lists them).
+    public static func packSizes(_ names: [String], in objectsDirectory: String) -> [Int] {
+        names.compactMap { name in
             var st = stat()
             return stat(objectsDirectory + "/pack/" + name + ".pack", &st) == 0 ? Int(st.st_size) : nil
         }
     }
 
-    /// The numbers of objects of the packs `packNames` lists (from their indexes' headers).
-    public static func packObjectCounts(in objectsDirectory: String) -> [Int] {
-        packNames(in: objectsDirectory).compactMap { objectCount(packIndex: objectsDirectory + "/pack/" + $0 + ".idx") }
+    /// The numbers of objects of the packs `names` (from their indexes' headers).
+    public static func packObjectCounts(_ names: [String], in objectsDirectory: String) -> [Int] {
+        names.compactMap { objectCount(packIndex: objectsDirectory + "/pack/" + $0 + ".idx") }
     }
 
     /// Removes what killed writers left, which git counts as garbage: temporary object files
@@ -249,7 +247,6 @@ extension Repository {
         let split = GeometricSplit(packs: packs, looseObjects: loose.count)
         if split.kept.isEmpty { return nil }
         var outcome = PackingOutcome()
-        outcome.packsKept = split.kept.count
         if split.rolled.isEmpty && loose.isEmpty { return outcome }
         let kept = try PackSet(split.kept.map { folder + $0 + ".idx" })
         let builder = try PackBuilder(self)
@@ -259,13 +256,7 @@ extension Repository {
         if outcome.objectsPacked > 0 {
             try write(builder, replacing: split.rolled, loose: loose, kept: kept, into: &outcome, checkpoint: checkpoint)
         } else {
-            for object in loose {
-                if kept.contains(object.id) {
-                    if unlink(object.path) == 0 { outcome.looseRemoved += 1 }
-                } else {
-                    outcome.looseLeft += 1
-                }
-            }
+            removeLoose(loose, heldBy: [], kept: kept, into: &outcome, checkpoint: checkpoint)
         }
         syncDirectory(folder)
         return outcome
@@ -293,17 +284,7 @@ extension Repository {
 
         // Only what the index on disk says the new pack holds.
         let held = Set(try self.objects(inPackIndex: folder + written + ".idx"))
-        let half = loose.count / 2
-        for (n, object) in loose.enumerated() {
-            if n == half && n > 0 { checkpoint("loose-half") }
-            if held.contains(object.id) || kept?.contains(object.id) == true {
-                if unlink(object.path) == 0 { outcome.looseRemoved += 1 }
-            } else if kept == nil {
-                outcome.unreachable.append(object)
-            } else {
-                outcome.looseLeft += 1
-            }
-        }
+        removeLoose(loose, heldBy: held, kept: kept, into: &outcome, checkpoint: checkpoint)
         let replaced = old.filter { name in
             guard name != written, let ids = try? self.objects(inPackIndex: folder + name + ".idx") else { return false }
             return ids.allSatisfy(held.contains)
@@ -320,6 +301,25 @@ extension Repository {
             outcome.packsRemoved += 1
         }
         unlink(removalRecordPath)
+    }
+
+    /// Removes each of `loose` that `held` (the new pack's ids) or `kept` holds; one held by
+    /// neither is `unreachable` for a full repack (`kept` nil), `looseLeft` for a geometric one.
+    private func removeLoose(
+        _ loose: [LooseObject], heldBy held: Set<ObjectID>, kept: PackSet?, into outcome: inout PackingOutcome,
+        checkpoint: (String) -> Void
+    ) {
+        let half = loose.count / 2
+        for (n, object) in loose.enumerated() {
+            if n == half && n > 0 { checkpoint("loose-half") }
+            if held.contains(object.id) || kept?.contains(object.id) == true {
+                if unlink(object.path) == 0 { outcome.looseRemoved += 1 }
+            } else if kept == nil {
+                outcome.unreachable.append(object)
+            } else {
+                outcome.looseLeft += 1
+            }
+        }
     }
 
     /// Where a run names the packs it is about to remove (`pack-<sha1>` lines).

@@ -77,25 +77,6 @@ extension Repository {
 
     /// The ids of every object in one pack, read through its index.
     func objects(inPackIndex index: String) throws -> [ObjectID] {
-        var odb: OpaquePointer?
-        try check(git_odb_new(&odb), call: "git_odb_new")
-        defer { git_odb_free(odb) }
-        var backend: OpaquePointer?
-        try check(git_odb_backend_one_pack(&backend, index), call: "git_odb_backend_one_pack")
-        // The odb owns the backend from here on.
-        try check(git_odb_add_backend(odb, backend, 1), call: "git_odb_add_backend")
-        final class Collected { var ids: [ObjectID] = [] }
-        let collected = Collected()
-        let payload = Unmanaged.passUnretained(collected).toOpaque()
-        try check(
-            git_odb_foreach(
-                odb,
-                { oid, payload in
-                    guard let oid, let payload else { return -1 }
-                    let box = Unmanaged<Collected>.fromOpaque(payload).takeUnretainedValue()
-                    box.ids.append(ObjectID(oid.pointee))
-                    return 0
-                }, payload), call: "git_odb_foreach")
-        return withExtendedLifetime(collected) { collected.ids }
+        try PackSet([index]).ids()
     }
 }

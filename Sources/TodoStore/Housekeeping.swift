@@ -49,11 +49,6 @@ public struct MaintenancePart: Sendable {
     public var objectsPacked = 0
     public var looseRemoved = 0
     public var packsRemoved = 0
-    /// A geometric run (docs/FORMAT.md, "Geometric packing"): the larger packs were kept.
-    public var geometric = false
-    public var packsKept = 0
-    /// Loose objects a geometric run left (it does not judge reachability).
-    public var looseLeft = 0
     /// Unreachable loose objects removed (older than the grace period).
     public var unreachableRemoved = 0
     /// Unreachable loose objects left (younger than the grace period, in a path remote, or the
@@ -100,13 +95,14 @@ extension Household {
     /// loose object and nothing else.
     public static func maintenanceDue(objectsDirectory: String, exact: Int? = nil, afterSync: Bool = false) -> Bool {
         if let exact { return Repository.looseObjects(in: objectsDirectory).count > exact }
-        let packs = Repository.packSizes(in: objectsDirectory).sorted()
+        let names = Repository.packNames(in: objectsDirectory)
+        let packs = Repository.packSizes(names, in: objectsDirectory).sorted()
         if packs.count > autoPackLimit { return true }
         // The packs besides the largest: worth merging only once they weigh something (a
         // small household's few sync packs cost nothing to keep), and only when they are not
         // already the geometric progression a run would leave (docs/FORMAT.md, "Geometric packing").
         let rest = packs.dropLast().reduce(0, +)
-        if packs.count >= 2, rest > autoPackBytes, !GeometricSplit.isProgression(Repository.packObjectCounts(in: objectsDirectory)) {
+        if packs.count >= 2, rest > autoPackBytes, !GeometricSplit.isProgression(Repository.packObjectCounts(names, in: objectsDirectory)) {
             return true
         }
         // A bulk write's pack (an import, a large push to a path remote) holds its objects
@@ -215,13 +211,10 @@ extension Household {
         // leave many loose objects it cannot judge, everything is packed.
         var geometric = options.auto ? try target.packGeometrically(checkpoint: options.checkpoint) : nil
         if let run = geometric, run.looseLeft > Self.geometricLooseLeftLimit { geometric = nil }
-        part.geometric = geometric != nil
         let outcome = try geometric ?? target.packEverything(removingTemporariesOlderThan: started - options.grace, checkpoint: options.checkpoint)
         part.objectsPacked = outcome.objectsPacked
         part.looseRemoved = outcome.looseRemoved
         part.packsRemoved = outcome.packsRemoved
-        part.packsKept = outcome.packsKept
-        part.looseLeft = outcome.looseLeft
         let old = outcome.unreachable.filter { $0.modified < started - options.grace }
         part.unreachableKept = outcome.unreachable.count
         // The lock this todo's writers take: the household's, or in a path remote the one

@@ -225,11 +225,7 @@ extension Household {
         var written: [(path: String, bytes: [UInt8], blob: ObjectID)] = []
         for (path, bytes) in files {
             let blob = try writer.writeBlob(bytes)
-            if let tree = snap.tree, let entry = try repo.treeEntry(tree, path: path), entry.id == blob,
-                entry.mode == 0o100644
-            {
-                continue
-            }
+            if try isCommitted(path, as: blob, in: snap) { continue }
             changes.append(.upsert(path: path, blob: blob))
             written.append((path, bytes, blob))
         }
@@ -276,11 +272,7 @@ extension Household {
         func put(_ path: String, _ bytes: [UInt8]) throws {
             let blob = try PackSpool.blobID(bytes)
             // Skip files whose bytes are already committed, as `commit` does.
-            if let tree = snap.tree, let entry = try repo.treeEntry(tree, path: path), entry.id == blob,
-                entry.mode == 0o100644
-            {
-                return
-            }
+            if try isCommitted(path, as: blob, in: snap) { return }
             try spool.add(bytes, as: blob)
             written.append((path, blob))
         }
@@ -320,6 +312,12 @@ extension Household {
         clearPending()
         // Packing after a bulk write is housekeeping: a failure loses nothing and the next housekeeping packs.
         _ = try? repo.consolidatePacks(above: Self.packLimit)
+    }
+
+    /// Whether `snap`'s commit has `blob` at `path` as a plain file already.
+    func isCommitted(_ path: String, as blob: ObjectID, in snap: Snapshot) throws -> Bool {
+        guard let tree = snap.tree, let entry = try repo.treeEntry(tree, path: path) else { return false }
+        return entry.id == blob && entry.mode == 0o100644
     }
 
     /// This member, now, as a commit's author and committer.
