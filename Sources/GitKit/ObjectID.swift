@@ -33,6 +33,9 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { hex }
 
+    /// Whether all 20 bytes are zero (git's "no object").
+    var isZero: Bool { withUnsafeBytes(of: raw.id) { $0.allSatisfy { $0 == 0 } } }
+
     public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
         var l = lhs.raw
         var r = rhs.raw

@@ -410,6 +410,16 @@ extension Repository {
     private func insertReachable(into builder: OpaquePointer?) throws {
         try insertCommits(since: try PackSet([]), into: builder)
         guard workDirectory != nil else { return }
+        if let file = loadIndexFile() {
+            // Read here, as libgit2 cannot read a split index (and the index is not written).
+            try file.forEachEntry { raw, mode, path in
+                guard mode != 0o160000, let id = ObjectID(raw: raw[...]), try contains(id) else { return }
+                var oid = id.raw
+                try check(git_packbuilder_insert(builder, &oid, path), call: "git_packbuilder_insert")
+            }
+            return
+        }
+        try unsplitIndex()
         var index: OpaquePointer?
         try check(git_repository_index(&index, handle), call: "git_repository_index")
         defer { git_index_free(index) }

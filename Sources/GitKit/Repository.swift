@@ -74,6 +74,19 @@ public final class Repository {
         return value.map { String(cString: $0) }
     }
 
+    /// A boolean from the repository's config, as git reads one (`true`, `yes`, `on`, `1`...);
+    /// nil when unset.
+    public func configBool(_ key: String) throws -> Bool? {
+        var config: OpaquePointer?
+        try check(git_repository_config_snapshot(&config, handle), call: "git_repository_config_snapshot")
+        defer { git_config_free(config) }
+        var value: Int32 = 0
+        let rc = git_config_get_bool(&value, config, key)
+        if rc == GIT_ENOTFOUND.rawValue { return nil }
+        try check(rc, call: "git_config_get_bool")
+        return value != 0
+    }
+
     /// Writes `key = value` to the repository's own `.git/config`.
     public func setLocalConfig(_ key: String, _ value: String) throws {
         try withLocalConfig { try check(git_config_set_string($0, key, value), call: "git_config_set_string") }

@@ -18,6 +18,7 @@ extension Repository {
             | GIT_STATUS_OPT_EXCLUDE_SUBMODULES.rawValue
         if exact { opts.flags |= GIT_STATUS_OPT_DISABLE_PATHSPEC_MATCH.rawValue }
         if refreshIndex { opts.flags |= GIT_STATUS_OPT_UPDATE_INDEX.rawValue }
+        try unsplitIndex()
         return try withStrArray(pathspec) { specs in
             opts.pathspec = specs
             var list: OpaquePointer?
@@ -44,6 +45,7 @@ extension Repository {
         if let file = loadIndexFile() {
             return try pathsDiffering(from: tree, paths: paths, workDirectory: workDirectory) { file.lookup($0) }
         }
+        try unsplitIndex()
         var index: OpaquePointer?
         try check(git_repository_index(&index, handle), call: "git_repository_index")
         defer { git_index_free(index) }
@@ -104,13 +106,43 @@ extension Repository {
     /// The index through `IndexFile`, reusing the copy read before when the file has not
     /// changed since; nil when `IndexFile` cannot handle it (then libgit2 does the work).
     func loadIndexFile() -> IndexFile? {
-        let path = gitDirectory + "index"
         var st = stat()
-        guard stat(path, &st) == 0 else { return nil }
+        guard stat(indexPlace.index, &st) == 0 else { return nil }
         let stamp = IndexFile.Stamp(st)
         if let cached = indexFile, cached.stamp == stamp { return cached }
-        indexFile = IndexFile.load(path, written: indexWrittenPath)
+        indexFile = IndexFile.load(indexPlace)
         return indexFile
+    }
+
+    /// Where the index and `IndexFile`'s notes of it are.
+    var indexPlace: IndexFile.Place { IndexFile.Place(gitDirectory: gitDirectory) }
+
+    /// Writes a split index whole again, for libgit2, which cannot read one (docs/FORMAT.md,
+    /// "The git index"); the next change splits it again. Nothing to do for a whole index.
+    /// A split index whose shared index is missing or damaged is an error that says how to
+    /// rebuild the index: libgit2 would only say it does not know the `link` extension.
+    func unsplitIndex() throws {
+        guard let file = loadIndexFile() else {
+            if let shared = IndexFile.sharedIndexNamed(indexPlace) {
+                throw GitError(
+                    code: -1, errorClass: Int32(GIT_ERROR_INDEX.rawValue),
+                    message: "the git index (.git/index) is split and its shared part, .git/sharedindex.\(shared.hex), is missing or damaged; "
+                        + "`rm .git/index && git reset` rebuilds the index from the last commit",
+                    function: "IndexFile.load")
+            }
+            return
+        }
+        if file.isSplit { try writeIndex(file.unsplit()) }
+    }
+
+    /// When to keep the index split: the repository's `core.splitIndex` when set, else from
+    /// `IndexFile.splitThreshold` entries.
+    func splitRule() throws -> IndexFile.SplitRule {
+        switch try configBool("core.splitIndex") {
+        case true?: return .always
+        case false?: return .never
+        case nil: return .from(IndexFile.splitThreshold)
+        }
     }
 
     /// Whether the work-tree file at `full` is what `expected` describes (absent when nil).
@@ -133,6 +165,7 @@ extension Repository {
     /// there. A path absent from `tree` is removed.
     public func checkout(tree: ObjectID, paths: [String]) throws {
         guard !paths.isEmpty else { return }
+        try unsplitIndex()
         var opts = git_checkout_options()
         try check(git_checkout_options_init(&opts, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)), call: "git_checkout_options_init")
         opts.checkout_strategy =
@@ -150,6 +183,7 @@ extension Repository {
     /// `git reset COMMIT -- PATHS`; the work tree is left alone.
     public func resetIndex(to commit: ObjectID, paths: [String]) throws {
         guard !paths.isEmpty else { return }
+        try unsplitIndex()
         try withStrArray(paths) { specs in
             try withObject(commit) { obj in
                 var array = specs
@@ -164,6 +198,7 @@ extension Repository {
     /// `realpath` calls and an attribute search per file). `progress` gets the files written
     /// and their number now and then.
     public func checkoutAll(tree: ObjectID, progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws {
+        try unsplitIndex()
         var opts = git_checkout_options()
         try check(git_checkout_options_init(&opts, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)), call: "git_checkout_options_init")
         opts.checkout_strategy = GIT_CHECKOUT_FORCE.rawValue
@@ -191,7 +226,7 @@ extension Repository {
     /// id and the file's stat data, so nothing is read or hashed again.
     public func stage(_ files: [(path: String, blob: ObjectID)]) throws {
         guard let workDirectory, !files.isEmpty else { return }
-        if files.count <= Self.directIndexLimit, let file = loadIndexFile() {
+        if let file = loadIndexFile(), file.isSplit || files.count <= Self.directIndexLimit {
             var entries: [(path: String, entry: [UInt8])] = []
             for (path, blob) in files {
                 var st = stat()
@@ -200,12 +235,12 @@ extension Repository {
                 }
                 entries.append((path, IndexFile.entry(path: path, id: withUnsafeBytes(of: blob.raw.id) { Array($0) }, stat: st)))
             }
-            if let rewrite = file.replacing(entries) {
-                indexFile = nil
-                try writeIndex(rewrite, of: file)
+            if let rewrite = file.replacing(entries, rule: try splitRule()) {
+                try writeIndex(rewrite)
                 return
             }
         }
+        try unsplitIndex()
         var index: OpaquePointer?
         try check(git_repository_index(&index, handle), call: "git_repository_index")
         defer { git_index_free(index) }
@@ -235,16 +270,23 @@ extension Repository {
         try check(git_index_write(index), call: "git_index_write")
     }
 
-    /// Up to this many files, `stage` splices entries into the index file itself.
+    /// Up to this many files, `stage` splices entries into a whole index file itself; a split
+    /// index takes any number.
     static let directIndexLimit = 256
 
-    /// Replaces the index as git does: `index.lock` created exclusively, written, renamed.
-    private func writeIndex(_ rewrite: IndexFile.Rewrite, of file: IndexFile) throws {
-        let path = gitDirectory + "index"
-        let lock = path + ".lock"
+    /// Replaces the index as git does: `index.lock` created exclusively, written, renamed. A
+    /// new shared index goes first, as a temporary file renamed into place; then the
+    /// `sharedindex.*` files the new index does not name go.
+    private func writeIndex(_ rewrite: IndexFile.Rewrite) throws {
+        let place = indexPlace
+        indexFile = nil
+        if let shared = rewrite.shared, let checksum = rewrite.names {
+            try writeSharedIndex(shared, of: rewrite, to: place.shared(checksum))
+        }
+        let lock = place.index + ".lock"
         let fd = try createLockFile(lock, errorClass: GIT_ERROR_INDEX, what: "the index")
         do {
-            try file.emit(rewrite, to: fd, what: lock)
+            try IndexFile.emit(rewrite.index, of: rewrite, to: fd, what: lock)
         } catch {
             close(fd)
             unlink(lock)
@@ -253,21 +295,50 @@ extension Repository {
         var st = stat()
         let stamped = fstat(fd, &st) == 0
         close(fd)
-        if rename(lock, path) != 0 {
+        if rename(lock, place.index) != 0 {
             let err = errno
             unlink(lock)
             throw GitError.system(errno: err, call: "rename \(lock)")
         }
-        if stamped, let checksum = ObjectID(raw: rewrite.checksum[...]) {
+        if stamped, let checksum = ObjectID(raw: rewrite.index.checksum[...]) {
             mkdir(gitDirectory + "todo", 0o755)
-            let stamp = IndexFile.Stamp(st)
-            IndexFile.Written(stamp: stamp, checksum: checksum).save(indexWrittenPath)
+            IndexFile.Written(stamp: IndexFile.Stamp(st), checksum: checksum).save(place.indexNote)
+        }
+        // Shared indexes no index names: the one before a rebase or unsplit, one a killed
+        // rebase wrote but never named, git's own.
+        let keep = rewrite.names.map { "sharedindex." + $0.hex }
+        for name in listDirectory(gitDirectory) where name.hasPrefix("sharedindex.") && name != keep {
+            unlink(gitDirectory + name)
         }
     }
 
-    /// Where the note of the last index written here goes (`IndexFile.Written`): the
-    /// household's own folder in `.git`.
-    var indexWrittenPath: String { gitDirectory + "todo/index-written" }
+    /// Writes a new shared index to `path` by way of a temporary file, and notes it as
+    /// checked (`IndexFile.Written`): it was just made from entries read and checked.
+    private func writeSharedIndex(_ file: IndexFile.Rewrite.File, of rewrite: IndexFile.Rewrite, to path: String) throws {
+        // One name: writers of the index hold the household lock, and a killed one's file is
+        // overwritten by the next (and removed with the shared indexes no index names).
+        let temporary = gitDirectory + "sharedindex.todo-tmp"
+        let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        if fd < 0 { throw GitError.system(errno: errno, call: "open \(temporary)") }
+        do {
+            try IndexFile.emit(file, of: rewrite, to: fd, what: temporary)
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        close(fd)
+        if rename(temporary, path) != 0 {
+            let err = errno
+            unlink(temporary)
+            throw GitError.system(errno: err, call: "rename \(temporary)")
+        }
+        var st = stat()
+        if stat(path, &st) == 0, let checksum = ObjectID(raw: file.checksum[...]) {
+            mkdir(gitDirectory + "todo", 0o755)
+            IndexFile.Written(stamp: IndexFile.Stamp(st), checksum: checksum).save(indexPlace.sharedNote)
+        }
+    }
 
     func withObject<T>(_ id: ObjectID, _ body: (OpaquePointer) throws -> T) throws -> T {
         var obj: OpaquePointer?

@@ -112,4 +112,81 @@ import Testing
         #expect(done.exitCode == 65, "\(done)")
         #expect(try sb.committedBytes(a.path).count > 0)
     }
+
+    /// The shared parts of a split index in the household's git folder.
+    static func sharedIndexes(_ sb: Sandbox) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: sb.repo() + "/.git")) ?? []).filter { $0.hasPrefix("sharedindex.") }
+    }
+
+    static func isSplit(_ sb: Sandbox) -> Bool {
+        String(decoding: readBytes(sb.repo() + "/.git/index") ?? [], as: UTF8.self).contains("link")
+    }
+
+    /// With `core.splitIndex` (what `todo` does by itself from 10,000 tasks), every change
+    /// keeps git's view equal to `HEAD` with one shared index; `todo status`, which hands the
+    /// index to libgit2, leaves it whole and git's view the same; the next change splits it
+    /// again; a killed change is put right through the split index too.
+    @Test func aSplitIndexStaysEqualToHead() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        #expect(try sb.git("config", "core.splitIndex", "true").exitCode == 0)
+        var tasks: [TaskRef] = []
+        for i in 0..<8 { tasks.append(try sb.add("Task \(i)")) }
+        #expect(Self.isSplit(sb) && Self.sharedIndexes(sb).count == 1)
+        for args in [["done", tasks[3].short], ["edit", tasks[0].short, "--title", "First"], ["done", tasks[5].short, tasks[6].short]] {
+            let r = try sb.todo(args)
+            try #require(r.exitCode == 0, "\(r)")
+            #expect(Self.isSplit(sb) && Self.sharedIndexes(sb).count == 1)
+            try Self.expectIndexIsHead(sb)
+        }
+        #expect(try sb.todo("status").exitCode == 0)
+        #expect(!Self.isSplit(sb) && Self.sharedIndexes(sb).isEmpty)
+        try Self.expectIndexIsHead(sb)
+        _ = try sb.add("Split again")
+        #expect(Self.isSplit(sb) && Self.sharedIndexes(sb).count == 1)
+        try Self.expectIndexIsHead(sb)
+        // A change killed after the branch moved: the next command restores the path from
+        // HEAD through libgit2, which needs the index whole first.
+        try sb.leaveInterruptedChange(of: tasks[1])
+        _ = try sb.add("After the interruption")
+        #expect(readBytes(sb.repo() + "/" + tasks[1].path) == (try sb.committedBytes(tasks[1].path)))
+        try Self.expectIndexIsHead(sb)
+        #expect(try sb.git("fsck", "--strict", "--no-progress").exitCode == 0)
+    }
+
+    /// A change staged by hand into a split index (git writes it split, as `core.splitIndex`
+    /// asks) is still a hand edit.
+    @Test func aStagedHandEditInASplitIndexIsRefused() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        #expect(try sb.git("config", "core.splitIndex", "true").exitCode == 0)
+        let a = try sb.add("Staged")
+        _ = try sb.add("Other")
+        let full = sb.repo() + "/" + a.path
+        let committed = try sb.committedBytes(a.path)
+        try writeBytes(full, Array(String(decoding: committed, as: UTF8.self).replacingOccurrences(of: "Staged", with: "Changed").utf8))
+        #expect(try sb.git("add", a.path).exitCode == 0)
+        try writeBytes(full, committed)
+        #expect(Self.isSplit(sb))
+        let done = try sb.todo("done", a.short)
+        #expect(done.exitCode == 65, "\(done)")
+    }
+
+    /// A split index whose shared part is gone: a change fails before it commits anything,
+    /// saying what is wrong and how to rebuild the index; after that the household works.
+    @Test func aMissingSharedIndexIsNamedWithTheWayOut() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        #expect(try sb.git("config", "core.splitIndex", "true").exitCode == 0)
+        let a = try sb.add("One")
+        for name in Self.sharedIndexes(sb) { unlink(sb.repo() + "/.git/" + name) }
+        let head = try sb.git("rev-parse", "HEAD").stdout
+        let done = try sb.todo("done", a.short)
+        #expect(done.exitCode != 0 && done.stderr.contains("sharedindex.") && done.stderr.contains("git reset"), "\(done)")
+        #expect(try sb.git("rev-parse", "HEAD").stdout == head)
+        unlink(sb.repo() + "/.git/index")
+        #expect(try sb.git("reset", "-q").exitCode == 0)
+        #expect(try sb.todo("done", a.short).exitCode == 0)
+        try Self.expectIndexIsHead(sb)
+    }
 }

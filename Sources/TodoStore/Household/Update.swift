@@ -87,7 +87,8 @@ extension Household {
     }
 
     private func removeStaleLockFiles() {
-        for stale in ["index.lock", "HEAD.lock", "config.lock", "packed-refs.lock", "refs/heads/main.lock"] {
+        // `sharedindex.todo-tmp`: a new shared index a killed command was writing (GitKit, `writeIndex`).
+        for stale in ["index.lock", "HEAD.lock", "config.lock", "packed-refs.lock", "refs/heads/main.lock", "sharedindex.todo-tmp"] {
             unlink(repo.gitDirectory + stale)
         }
     }
