@@ -336,7 +336,8 @@ struct IndexFile {
             if !isSplit { return splicing(changes) }
             return Rewrite(index: Self.file(version: version, whole(applying: changes)), shared: nil, names: nil, source: self)
         }
-        if isSplit, let split = splitUpdate(changes) { return split }
+        // More changes than a split index may hold outside its shared index go to a rebase at once.
+        if isSplit, changes.count * 100 <= Self.maxPercentChange * (shared?.count ?? 0), let split = splitUpdate(changes) { return split }
         // A rebase: every entry into a new shared index, and an index naming it.
         let shared = Self.file(version: version, whole(applying: changes))
         return Rewrite(

@@ -17,9 +17,11 @@ extension Repository {
             GIT_STATUS_OPT_INCLUDE_UNTRACKED.rawValue | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS.rawValue
             | GIT_STATUS_OPT_EXCLUDE_SUBMODULES.rawValue
         if exact { opts.flags |= GIT_STATUS_OPT_DISABLE_PATHSPEC_MATCH.rawValue }
-        if refreshIndex { opts.flags |= GIT_STATUS_OPT_UPDATE_INDEX.rawValue }
-        try unsplitIndex()
-        return try withStrArray(pathspec) { specs in
+        if refreshIndex {
+            opts.flags |= GIT_STATUS_OPT_UPDATE_INDEX.rawValue
+            try unsplitIndex()
+        }
+        return try withWholeIndex { try withStrArray(pathspec) { specs in
             opts.pathspec = specs
             var list: OpaquePointer?
             try check(git_status_list_new(&list, handle, &opts), call: "git_status_list_new")
@@ -34,7 +36,37 @@ extension Repository {
                 }
             }
             return paths
+        } }
+    }
+
+    /// Runs `body` with libgit2 reading a split index whole, from a copy that is not the
+    /// index (a command that only reads writes no index): the copy is written under `.git/todo`,
+    /// opened by libgit2, which reads it at once, and removed before `body` runs. A whole index
+    /// is libgit2's to read as it is.
+    private func withWholeIndex<T>(_ body: () throws -> T) throws -> T {
+        guard let file = loadIndexFile(), file.isSplit else {
+            try unsplitIndex()  // only says what is wrong with a split index it cannot read
+            return try body()
         }
+        let rewrite = file.unsplit()
+        mkdir(gitDirectory + "todo", 0o755)
+        let copy = gitDirectory + "todo/index-whole-\(getpid())"
+        let fd = Glibc.open(copy, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        if fd < 0 { throw GitError.system(errno: errno, call: "open \(copy)") }
+        var index: OpaquePointer?
+        do {
+            defer {
+                close(fd)
+                unlink(copy)
+            }
+            try IndexFile.emit(rewrite.index, of: rewrite, to: fd, what: copy)
+            try check(git_index_open(&index, copy), call: "git_index_open")
+        }
+        defer { git_index_free(index) }
+        try check(git_repository_set_index(handle, index), call: "git_repository_set_index")
+        // Afterwards libgit2 reads the index from disk again.
+        defer { _ = git_repository_set_index(handle, nil) }
+        return try body()
     }
 
     /// Which of `paths` differ, in the index or in the work tree, from what `tree` holds there
