@@ -224,6 +224,7 @@ struct IndexFile {
     /// shared index and within the index's own entries.
     func forEachEntry(_ body: (_ id: [UInt8], _ mode: UInt32, _ path: String) throws -> Void) rethrows {
         if let shared {
+            shared.locateAll()
             for position in 0..<shared.count where !deleted.contains(position) {
                 let (id, mode) = replacement[position].map(top.object) ?? shared.object(at: position)
                 try body(id, mode, String(decoding: shared.path(at: position), as: UTF8.self))
@@ -339,7 +340,7 @@ struct IndexFile {
         // More changes than a split index may hold outside its shared index go to a rebase at once.
         if isSplit, changes.count * 100 <= Self.maxPercentChange * (shared?.count ?? 0), let split = splitUpdate(changes) { return split }
         // A rebase: every entry into a new shared index, and an index naming it.
-        let shared = Self.file(version: version, whole(applying: changes))
+        let shared = Self.file(version: version, whole(applying: changes), table: true)
         return Rewrite(
             index: Self.splitFile(version: version, shared: shared.checksum), shared: shared, names: ObjectID(raw: shared.checksum[...]),
             source: self)
@@ -354,12 +355,32 @@ struct IndexFile {
     /// extended flags), else 2.
     private var version: UInt32 { max(top.version, shared?.version ?? 2) }
 
-    /// A whole index: the header, `entries` and the checksum.
-    private static func file(version: UInt32, _ entries: (pieces: [Rewrite.Piece], count: Int)) -> Rewrite.File {
+    /// A whole index: the header, `entries` and the checksum; for a shared index (`table`),
+    /// the entry table (IEOT, EOIE) before the checksum, so that its readers need not pass
+    /// over every entry.
+    private static func file(version: UInt32, _ entries: (pieces: [Rewrite.Piece], count: Int), table: Bool = false) -> Rewrite.File {
         var header = Array("DIRC".utf8)
         appendU32(&header, version)
         appendU32(&header, UInt32(entries.count))
         var pieces = [Rewrite.Piece.new(header)] + entries.pieces
+        if table, entries.count > 0 {
+            var sizes: [Int] = []
+            sizes.reserveCapacity(entries.count)
+            var end = IndexBytes.headerSize
+            for piece in entries.pieces {
+                switch piece {
+                case .new(let entry): sizes.append(entry.count)  // one entry each
+                case .mapped(let run):
+                    var offset = run.startIndex
+                    while offset < run.endIndex, let next = EntryTable.next(after: offset, in: run.base, end: run.endIndex, version: 3) {
+                        sizes.append(next - offset)
+                        offset = next
+                    }
+                }
+            }
+            end += sizes.reduce(0, +)
+            pieces.append(.new(IndexBytes.entryTable(sizes: sizes, entriesEnd: end)))
+        }
         let digest = sha1(pieces)
         pieces.append(.new(digest))
         return Rewrite.File(pieces: pieces, checksum: digest)
@@ -455,6 +476,7 @@ struct IndexFile {
     /// entry at its path: runs of the files as read where nothing changed.
     private func whole(applying changes: [(key: [UInt8], entry: [UInt8])]) -> (pieces: [Rewrite.Piece], count: Int) {
         guard let shared else { return splicedEntries(changes) }
+        shared.locateAll()
         // The index's own entries and the changes, in path order: each stands for every shared
         // entry at its path; a change also for the index's own entries there.
         var own: [(key: [UInt8], entries: [[UInt8]])] = []

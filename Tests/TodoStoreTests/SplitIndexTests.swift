@@ -209,6 +209,49 @@ import Testing
         #expect(try run(["git", "update-index", "--refresh"], in: fixture.path).status != 128)
     }
 
+    /// The shared index `todo` writes carries git's entry table (IEOT, then EOIE last), which
+    /// git's threaded read uses too; lookups through it find every entry. A table that lies
+    /// (offsets not at entries, in a file whose checksum holds) gives no crash.
+    @Test func theSharedIndexHasAnEntryTableGitReads() throws {
+        GitLibrary.start()
+        let fixture = try Fixture(entries: 1000)
+        try git("config", "core.splitIndex", "true", in: fixture.path)
+        let repo = try Repository.open(path: fixture.path)
+        var expected = try fixture.listed()
+        expected.merge(try fixture.stage([("n/one", "one\n")], repo: repo)) { $1 }
+        let name = try #require(fixture.sharedIndexes.first)
+        let shared = try #require(readBytes(fixture.path + "/.git/" + name))
+        let tail = String(decoding: shared.suffix(200), as: UTF8.self)
+        #expect(tail.contains("EOIE") && String(decoding: shared, as: UTF8.self).contains("IEOT"))
+        #expect(try fixture.listed() == expected)
+        #expect(try git("-c", "index.threads=4", "ls-files", "--stage", in: fixture.path).split(separator: "\n").count == expected.count)
+        let file = try #require(repo.loadIndexFile())
+        for i in stride(from: 0, to: 1000, by: 7) {
+            #expect(file.lookup(Fixture.name(i)) == .file(id: try #require(ObjectID(hex: fixture.blob)).bytes, mode: 0o100644), "\(i)")
+        }
+        #expect(file.lookup("f/zzz") == .absent && file.lookup("a") == .absent)
+
+        // The same file with the table's offsets moved off the entries, checksum made again.
+        var lying = shared
+        let ieot = try #require(String(decoding: lying, as: UTF8.self).range(of: "IEOT")).lowerBound.utf16Offset(in: String(decoding: lying, as: UTF8.self))
+        var rng = SplitMix64(seed: 0x1E07)
+        for block in 1..<(1000 / IndexBytes.blockSize) {
+            let at = ieot + 12 + block * 8 + 3
+            lying[at] = lying[at] &+ UInt8(truncatingIfNeeded: 8 * (1 + rng.next() % 7))
+        }
+        let body = Array(lying.dropLast(20))
+        lying = body + IndexFile.sha1([.new(body)])
+        let path = fixture.path + "/lying-index"
+        try Data(lying).write(to: URL(fileURLWithPath: path))
+        let fd = open(path, O_RDONLY)
+        defer { close(fd) }
+        let mapping = try #require(MappedFile(fd, size: lying.count))
+        // Its table is in order and within the entries, so it is taken, and walked.
+        let bytes = try #require(IndexBytes(mapping: mapping, checked: false, allowLink: false))
+        for i in 0..<1000 { _ = bytes.entries(at: Array(Fixture.name(i).utf8), in: 0..<bytes.count) }
+        for i in 0..<bytes.count { _ = (bytes.path(at: i), bytes.object(at: i), bytes.entryBytes(i).count) }
+    }
+
     /// An index naming a shared index that is not there: no `IndexFile` (libgit2 then says it
     /// cannot read it); nothing traps.
     @Test func aMissingSharedIndexIsNotReadAsEmpty() throws {
