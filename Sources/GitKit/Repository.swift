@@ -54,6 +54,13 @@ public final class Repository {
         return Repository(handle: repo)
     }
 
+    /// Lets go of what libgit2 keeps for this repository between calls: its object cache and
+    /// its open object database, whose packs are mapped (mapped pages count as the process's
+    /// memory). The next read opens them again.
+    public func releaseCaches() {
+        _ = git_repository__cleanup(handle)
+    }
+
     /// The git directory, with a trailing slash.
     public var gitDirectory: String { String(cString: git_repository_path(handle)) }
 

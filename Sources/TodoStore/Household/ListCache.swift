@@ -178,6 +178,8 @@ extension Snapshot {
             file.append(task, facts: ListFacts(task, today: today, context: context))
         }
         file.write(repo, bad: bad)
+        // Every blob was read: the packs' mapped pages go before the records are read back.
+        repo.releaseCaches()
         if let cache = ListCache.parse(file.bytes, parseExtra: parseExtra) { return cache }
         // Records this version wrote that it cannot read back (none are known): the tasks as decoded.
         let (tasks, unreadable) = try loadAllFromFiles()
