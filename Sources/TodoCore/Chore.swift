@@ -448,3 +448,46 @@ public struct ListFacts: Equatable, Sendable {
         return true
     }
 }
+
+/// The list facts of many tasks, most of them plain (no facts): a 4-byte slot per task and
+/// the facts themselves only for the chores and checklists. An array of `ListFacts?` takes
+/// 136 bytes a task, nil or not (13.6 MB at 100,000 tasks, nearly all of it nil).
+public struct SparseFacts: RandomAccessCollection, MutableCollection, Sendable, Equatable {
+    /// For each task, where its facts are in `values`; -1 for none.
+    private var slots: [Int32] = []
+    private var values: [ListFacts] = []
+
+    public init() {}
+
+    public init(_ facts: some Sequence<ListFacts?>) {
+        for f in facts { append(f) }
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { slots.count }
+
+    public subscript(i: Int) -> ListFacts? {
+        get { slots[i] < 0 ? nil : values[Int(slots[i])] }
+        set {
+            guard let newValue else {
+                slots[i] = -1
+                return
+            }
+            if slots[i] >= 0 {
+                values[Int(slots[i])] = newValue
+            } else {
+                slots[i] = Int32(values.count)
+                values.append(newValue)
+            }
+        }
+    }
+
+    public mutating func append(_ facts: ListFacts?) {
+        slots.append(-1)
+        self[slots.count - 1] = facts
+    }
+
+    public mutating func reserveCapacity(_ n: Int) { slots.reserveCapacity(n) }
+
+    public static func == (a: SparseFacts, b: SparseFacts) -> Bool { a.elementsEqual(b) }
+}

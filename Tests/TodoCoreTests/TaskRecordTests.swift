@@ -114,4 +114,35 @@ import Testing
         #expect(TaskID(high: 0x0123_4567_89ab_cdef, low: 0xfedc_ba98_7654_3210).hex == "0123456789abcdeffedcba9876543210")
         #expect(ids.sorted().map(\.hex) == ids.map(\.hex).sorted())
     }
+
+    /// `SparseFacts` behaves as the array of optional facts it stands for, through appends,
+    /// facts set, replaced and removed, and a copy changed apart from its original.
+    @Test func sparseFactsAreTheArrayTheyStandFor() throws {
+        var rng = SplitMix64(seed: 0x5FAC75)
+        func facts() -> ListFacts? {
+            guard rng.next() % 3 == 0 else { return nil }
+            return ListFacts(isChore: rng.next() % 2 == 0, current: nil, turn: ["Ann", nil][Int(rng.next() % 2)],
+                             checked: Int(rng.next() % 5), total: 5)
+        }
+        var model: [ListFacts?] = []
+        var sparse = SparseFacts()
+        for step in 0..<2000 {
+            if model.isEmpty || rng.next() % 2 == 0 {
+                let f = facts()
+                model.append(f)
+                sparse.append(f)
+            } else {
+                let i = Int(rng.next() % UInt64(model.count))
+                let f = facts()
+                model[i] = f
+                sparse[i] = f
+            }
+            if step % 97 == 0 { #expect(Array(sparse) == model) }
+        }
+        #expect(Array(sparse) == model && sparse.count == model.count)
+        let copy = sparse
+        sparse[0] = nil
+        #expect(copy[0] == model[0] && sparse[0] == nil)
+        #expect(SparseFacts(model) == copy)
+    }
 }

@@ -52,7 +52,7 @@ struct ListCommand: ParsableCommand {
                 tasks[i] = ChoreText.listView(tasks[i], facts)
             }
         } else {
-            let facts: [ListFacts?]
+            let facts: SparseFacts
             (tasks, facts, bad) = try snap.loadListView(today: today, context: context)
             // Changed in place (the array is not copied).
             for i in tasks.indices { if let f = facts[i] { tasks[i] = ChoreText.listView(tasks[i], f) } }

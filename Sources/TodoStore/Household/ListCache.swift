@@ -22,7 +22,7 @@ struct ListCache {
     var bad: [BadFile]
     /// What a list shows of each chore and checklist: `facts[i]` is `tasks[i]`'s (nil for a
     /// plain task). Kept beside the tasks, not by id, so that a list finds them without hashing.
-    var facts: [ListFacts?]
+    var facts: SparseFacts
     /// `unparsed[i]`: the extra fields of `tasks[i]` as JSON text, when read without them
     /// (`read(parseExtra: false)`).
     var unparsed: [ArraySlice<UInt8>?]
@@ -30,11 +30,11 @@ struct ListCache {
     /// From the task files: each chore's and checklist's facts worked out here, for `today`.
     init(tree: ObjectID, tasks: [Task], bad: [BadFile], today: CivilDate, context: TurnContext) {
         self.init(
-            tree: tree, tasks: tasks, bad: bad, facts: tasks.map { ListFacts($0, today: today, context: context) },
+            tree: tree, tasks: tasks, bad: bad, facts: SparseFacts(tasks.lazy.map { ListFacts($0, today: today, context: context) }),
             unparsed: Array(repeating: nil, count: tasks.count))
     }
 
-    init(tree: ObjectID, tasks: [Task], bad: [BadFile], facts: [ListFacts?], unparsed: [ArraySlice<UInt8>?]) {
+    init(tree: ObjectID, tasks: [Task], bad: [BadFile], facts: SparseFacts, unparsed: [ArraySlice<UInt8>?]) {
         precondition(facts.count == tasks.count && unparsed.count == tasks.count)
         self.tree = tree
         self.tasks = tasks
@@ -60,7 +60,7 @@ struct ListCache {
         var r = TaskRecord.Reader(bytes: bytes, offset: 48)
         guard let count = r.int(4) else { return nil }
         var tasks: [Task] = []
-        var facts: [ListFacts?] = []
+        var facts = SparseFacts()
         var unparsed: [ArraySlice<UInt8>?] = []
         // No more records than the bytes can hold (the smallest, an unreadable file's, is 9).
         let capacity = min(Int(count), bytes.count / 9)
@@ -241,7 +241,7 @@ extension Snapshot {
         if !gone.isEmpty {
             let kept = c.tasks.indices.filter { !gone.contains($0) }
             c.tasks = kept.map { c.tasks[$0] }
-            c.facts = kept.map { c.facts[$0] }
+            c.facts = SparseFacts(kept.lazy.map { c.facts[$0] })
             c.unparsed = kept.map { c.unparsed[$0] }
         }
         for case let (_, now?) in changed {

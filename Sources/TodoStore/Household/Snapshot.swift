@@ -105,8 +105,8 @@ public struct Snapshot {
     /// facts of each chore and checklist (`facts[i]` is `tasks[i]`'s, nil for a plain task),
     /// and the files that cannot be read. Cheaper than `loadAll` when many tasks are chores or
     /// checklists.
-    public func loadListView(today: CivilDate, context: TurnContext) throws(StoreError) -> (tasks: [Task], facts: [ListFacts?], bad: [BadFile]) {
-        guard var c = try cachedTasks(parseExtra: false, today: today, context: context) else { return ([], [], []) }
+    public func loadListView(today: CivilDate, context: TurnContext) throws(StoreError) -> (tasks: [Task], facts: SparseFacts, bad: [BadFile]) {
+        guard var c = try cachedTasks(parseExtra: false, today: today, context: context) else { return ([], SparseFacts(), []) }
         // A chore's facts hold for a span of days (its current occurrence moves with the
         // calendar): those that do not hold today are worked out again, and kept for next time.
         var renewed = false
