@@ -197,7 +197,7 @@ extension Repository {
         let copy = PackCopy(packs.sorted { $0.count > $1.count })
         let helper = packs.count > 1 && sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 ? PackCopy.Handoff(repo: try Repository.open(path: gitDirectory)) : nil
         if let helper {
-            DispatchQueue.global().async {
+            PackCopy.queue.async {
                 defer { copy.ended.signal() }
                 do {
                     try helper.repo.withODB { odb in
@@ -413,6 +413,10 @@ final class PackCopy: Sendable {
         var helperIndexed = 0
         var failure: (any Error)?
     }
+
+    /// Where the second thread runs: a queue of its own gets a thread at once, where the
+    /// global queues' few threads may all be held by callers that wait.
+    static let queue = DispatchQueue(label: "todo.pack-copy", attributes: .concurrent)
 
     let packs: [Pack]
     let state = Mutex(State())

@@ -48,6 +48,10 @@ final class HistoryCheck: Sendable {
         count < fewCommits ? 1 : max(1, min(4, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     }
 
+    /// Where the threads run: a queue of its own gets a thread for each at once, where the
+    /// global queues' few threads may all be held by callers that wait (todo-serve's).
+    private static let queue = DispatchQueue(label: "todo.history-check", attributes: .concurrent)
+
     /// A repository handle given to one thread, which alone uses it from then on.
     private struct Handoff: @unchecked Sendable {
         let repo: Repository
@@ -61,7 +65,7 @@ final class HistoryCheck: Sendable {
         let handles = try (0..<threads).map { _ in Handoff(repo: try Repository.open(path: repo.gitDirectory)) }
         state.withLock { $0.running = handles.count }
         for handle in handles {
-            DispatchQueue.global().async {
+            Self.queue.async {
                 self.work(handle.repo) { _ in self.wake.signal() }
                 self.state.withLock { $0.running -= 1 }
                 self.wake.signal()
