@@ -31,6 +31,8 @@ final class HistoryCheck: Sendable {
         var done = 0
         /// The earliest commit in walk order whose check found something, so far.
         var first: (index: Int, finding: Finding)?
+        /// Threads `start` started, and of them still running.
+        var started = 0
         var running = 0
         var abandoned = false
     }
@@ -63,7 +65,10 @@ final class HistoryCheck: Sendable {
     func start(_ repo: Repository, threads: Int) throws {
         guard threads > 1 else { return }
         let handles = try (0..<threads).map { _ in Handoff(repo: try Repository.open(path: repo.gitDirectory)) }
-        state.withLock { $0.running = handles.count }
+        state.withLock {
+            $0.started = handles.count
+            $0.running = handles.count
+        }
         for handle in handles {
             Self.queue.async {
                 self.work(handle.repo) { _ in self.wake.signal() }
@@ -88,7 +93,7 @@ final class HistoryCheck: Sendable {
             }
         }
         report(upTo: 0)
-        if state.withLock({ $0.running }) == 0 {
+        if state.withLock({ $0.started }) == 0 {
             work(repo) { report(upTo: $0) }
         } else {
             while true {
