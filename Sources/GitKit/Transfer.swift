@@ -1,6 +1,8 @@
 import CInterposers
+import Dispatch
 import Glibc
 import CLibgit2
+import Synchronization
 
 /// Moving history between two repositories on the same machine (a path remote) without a
 /// transport: work out what the other side lacks from the commits alone, and write it there as
@@ -178,63 +180,100 @@ extension Repository {
     /// indexer, which checks it (every object inflated, its deltas resolved, its id computed
     /// again) and writes its index anew, then its loose objects (read, so checked, and written
     /// as one pack). Nothing is compressed again and no delta searched, as `git clone
-    /// --no-local` reuses what the other side's packs hold. `progress` gets the objects done and
-    /// the total after each chunk, over all packs; it returns false to stop (a `GitError`).
-    /// A pack removed meanwhile (someone repacked `source`) is skipped: its objects are in
-    /// the new pack or loose, which may not be copied; the caller checks that what it needs is
-    /// here.
+    /// --no-local` reuses what the other side's packs hold. With several packs and cores, a
+    /// second thread (on its own handle) indexes packs beside this one, largest first: the
+    /// indexer uses one core, as git's `index-pack` does not. `progress` gets the objects done
+    /// and the total now and then, over all packs, on this thread; it returns false to stop (a
+    /// `GitError`). A pack removed meanwhile (someone repacked `source`) is skipped: its
+    /// objects are in the new pack or loose, which may not be copied; the caller checks that
+    /// what it needs is here.
     public func copyEverything(from source: Repository, progress: (_ done: Int, _ total: Int) -> Bool) throws {
         let objects = source.gitDirectory + "objects"
         let names = Self.packNames(in: objects)
         // The total is the packs' object counts (from their headers), then the loose objects.
-        var counts: [Int] = []
-        for name in names { counts.append(Self.packObjectCount(objects + "/pack/" + name + ".pack") ?? 0) }
+        let packs = names.map { PackCopy.Pack(path: objects + "/pack/" + $0 + ".pack", count: Self.packObjectCount(objects + "/pack/" + $0 + ".pack") ?? 0) }
         let loose = Self.looseObjects(in: objects).map(\.id)
-        let total = counts.reduce(0, +) + loose.count
-        var done = 0
-        final class Context {
-            let report: (Int, Int) -> Bool
-            var base = 0
-            let total: Int
-            init(report: @escaping (Int, Int) -> Bool, total: Int) { self.report = report; self.total = total }
-        }
-        try withoutActuallyEscaping(progress) { progress in
-            let context = Context(report: progress, total: total)
-            try withODB { odb in
-                for (name, count) in zip(names, counts) {
-                    let fd = Glibc.open(objects + "/pack/" + name + ".pack", O_RDONLY | O_CLOEXEC)
-                    if fd < 0 { continue }
-                    defer { close(fd) }
-                    context.base = done
-                    var writer: UnsafeMutablePointer<git_odb_writepack>?
-                    let payload = Unmanaged.passUnretained(context).toOpaque()
-                    try check(
-                        git_odb_write_pack(&writer, odb, { stats, payload in
-                            guard let stats, let payload else { return 0 }
-                            let c = Unmanaged<Context>.fromOpaque(payload).takeUnretainedValue()
-                            return c.report(c.base + Int(stats.pointee.indexed_objects), c.total) ? 0 : -1
-                        }, payload), call: "git_odb_write_pack")
-                    guard let writer else { throw GitError.missing("git_odb_write_pack") }
-                    defer { writer.pointee.free(writer) }
-                    var stats = git_indexer_progress()
-                    var buffer = [UInt8](repeating: 0, count: 1 << 20)
-                    while true {
-                        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-                        if n < 0 && errno == EINTR { continue }
-                        if n < 0 {
-                            throw GitError(code: -1, errorClass: 0, message: "\(name).pack: \(String(cString: strerror(errno)))", function: "read")
+        let total = packs.reduce(0) { $0 + $1.count } + loose.count
+        let copy = PackCopy(packs.sorted { $0.count > $1.count })
+        let helper = packs.count > 1 && sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 ? PackCopy.Handoff(repo: try Repository.open(path: gitDirectory)) : nil
+        if let helper {
+            PackCopy.queue.async {
+                defer { copy.ended.signal() }
+                do {
+                    try helper.repo.withODB { odb in
+                        while let pack = copy.take() {
+                            try Self.index(pack, into: odb) { indexed in
+                                copy.state.withLock { $0.helperIndexed = indexed }
+                                return !copy.stopped.load(ordering: .relaxed)
+                            }
+                            copy.state.withLock { $0.finished += pack.count; $0.helperIndexed = 0 }
                         }
-                        if n == 0 { break }
-                        try buffer.withUnsafeBytes { try check(writer.pointee.append(writer, $0.baseAddress, n, &stats), call: "git_odb_writepack.append") }
                     }
-                    try check(writer.pointee.commit(writer, &stats), call: "git_odb_writepack.commit")
-                    done += count
+                } catch {
+                    copy.state.withLock { $0.failure = error }
+                    copy.stopped.store(true, ordering: .relaxed)
                 }
             }
-            if !progress(done, total) { throw GitError(code: GIT_EUSER.rawValue, errorClass: 0, message: "the copy was stopped", function: "copyEverything") }
-            try source.copy(loose.filter { (try? source.contains($0)) == true }, to: self)
-            done += loose.count
-            if !progress(done, total) { throw GitError(code: GIT_EUSER.rawValue, errorClass: 0, message: "the copy was stopped", function: "copyEverything") }
+        }
+        func stopped() -> GitError { GitError(code: GIT_EUSER.rawValue, errorClass: 0, message: "the copy was stopped", function: "copyEverything") }
+        do {
+            try withoutActuallyEscaping(progress) { progress in
+                try withODB { odb in
+                    while let pack = copy.take() {
+                        try Self.index(pack, into: odb) { indexed in
+                            progress(copy.state.withLock { $0.finished + $0.helperIndexed } + indexed, total)
+                        }
+                        copy.state.withLock { $0.finished += pack.count }
+                    }
+                }
+            }
+        } catch {
+            copy.stopped.store(true, ordering: .relaxed)
+            if helper != nil { copy.ended.wait() }
+            throw error
+        }
+        if helper != nil { copy.ended.wait() }
+        if let failure = copy.state.withLock({ $0.failure }) { throw failure }
+        var done = total - loose.count
+        if !progress(done, total) { throw stopped() }
+        try source.copy(loose.filter { (try? source.contains($0)) == true }, to: self)
+        done += loose.count
+        if !progress(done, total) { throw stopped() }
+    }
+
+    /// Streams the pack file at `pack.path` through a new indexer of `odb`; `report` gets the
+    /// objects indexed so far and returns false to stop. A pack that cannot be opened (removed
+    /// meanwhile) is skipped.
+    static func index(_ pack: PackCopy.Pack, into odb: OpaquePointer, report: @escaping (Int) -> Bool) throws {
+        let fd = Glibc.open(pack.path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { return }
+        defer { close(fd) }
+        final class Context {
+            let report: (Int) -> Bool
+            init(_ report: @escaping (Int) -> Bool) { self.report = report }
+        }
+        let context = Context(report)
+        var writer: UnsafeMutablePointer<git_odb_writepack>?
+        try withExtendedLifetime(context) {
+            try check(
+                git_odb_write_pack(&writer, odb, { stats, payload in
+                    guard let stats, let payload else { return 0 }
+                    return Unmanaged<Context>.fromOpaque(payload).takeUnretainedValue().report(Int(stats.pointee.indexed_objects)) ? 0 : -1
+                }, Unmanaged.passUnretained(context).toOpaque()), call: "git_odb_write_pack")
+            guard let writer else { throw GitError.missing("git_odb_write_pack") }
+            defer { writer.pointee.free(writer) }
+            var stats = git_indexer_progress()
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 {
+                    throw GitError(code: -1, errorClass: 0, message: "\(pack.path): \(String(cString: strerror(errno)))", function: "read")
+                }
+                if n == 0 { break }
+                try buffer.withUnsafeBytes { try check(writer.pointee.append(writer, $0.baseAddress, n, &stats), call: "git_odb_writepack.append") }
+            }
+            try check(writer.pointee.commit(writer, &stats), call: "git_odb_writepack.commit")
         }
     }
 
@@ -349,5 +388,51 @@ struct PackStream {
             b %= 65_521
         }
         return b << 16 | a
+    }
+}
+
+/// What the threads of `Repository.copyEverything` share: the packs, largest first, each taken
+/// by one thread; the objects indexed; whether to stop; the second thread's error.
+final class PackCopy: Sendable {
+    /// A pack file of the source and its object count.
+    struct Pack: Sendable {
+        let path: String
+        let count: Int
+    }
+
+    /// A repository handle given to the second thread, which alone uses it from then on.
+    struct Handoff: @unchecked Sendable {
+        let repo: Repository
+    }
+
+    struct State: Sendable {
+        var next = 0
+        /// The objects of the packs indexed whole.
+        var finished = 0
+        /// The objects the second thread indexed of its current pack.
+        var helperIndexed = 0
+        var failure: (any Error)?
+    }
+
+    /// Where the second thread runs: a queue of its own gets a thread at once, where the
+    /// global queues' few threads may all be held by callers that wait.
+    static let queue = DispatchQueue(label: "todo.pack-copy", attributes: .concurrent)
+
+    let packs: [Pack]
+    let state = Mutex(State())
+    let stopped = Atomic<Bool>(false)
+    /// Signalled when the second thread ends.
+    let ended = DispatchSemaphore(value: 0)
+
+    init(_ packs: [Pack]) { self.packs = packs }
+
+    /// The next pack to index; nil when none is left or the copy stopped.
+    func take() -> Pack? {
+        if stopped.load(ordering: .relaxed) { return nil }
+        return state.withLock { s in
+            guard s.next < packs.count else { return nil }
+            s.next += 1
+            return packs[s.next - 1]
+        }
     }
 }

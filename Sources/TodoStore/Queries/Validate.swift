@@ -40,37 +40,79 @@ enum Incoming {
     /// Checks every commit reachable from `tip` and from none of `have` (commits this household
     /// already holds or checked before). Each commit's tree is compared with its first parent's,
     /// so only what changed is read. Throws a data error with the violation and the commit.
-    /// `progress` gets the commits checked and their number now and then.
-    static func validate(_ repo: Repository, tip: ObjectID, have: [ObjectID], progress: ((Int, Int) -> Void)? = nil) throws {
-        if let (info, problem) = try firstProblem(repo, tip: tip, have: have, progress: progress) {
+    /// `progress` gets the commits checked and their number now and then. `threads` (default:
+    /// `HistoryCheck.threads(for:)`) share the commits; the outcome is the same with any number.
+    static func validate(
+        _ repo: Repository, tip: ObjectID, have: [ObjectID], progress: ((Int, Int) -> Void)? = nil, threads: Int? = nil
+    ) throws {
+        if let (info, problem) = try firstProblem(repo, tip: tip, have: have, progress: progress, threads: threads) {
             throw SyncError(.remoteData, .remoteData(problem, commit: CommitFacts(info)))
         }
     }
 
-    /// The first commit reachable from `tip` and from none of `have` that adds something the
-    /// format does not allow, and that thing; nil when all is well.
+    /// The first commit reachable from `tip` and from none of `have`, in the order of an
+    /// unsorted walk, that adds something the format does not allow, and that thing; nil when
+    /// all is well. An error reading a commit is thrown when no earlier commit has a problem:
+    /// what a single walk checking one commit after another would report, with any `threads`.
+    /// `meanwhile` runs on this thread while other threads check the commits (after them with
+    /// one thread); if it throws, the check is given up and its error thrown.
     static func firstProblem(
-        _ repo: Repository, tip: ObjectID, have: [ObjectID], progress: ((Int, Int) -> Void)? = nil
+        _ repo: Repository, tip: ObjectID, have: [ObjectID], progress: ((Int, Int) -> Void)? = nil, threads: Int? = nil,
+        meanwhile: () throws -> Void = {}
     ) throws -> (CommitInfo, FormatViolation)? {
-        var found: (CommitInfo, FormatViolation)?
-        let trees = TreeChanges(repo)
-        var total = 0
-        if progress != nil { try repo.walk(from: tip, hiding: have, sorted: false) { _ in total += 1; return true } }
-        var done = 0
-        try repo.walk(from: tip, hiding: have, sorted: false) { oid in
-            if let progress, done % 256 == 0 { progress(done, total) }
-            done += 1
-            // The tree and first parent only: the signatures and message are read for the report.
-            let (tree, parent) = try repo.commitTreeAndFirstParent(oid)
-            let parentTree = try parent.map { try repo.commitTreeAndFirstParent($0).tree }
-            if let problem = try disallowed(repo, tree: tree, old: parentTree, prefix: "", all: false, trees: trees).first?.problem {
-                found = (try repo.commit(oid), problem)
-                return false
-            }
-            return true
+        var commits: [ObjectID] = []
+        var walkError: (any Error)?
+        do {
+            try repo.walk(from: tip, hiding: have, sorted: false) { commits.append($0); return true }
+        } catch {
+            // With progress, the count of the commits came first and failed first; without, the
+            // commits walked before the failure are checked first and may have a problem to report.
+            if progress != nil { throw error }
+            walkError = error
         }
-        if found == nil { progress?(total, total) }
-        return found
+        let check = HistoryCheck(commits)
+        try check.start(repo, threads: walkError == nil ? threads ?? HistoryCheck.threads(for: commits.count) : 1)
+        do {
+            try meanwhile()
+        } catch {
+            check.abandon()
+            throw error
+        }
+        switch check.finish(repo, progress: progress) {
+        case .some((let index, .problem(let problem))):
+            return (try repo.commit(commits[index]), problem)
+        case .some((_, .failure(let error))):
+            throw error
+        case nil:
+            if let walkError { throw walkError }
+            progress?(commits.count, commits.count)
+            return nil
+        }
+    }
+
+    /// Checks what a clone received while `write` puts the tip's tree in the work tree: that
+    /// tree first, in full (so that nothing the format does not allow is written), then every
+    /// commit reachable from `tip` as `validate` does, on other threads while `write` runs.
+    /// Throws what `validate` throws, after `write` returned (or what `write` threw).
+    static func validate(_ repo: Repository, tip: ObjectID, progress: ((Int, Int) -> Void)? = nil, while write: () throws -> Void) throws {
+        let tree = try repo.commitTreeAndFirstParent(tip).tree
+        if let problem = try check(repo, tree: tree, old: nil, prefix: "") {
+            // Some commit added it: the check of the history names which, and nothing is written.
+            try validate(repo, tip: tip, have: [], progress: progress)
+            throw SyncError(.remoteData, .remoteData(problem, commit: CommitFacts(try repo.commit(tip))))
+        }
+        if let (info, problem) = try firstProblem(repo, tip: tip, have: [], progress: progress, meanwhile: write) {
+            throw SyncError(.remoteData, .remoteData(problem, commit: CommitFacts(info)))
+        }
+    }
+
+    /// What the format does not allow in `commit` that its first parent does not have; nil
+    /// when all is well. The tree and first parent only: the signatures and message are read
+    /// for the report of a problem.
+    static func problem(_ repo: Repository, commit: ObjectID, trees: TreeChanges) throws -> FormatViolation? {
+        let (tree, parent) = try repo.commitTreeAndFirstParent(commit)
+        let parentTree = try parent.map { try repo.commitTreeAndFirstParent($0).tree }
+        return try disallowed(repo, tree: tree, old: parentTree, prefix: "", all: false, trees: trees).first?.problem
     }
 
     /// The first disallowed entry under `prefix`; nil when all is well.

@@ -42,8 +42,15 @@ extension Household {
                 if copied { GitLibrary.verifyObjectsOnRead(false) }
                 defer { GitLibrary.verifyObjectsOnRead(true) }
                 let checking = options.progress.map { p in { (done: Int, total: Int) in p(.checking(done: done, total: total)) } }
+                let write = {
+                    try repo.checkoutAll(
+                        tree: try repo.commit(tip).tree,
+                        progress: options.progress.map { p in { done, total in p(.writing(done: done, total: total)) } })
+                }
                 do {
-                    try Incoming.validate(repo, tip: tip, have: [], progress: checking)
+                    // The tip's tree is checked first, then written while the rest of the history
+                    // is checked on the other cores; `main` is set only once all of it passed.
+                    try Incoming.validate(repo, tip: tip, progress: checking, while: write)
                 } catch let e where copied && !(e is SyncError) {
                     // Something it reaches was not in the copy (the remote was repacked by
                     // another program meanwhile): what is missing comes the usual way.
@@ -51,11 +58,9 @@ extension Household {
                     try fetch(fromPath: localPath(url) ?? url, into: repo, have: [])
                     try repo.deleteReference(fetchRef)
                     try Incoming.validate(repo, tip: tip, have: [])
+                    try write()
                 }
                 try repo.updateReference(branch, to: tip, expected: nil, message: "clone")
-                try repo.checkoutAll(
-                    tree: try repo.commit(tip).tree,
-                    progress: options.progress.map { p in { done, total in p(.writing(done: done, total: total)) } })
             } else {
                 // Its own first commit stays here: the household's history comes from whoever
                 // created it, on the first sync after theirs.
