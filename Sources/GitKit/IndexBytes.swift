@@ -129,9 +129,13 @@ struct IndexBytes {
     func entryStart(_ entry: Int) -> Int { entry < count ? table.start(entry, in: bytes, version: version) : entriesEnd }
 
     /// The bytes of entry `entry`, padding included.
-    func entryBytes(_ entry: Int) -> Slice<UnsafeRawBufferPointer> {
-        let start = entryStart(entry)
-        return bytes[start..<max(start, entryStart(entry + 1))]
+    func entryBytes(_ entry: Int) -> Slice<UnsafeRawBufferPointer> { entries(from: entry, to: entry + 1) }
+
+    /// The bytes of entries `from..<to`. A table that lies (a file whose checksum holds but
+    /// whose entries are not where its table says) gives fewer bytes, never a trap.
+    func entries(from: Int, to: Int) -> Slice<UnsafeRawBufferPointer> {
+        let start = entryStart(from)
+        return bytes[start..<max(start, entryStart(to))]
     }
 
     /// Locates every entry at once (one pass), for work that visits them all in order; a
@@ -238,11 +242,10 @@ final class EntryTable {
         return EntryTable(starts: starts, entriesEnd: offset)
     }
 
-    /// Replaces a block table by every entry's offset, when one pass finds them all.
+    /// Replaces a block table by every entry's offset, when one pass finds them all (before
+    /// the end the table gives): the pass, not the table, then says where each entry is.
     func locateAll(in bytes: UnsafeRawBufferPointer, count: Int, version: UInt32) {
-        guard starts == nil, let scanned = Self.scan(bytes, count: count, end: entriesEnd, version: version),
-            scanned.entriesEnd == entriesEnd
-        else { return }
+        guard starts == nil, let scanned = Self.scan(bytes, count: count, end: entriesEnd, version: version) else { return }
         starts = scanned.starts
     }
 

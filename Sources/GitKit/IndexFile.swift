@@ -269,7 +269,9 @@ struct IndexFile {
     /// Entry bytes (fixed part, name, padding) with the name `name` in place of theirs, the
     /// other flags kept.
     private static func renamed(_ entry: some Collection<UInt8>, to name: some Collection<UInt8>) -> [UInt8] {
-        let bytes = Array(entry)
+        var bytes = Array(entry)
+        // Only a damaged file's table gives an entry shorter than its fixed part.
+        if bytes.count < IndexBytes.fixedEntrySize + 2 { bytes += [UInt8](repeating: 0, count: IndexBytes.fixedEntrySize + 2 - bytes.count) }
         let flags = Int(bytes[60]) << 8 | Int(bytes[61])
         let extended = flags & 0x4000 != 0
         var out = Array(bytes[0..<IndexBytes.fixedEntrySize + (extended ? 2 : 0)])
@@ -427,12 +429,12 @@ struct IndexFile {
         var copiedUpTo = 0  // entries before this one are in `pieces`
         for (key, entry) in changes {
             let at = top.entries(at: key, in: copiedUpTo..<top.count)
-            pieces.append(.mapped(top.bytes[top.entryStart(copiedUpTo)..<top.entryStart(at.lowerBound)]))
+            pieces.append(.mapped(top.entries(from: copiedUpTo, to: at.lowerBound)))
             count += 1 - at.count
             pieces.append(.new(entry))
             copiedUpTo = at.upperBound
         }
-        pieces.append(.mapped(top.bytes[top.entryStart(copiedUpTo)..<top.entriesEnd]))
+        pieces.append(.mapped(top.entries(from: copiedUpTo, to: top.count)))
         return (pieces, count)
     }
 
@@ -509,7 +511,7 @@ struct IndexFile {
                 while s < special.count, special[s] < cursor { s += 1 }
                 let stop = s < special.count ? min(special[s], end) : end
                 if stop > cursor {
-                    pieces.append(.mapped(shared.bytes[shared.entryStart(cursor)..<shared.entryStart(stop)]))
+                    pieces.append(.mapped(shared.entries(from: cursor, to: stop)))
                     count += stop - cursor
                     cursor = stop
                 }

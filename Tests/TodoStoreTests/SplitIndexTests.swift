@@ -252,6 +252,76 @@ import Testing
         for i in 0..<bytes.count { _ = (bytes.path(at: i), bytes.object(at: i), bytes.entryBytes(i).count) }
     }
 
+    /// A split index and its shared index with random bytes changed, cut or grown, their
+    /// checksums (and the shared index's name in the link) made right again so that the parse
+    /// itself is what is tried: each is read, looked up, listed, changed and written whole, and
+    /// none traps (a debug build checks every byte read against the file's bounds).
+    @Test func damagedIndexFilesNeverTrap() throws {
+        GitLibrary.start()
+        let fixture = try Fixture(entries: 300)
+        try git("config", "core.splitIndex", "true", in: fixture.path)
+        let repo = try Repository.open(path: fixture.path)
+        _ = try fixture.stage([("f/000010", "ten\n"), ("n/new", "new\n")], repo: repo)
+        try git("update-index", "--force-remove", "f/000011", in: fixture.path)
+        let goodTop = try #require(readBytes(fixture.path + "/.git/index"))
+        let sharedName = try #require(fixture.sharedIndexes.first)
+        let goodShared = try #require(readBytes(fixture.path + "/.git/" + sharedName))
+        let linkAt = try #require(Self.find(Array("link".utf8), in: goodTop))
+        let scratch = TempDir()
+        var rng = SplitMix64(seed: PropertySeed.run)
+        var read = 0
+        for round in 0..<400 {
+            var top = goodTop
+            var shared = goodShared
+            let damageShared = rng.next() % 2 == 0
+            func damage(_ bytes: inout [UInt8]) {
+                switch rng.next() % 4 {
+                case 0: bytes = Array(bytes.prefix(Int(rng.next() % UInt64(bytes.count))))
+                case 1: bytes += (0..<Int(1 + rng.next() % 64)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                default:
+                    for _ in 0..<(1 + rng.next() % 8) {
+                        bytes[Int(rng.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: rng.next())
+                    }
+                }
+                // The checksum made right again, so that the parse is what is tried.
+                if bytes.count > 20 { bytes = Array(bytes.dropLast(20)) + IndexFile.sha1([.new(Array(bytes.dropLast(20)))]) }
+            }
+            if damageShared {
+                damage(&shared)
+                if shared.count >= 20, linkAt + 28 <= top.count - 20 {
+                    top.replaceSubrange(linkAt + 8..<linkAt + 28, with: shared.suffix(20))
+                    top = Array(top.dropLast(20)) + IndexFile.sha1([.new(Array(top.dropLast(20)))])
+                }
+            } else {
+                damage(&top)
+            }
+            let dir = scratch.path + "/r\(round)/"
+            try FileManager.default.createDirectory(atPath: dir + "todo", withIntermediateDirectories: true)
+            try Data(top).write(to: URL(fileURLWithPath: dir + "index"))
+            let name = shared.count >= 20 ? ObjectID(raw: shared.suffix(20)[...])?.hex ?? "x" : "x"
+            try Data(shared).write(to: URL(fileURLWithPath: dir + "sharedindex." + name))
+            guard let file = IndexFile.load(IndexFile.Place(gitDirectory: dir)) else { continue }
+            read += 1
+            for i in stride(from: 0, to: 320, by: 9) { _ = file.lookup(Fixture.name(i)) }
+            _ = file.lookup("n/new")
+            var listed = 0
+            file.forEachEntry { _, _, _ in listed += 1 }
+            let entry = IndexFile.entry(path: "f/000020", id: [UInt8](repeating: 7, count: 20), stat: stat())
+            for rule in [IndexFile.SplitRule.always, .never, .from(10_000)] {
+                if let rewrite = file.replacing([("f/000020", entry)], rule: rule) { _ = IndexFile.sha1(rewrite.index.pieces) }
+            }
+            _ = IndexFile.sha1(file.unsplit().index.pieces)
+        }
+        // Some damage leaves a file that still reads (a changed stat field, an id): those were
+        // looked up, listed and rewritten too.
+        #expect(read > 0)
+    }
+
+    static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        return (0...(haystack.count - needle.count)).first { haystack[$0..<$0 + needle.count].elementsEqual(needle) }
+    }
+
     /// An index naming a shared index that is not there: no `IndexFile` (libgit2 then says it
     /// cannot read it); nothing traps.
     @Test func aMissingSharedIndexIsNotReadAsEmpty() throws {
