@@ -43,7 +43,13 @@ final class HistoryCheck: Sendable {
     /// Signalled by a thread every `progressStep` commits and when it ends.
     private let wake = DispatchSemaphore(value: 0)
 
-    init(_ commits: [ObjectID]) { self.commits = commits }
+    /// A tree checked in full: a commit whose tree it is has nothing to report.
+    let verified: ObjectID?
+
+    init(_ commits: [ObjectID], verified: ObjectID? = nil) {
+        self.commits = commits
+        self.verified = verified
+    }
 
     /// The threads for `count` commits: one per online CPU, at most 4; one for few commits.
     static func threads(for count: Int) -> Int {
@@ -60,10 +66,11 @@ final class HistoryCheck: Sendable {
     }
 
     /// Starts `threads` threads, each on a new handle of `repo`'s repository (opened here, so
-    /// that a failure to open one is thrown to the caller). With one thread, nothing starts:
-    /// `finish` checks every commit on the caller's thread with `repo`.
-    func start(_ repo: Repository, threads: Int) throws {
-        guard threads > 1 else { return }
+    /// that a failure to open one is thrown to the caller). With one thread, nothing starts
+    /// unless the caller has other work to do `beside` the check: `finish` then checks every
+    /// commit on the caller's thread with `repo`.
+    func start(_ repo: Repository, threads: Int, beside: Bool = false) throws {
+        guard threads > 1 || beside else { return }
         let handles = try (0..<threads).map { _ in Handoff(repo: try Repository.open(path: repo.gitDirectory)) }
         state.withLock {
             $0.started = handles.count
@@ -122,7 +129,7 @@ final class HistoryCheck: Sendable {
             for i in run {
                 let finding: Finding?
                 do {
-                    finding = try Incoming.problem(repo, commit: commits[i], trees: trees).map(Finding.problem)
+                    finding = try Incoming.problem(repo, commit: commits[i], trees: trees, verified: verified).map(Finding.problem)
                 } catch {
                     finding = .failure(error)
                 }

@@ -54,11 +54,13 @@ enum Incoming {
     /// unsorted walk, that adds something the format does not allow, and that thing; nil when
     /// all is well. An error reading a commit is thrown when no earlier commit has a problem:
     /// what a single walk checking one commit after another would report, with any `threads`.
-    /// `meanwhile` runs on this thread while other threads check the commits (after them with
-    /// one thread); if it throws, the check is given up and its error thrown.
+    /// `meanwhile`, when given, runs on this thread while at least one other thread checks the
+    /// commits; if it throws, the check is given up and its error thrown. A commit whose tree is
+    /// `verified` (a tree checked in full) has nothing to report: what it changes is entries of
+    /// that tree.
     static func firstProblem(
         _ repo: Repository, tip: ObjectID, have: [ObjectID], progress: ((Int, Int) -> Void)? = nil, threads: Int? = nil,
-        meanwhile: () throws -> Void = {}
+        verified: ObjectID? = nil, meanwhile: (() throws -> Void)? = nil
     ) throws -> (CommitInfo, FormatViolation)? {
         var commits: [ObjectID] = []
         var walkError: (any Error)?
@@ -70,10 +72,12 @@ enum Incoming {
             if progress != nil { throw error }
             walkError = error
         }
-        let check = HistoryCheck(commits)
-        try check.start(repo, threads: walkError == nil ? threads ?? HistoryCheck.threads(for: commits.count) : 1)
+        let check = HistoryCheck(commits, verified: verified)
+        let count = walkError == nil ? threads ?? HistoryCheck.threads(for: commits.count) : 1
+        // With work to do meanwhile, even a few commits are checked on a thread of their own.
+        try check.start(repo, threads: count, beside: meanwhile != nil)
         do {
-            try meanwhile()
+            try meanwhile?()
         } catch {
             check.abandon()
             throw error
@@ -92,7 +96,8 @@ enum Incoming {
 
     /// Checks what a clone received while `write` puts the tip's tree in the work tree: that
     /// tree first, in full (so that nothing the format does not allow is written), then every
-    /// commit reachable from `tip` as `validate` does, on other threads while `write` runs.
+    /// commit reachable from `tip` as `validate` does (a commit whose tree is the tip's passes
+    /// at once: that tree was just checked), on other threads while `write` runs.
     /// Throws what `validate` throws, after `write` returned (or what `write` threw).
     static func validate(_ repo: Repository, tip: ObjectID, progress: ((Int, Int) -> Void)? = nil, while write: () throws -> Void) throws {
         let tree = try repo.commitTreeAndFirstParent(tip).tree
@@ -101,7 +106,10 @@ enum Incoming {
             try validate(repo, tip: tip, have: [], progress: progress)
             throw SyncError(.remoteData, .remoteData(problem, commit: CommitFacts(try repo.commit(tip))))
         }
-        if let (info, problem) = try firstProblem(repo, tip: tip, have: [], progress: progress, meanwhile: write) {
+        let found = try withoutActuallyEscaping(write) { write in
+            try firstProblem(repo, tip: tip, have: [], progress: progress, verified: tree, meanwhile: write)
+        }
+        if let (info, problem) = found {
             throw SyncError(.remoteData, .remoteData(problem, commit: CommitFacts(info)))
         }
     }
@@ -109,8 +117,9 @@ enum Incoming {
     /// What the format does not allow in `commit` that its first parent does not have; nil
     /// when all is well. The tree and first parent only: the signatures and message are read
     /// for the report of a problem.
-    static func problem(_ repo: Repository, commit: ObjectID, trees: TreeChanges) throws -> FormatViolation? {
+    static func problem(_ repo: Repository, commit: ObjectID, trees: TreeChanges, verified: ObjectID? = nil) throws -> FormatViolation? {
         let (tree, parent) = try repo.commitTreeAndFirstParent(commit)
+        if tree == verified { return nil }
         let parentTree = try parent.map { try repo.commitTreeAndFirstParent($0).tree }
         return try disallowed(repo, tree: tree, old: parentTree, prefix: "", all: false, trees: trees).first?.problem
     }
