@@ -107,6 +107,10 @@ struct IndexFile {
     /// percentage of it (git's `splitIndex.maxPercentChange` default).
     static let maxPercentChange = 20
 
+    /// Whether `outside` entries (replaced, deleted or its own) may stand beside a shared index
+    /// of `shared` entries.
+    private static func fitsOutside(_ outside: Int, of shared: Int) -> Bool { outside * 100 <= maxPercentChange * shared }
+
     /// The index in `place`; nil when there is none or it is one `IndexFile` does not handle.
     /// A file a note (`Written`) names is not checksummed again. A shared index that vanished
     /// while the index was read (another writer rebased) makes it read the index again.
@@ -222,17 +226,20 @@ struct IndexFile {
 
     /// Calls `body` with every entry's object id, raw mode and path, in order within the
     /// shared index and within the index's own entries.
-    func forEachEntry(_ body: (_ id: [UInt8], _ mode: UInt32, _ path: String) throws -> Void) rethrows {
+    func forEachEntry(_ body: (_ id: ObjectID, _ mode: UInt32, _ path: String) throws -> Void) rethrows {
+        // An id is always 20 bytes: an entry's fixed part holds them.
         if let shared {
             shared.locateAll()
             for position in 0..<shared.count where !deleted.contains(position) {
                 let (id, mode) = replacement[position].map(top.object) ?? shared.object(at: position)
-                try body(id, mode, String(decoding: shared.path(at: position), as: UTF8.self))
+                guard let oid = ObjectID(raw: id[...]) else { continue }
+                try body(oid, mode, String(decoding: shared.path(at: position), as: UTF8.self))
             }
         }
         for k in firstAdded..<top.count {
             let (id, mode) = top.object(at: k)
-            try body(id, mode, String(decoding: top.path(at: k), as: UTF8.self))
+            guard let oid = ObjectID(raw: id[...]) else { continue }
+            try body(oid, mode, String(decoding: top.path(at: k), as: UTF8.self))
         }
     }
 
@@ -339,8 +346,7 @@ struct IndexFile {
             if !isSplit { return splicing(changes) }
             return Rewrite(index: Self.file(version: version, whole(applying: changes)), shared: nil, names: nil, source: self)
         }
-        // More changes than a split index may hold outside its shared index go to a rebase at once.
-        if isSplit, changes.count * 100 <= Self.maxPercentChange * (shared?.count ?? 0), let split = splitUpdate(changes) { return split }
+        if isSplit, let split = splitUpdate(changes) { return split }
         // A rebase: every entry into a new shared index, and an index naming it.
         let shared = Self.file(version: version, whole(applying: changes), table: true)
         return Rewrite(
@@ -388,16 +394,13 @@ struct IndexFile {
         return Rewrite.File(pieces: pieces, checksum: digest)
     }
 
-    /// A split index holding no entries of its own, naming the shared index `shared`.
-    private static func splitFile(version: UInt32, shared: [UInt8]) -> Rewrite.File {
-        splitFile(version: version, shared: shared, replacements: [], deleted: [], added: [])
-    }
-
     /// A split index: header, the replacing entries (names empty) in the order of their
     /// shared positions, the entries of its own in path order, the `link` extension, the
-    /// checksum. All new bytes: the file is small.
+    /// checksum (none of either kind: the index right after a rebase). All new bytes: the
+    /// file is small.
     private static func splitFile(
-        version: UInt32, shared: [UInt8], replacements: [(position: Int, entry: [UInt8])], deleted: [Int], added: [[UInt8]]
+        version: UInt32, shared: [UInt8], replacements: [(position: Int, entry: [UInt8])] = [], deleted: [Int] = [],
+        added: [[UInt8]] = []
     ) -> Rewrite.File {
         var out = Array("DIRC".utf8)
         appendU32(&out, version)
@@ -441,7 +444,8 @@ struct IndexFile {
     /// The new split index with `changes` put in, naming the same shared index; nil when the
     /// entries outside it would then exceed `maxPercentChange` percent of it (time to rebase).
     private func splitUpdate(_ changes: [(key: [UInt8], entry: [UInt8])]) -> Rewrite? {
-        guard let shared, let link = top.link else { return nil }
+        // More changes than may stand outside the shared index: a rebase at once.
+        guard let shared, let link = top.link, Self.fitsOutside(changes.count, of: shared.count) else { return nil }
         var replacements: [Int: [UInt8]] = [:]
         for (position, k) in replacement { replacements[position] = Array(top.entryBytes(k)) }
         var deleted = self.deleted
@@ -466,7 +470,7 @@ struct IndexFile {
         }
         let added = own.sorted { $0.key.lexicographicallyPrecedes($1.key) }.flatMap(\.value)
         let outside = replacements.count + deleted.count + added.count
-        guard outside * 100 <= Self.maxPercentChange * shared.count else { return nil }
+        guard Self.fitsOutside(outside, of: shared.count) else { return nil }
         let file = Self.splitFile(
             version: version, shared: withUnsafeBytes(of: link.shared.raw.id) { Array($0) },
             replacements: replacements.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, deleted: deleted.sorted(),

@@ -412,8 +412,8 @@ extension Repository {
         guard workDirectory != nil else { return }
         if let file = loadIndexFile() {
             // Read here, as libgit2 cannot read a split index (and the index is not written).
-            try file.forEachEntry { raw, mode, path in
-                guard mode != 0o160000, let id = ObjectID(raw: raw[...]), try contains(id) else { return }
+            try file.forEachEntry { id, mode, path in
+                guard mode != 0o160000, try contains(id) else { return }
                 var oid = id.raw
                 try check(git_packbuilder_insert(builder, &oid, path), call: "git_packbuilder_insert")
             }

@@ -57,12 +57,21 @@ import Testing
         let blob: String
         var path: String { dir.path }
 
-        init(entries count: Int) throws {
+        /// `splitIndex`: `core.splitIndex` set to true, so that even a small index is split.
+        init(entries count: Int, splitIndex: Bool = false) throws {
             try git("init", "-q", dir.path, in: "/")
             blob = try run(["git", "hash-object", "-w", "--stdin"], in: dir.path, input: "same\n").stdout
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             let lines = (0..<count).map { "100644 \(blob)\t\(Self.name($0))" }.joined(separator: "\n") + "\n"
             #expect(try run(["git", "update-index", "--index-info"], in: dir.path, input: lines).status == 0)
+            // Set after git made the index, which stays whole until GitKit writes it.
+            if splitIndex { try git("config", "core.splitIndex", "true", in: dir.path) }
+        }
+
+        /// The repository, through GitKit.
+        func open() throws -> Repository {
+            GitLibrary.start()
+            return try Repository.open(path: path)
         }
 
         static func name(_ i: Int) -> String { "f/\(String(format: "%06d", i))" }
@@ -104,14 +113,13 @@ import Testing
     /// From `splitThreshold` entries a change leaves the index split, git lists exactly the
     /// entries, and later changes keep it so with one shared index; below, it stays whole.
     @Test func aLargeIndexIsSplitAndGitReadsIt() throws {
-        GitLibrary.start()
         let small = try Fixture(entries: 50)
-        let smallRepo = try Repository.open(path: small.path)
+        let smallRepo = try small.open()
         _ = try small.stage([("f/000003", "three\n")], repo: smallRepo)
         #expect(!small.isSplit && small.sharedIndexes.isEmpty)
 
         let fixture = try Fixture(entries: IndexFile.splitThreshold)
-        let repo = try Repository.open(path: fixture.path)
+        let repo = try fixture.open()
         var expected = try fixture.listed()
         #expect(expected.count == IndexFile.splitThreshold)
         expected.merge(try fixture.stage([("f/000007", "seven\n"), ("g/new", "new\n")], repo: repo)) { $1 }
@@ -136,10 +144,8 @@ import Testing
     /// entries outside the shared index and leaves one shared index; false writes it whole and
     /// removes the shared one; `unsplitIndex` (before libgit2 reads it) writes it whole too.
     @Test func changesFollowTheModelThroughRebasesAndUnsplits() throws {
-        GitLibrary.start()
-        let fixture = try Fixture(entries: 200)
-        try git("config", "core.splitIndex", "true", in: fixture.path)
-        let repo = try Repository.open(path: fixture.path)
+        let fixture = try Fixture(entries: 200, splitIndex: true)
+        let repo = try fixture.open()
         var expected = try fixture.listed()
         var shareds: Set<[String]> = []
         var rng = SplitMix64(seed: 0x1DE8)
@@ -182,9 +188,8 @@ import Testing
     /// An index git split itself, with entries it replaced (names empty), deleted and added, is
     /// read as git lists it, and a change through GitKit keeps git's view.
     @Test func gitsOwnSplitIndexIsReadAndChanged() throws {
-        GitLibrary.start()
         let fixture = try Fixture(entries: 300)
-        let repo = try Repository.open(path: fixture.path)
+        let repo = try fixture.open()
         try git("update-index", "--split-index", in: fixture.path)
         let other = try run(["git", "hash-object", "-w", "--stdin"], in: fixture.path, input: "other\n").stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -202,7 +207,7 @@ import Testing
         #expect(file.lookup("e/added") == .file(id: try #require(ObjectID(hex: other)).bytes, mode: 0o100644))
         #expect(file.lookup(Fixture.name(13)) == .file(id: try #require(ObjectID(hex: fixture.blob)).bytes, mode: 0o100644))
         var all: [String: String] = [:]
-        file.forEachEntry { id, mode, path in all[path] = "\(String(mode, radix: 8)) \(ObjectID(raw: id[...])!.hex) 0" }
+        file.forEachEntry { id, mode, path in all[path] = "\(String(mode, radix: 8)) \(id.hex) 0" }
         #expect(all == expected)
         expected.merge(try fixture.stage([(Fixture.name(11), "eleven\n"), (Fixture.name(12), "back\n"), ("e/added", "x\n")], repo: repo)) { $1 }
         #expect(try fixture.listed() == expected)
@@ -213,10 +218,8 @@ import Testing
     /// git's threaded read uses too; lookups through it find every entry. A table that lies
     /// (offsets not at entries, in a file whose checksum holds) gives no crash.
     @Test func theSharedIndexHasAnEntryTableGitReads() throws {
-        GitLibrary.start()
-        let fixture = try Fixture(entries: 1000)
-        try git("config", "core.splitIndex", "true", in: fixture.path)
-        let repo = try Repository.open(path: fixture.path)
+        let fixture = try Fixture(entries: 1000, splitIndex: true)
+        let repo = try fixture.open()
         var expected = try fixture.listed()
         expected.merge(try fixture.stage([("n/one", "one\n")], repo: repo)) { $1 }
         let name = try #require(fixture.sharedIndexes.first)
@@ -257,10 +260,8 @@ import Testing
     /// itself is what is tried: each is read, looked up, listed, changed and written whole, and
     /// none traps (a debug build checks every byte read against the file's bounds).
     @Test func damagedIndexFilesNeverTrap() throws {
-        GitLibrary.start()
-        let fixture = try Fixture(entries: 300)
-        try git("config", "core.splitIndex", "true", in: fixture.path)
-        let repo = try Repository.open(path: fixture.path)
+        let fixture = try Fixture(entries: 300, splitIndex: true)
+        let repo = try fixture.open()
         _ = try fixture.stage([("f/000010", "ten\n"), ("n/new", "new\n")], repo: repo)
         try git("update-index", "--force-remove", "f/000011", in: fixture.path)
         let goodTop = try #require(readBytes(fixture.path + "/.git/index"))
@@ -325,11 +326,10 @@ import Testing
     /// An index naming a shared index that is not there: no `IndexFile` (libgit2 then says it
     /// cannot read it); nothing traps.
     @Test func aMissingSharedIndexIsNotReadAsEmpty() throws {
-        GitLibrary.start()
         let fixture = try Fixture(entries: 20)
         try git("update-index", "--split-index", in: fixture.path)
         for name in fixture.sharedIndexes { unlink(fixture.path + "/.git/" + name) }
-        let repo = try Repository.open(path: fixture.path)
+        let repo = try fixture.open()
         #expect(repo.loadIndexFile() == nil)
     }
 }
