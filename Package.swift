@@ -50,8 +50,8 @@ let package = Package(
         .systemLibrary(name: "CLibgit2", providers: [.apt(["libgit2-dev"])]),
         // Calls of libgit2 that the executable takes over: the CA bundle's parse at start-up,
         // put off until a transfer needs it; connect, to turn Nagle's algorithm off.
-        // Also two helpers GitKit needs from the C library and zlib (syncfs, reading a loose
-        // object back).
+        // Also helpers GitKit needs from the C library and zlib (syncfs, reading a loose object
+        // back, inflating pack entries for PackReader).
         .target(name: "CInterposers"),
         // libxml2, for the request bodies of CalDAV (todo-serve only, linked as a shared library;
         // nothing of it reaches `todo`). Only TodoServe's CalDAV/DAVXML.swift imports it.

@@ -8,23 +8,26 @@ public struct ChangedEntry: Sendable {
     public let old: TreeEntry?
 }
 
-/// Compares trees with older ones, entry by entry, keeping the trees it read (libgit2's parsed
-/// objects) for the next comparison: walking a history, each commit's trees are the new side
-/// once and the old side of the next commit's comparison. Only the entries that differ become
+/// Reads a history for the check of received commits: compares trees with older ones, entry by
+/// entry, keeping the trees it read for the next comparison (walking a history, each commit's
+/// trees are the new side once and the old side of the next commit's comparison), and reads
+/// commits' trees and parents and blobs' sizes. Only the entries that differ become
 /// `TreeEntry` values; the others are passed over by comparing names and ids in place. Forgets
 /// everything past a few thousand trees. Not for use from several threads at once.
+///
+/// With `packs`, objects are read straight from the packs (`PackReader`), and parsed here as
+/// strictly as libgit2 parses them; whatever is not in a pack, cannot be read there, or does
+/// not parse here is read through libgit2, which gives the error, if any, it always gave.
 public final class TreeChanges {
     private let repo: Repository
-    private var trees: [ObjectID: OpaquePointer] = [:]
+    private let reader: PackReader?
+    private var trees: [ObjectID: ParsedTree] = [:]
     private let limit: Int
 
-    public init(_ repo: Repository, limit: Int = 4096) {
+    public init(_ repo: Repository, limit: Int = 4096, packs: PackFiles? = nil) {
         self.repo = repo
         self.limit = limit
-    }
-
-    deinit {
-        for tree in trees.values { git_tree_free(tree) }
+        reader = packs.map(PackReader.init)
     }
 
     /// The entries of `tree` whose name, id or mode differ from `old`'s entry of that name, or
@@ -34,45 +37,267 @@ public final class TreeChanges {
     /// returned as new.
     public func changed(_ tree: ObjectID, since old: ObjectID?) throws -> [ChangedEntry] {
         // Forgetting happens here only, never between the two lookups below.
-        if trees.count + 2 > limit {
-            for tree in trees.values { git_tree_free(tree) }
-            trees.removeAll(keepingCapacity: true)
-        }
+        if trees.count + 2 > limit { trees.removeAll(keepingCapacity: true) }
         let new = try lookup(tree)
         let previous = try old.map { try lookup($0) }
-        let count = git_tree_entrycount(new)
-        let oldCount = previous.map { git_tree_entrycount($0) } ?? 0
+        if let previous, let found = ParsedTree.changedInPlace(new, since: previous) { return found }
         var next = 0
         var found: [ChangedEntry] = []
-        for i in 0..<count {
-            guard let e = git_tree_entry_byindex(new, i) else { continue }
-            var match: OpaquePointer?
-            if let previous, let name = git_tree_entry_name(e) {
-                while next < oldCount, let o = git_tree_entry_byindex(previous, next), let oldName = git_tree_entry_name(o) {
-                    let order = strcmp(oldName, name)
+        for e in new.entries.indices {
+            var match: Int?
+            if let previous {
+                while next < previous.entries.count {
+                    let order = ParsedTree.compareNames(previous, next, new, e)
                     if order < 0 { next += 1; continue }
-                    if order == 0 { match = o }
+                    if order == 0 { match = next }
                     break
                 }
             }
-            if let o = match, git_oid_equal(git_tree_entry_id(o), git_tree_entry_id(e)) != 0,
-                git_tree_entry_filemode_raw(o) == git_tree_entry_filemode_raw(e)
-            {
+            if let o = match, let previous, previous.entries[o].mode == new.entries[e].mode, ParsedTree.sameID(previous, o, new, e) {
                 continue
             }
-            found.append(ChangedEntry(entry: Repository.makeEntry(e), old: match.map { Repository.makeEntry($0) }))
+            found.append(ChangedEntry(entry: new.entry(e), old: match.flatMap { previous?.entry($0) }))
         }
         return found
     }
 
-    /// The parsed tree `id`, read once while it is remembered.
-    private func lookup(_ id: ObjectID) throws -> OpaquePointer {
+    /// The size of object `id` (a blob's, for the checks of sizes).
+    public func size(_ id: ObjectID) throws -> Int {
+        if let size = reader?.size(id) { return size }
+        return try repo.blobSize(id)
+    }
+
+    /// Commit `id`'s tree and first parent, as `Repository.commitTreeAndFirstParent` gives
+    /// them. From the packs, a commit is taken only when it has the form git writes, which
+    /// libgit2 parses in every case (`treeAndFirstParent`); any other is left to libgit2, which
+    /// refuses it or not as it always did.
+    public func commitTreeAndFirstParent(_ id: ObjectID) throws -> (tree: ObjectID, parent: ObjectID?) {
+        if let (kind, bytes) = reader?.read(id), kind == .commit, let found = Self.treeAndFirstParent(bytes) {
+            return found
+        }
+        return try repo.commitTreeAndFirstParent(id)
+    }
+
+    /// The tree and first parent a commit's content names, when it has the form git writes:
+    /// "tree <id>", "parent <id>" lines, one or more "author" lines, a "committer" line, each
+    /// signature "<name> <<email>>" with nothing or " <seconds>" and anything after; then
+    /// anything. libgit2's commit parser takes all of these (it refuses only a missing id or
+    /// signature, an e-mail without its brackets, a time that is not a number). Nil otherwise.
+    static func treeAndFirstParent(_ bytes: [UInt8]) -> (tree: ObjectID, parent: ObjectID?)? {
+        bytes.withUnsafeBufferPointer { b -> (tree: ObjectID, parent: ObjectID?)? in
+            var i = 0
+            func id(after prefix: StaticString) -> ObjectID? {
+                let p = prefix.utf8Start
+                let n = prefix.utf8CodeUnitCount
+                guard b.count - i >= n + 41, memcmp(b.baseAddress! + i, p, n) == 0, b[i + n + 40] == 0x0A else { return nil }
+                var raw = [UInt8](repeating: 0, count: 20)
+                for k in 0..<20 {
+                    guard let high = hexValue(b[i + n + 2 * k]), let low = hexValue(b[i + n + 2 * k + 1]) else { return nil }
+                    raw[k] = high << 4 | low
+                }
+                i += n + 41
+                return ObjectID(raw: raw[...])
+            }
+            func signature(_ prefix: StaticString) -> Bool {
+                let p = prefix.utf8Start
+                let n = prefix.utf8CodeUnitCount
+                guard b.count - i > n, memcmp(b.baseAddress! + i, p, n) == 0 else { return false }
+                guard let end = (i + n..<b.count).first(where: { b[$0] == 0x0A }) else { return false }
+                let line = i + n..<end
+                guard let open = line.last(where: { b[$0] == 0x3C }), let close = line.last(where: { b[$0] == 0x3E }), close > open else {
+                    return false
+                }
+                // After the e-mail: nothing, or a space and 1 to 18 digits, then the end or a space.
+                var t = close + 1
+                if t < end {
+                    guard b[t] == 0x20 else { return false }
+                    t += 1
+                    let digits = t
+                    while t < end, b[t] >= 0x30, b[t] <= 0x39 { t += 1 }
+                    guard t > digits, t - digits <= 18, t == end || b[t] == 0x20 else { return false }
+                }
+                i = end + 1
+                return true
+            }
+            guard let tree = id(after: "tree ") else { return nil }
+            let parent = id(after: "parent ")
+            if parent != nil { while id(after: "parent ") != nil {} }
+            guard signature("author ") else { return nil }
+            // Further "author" lines (some programs write them) must parse too.
+            while b.count - i >= 7, b[i] == 0x61, b[i + 1] == 0x75, b[i + 2] == 0x74, b[i + 3] == 0x68, b[i + 4] == 0x6F, b[i + 5] == 0x72,
+                b[i + 6] == 0x20
+            {
+                guard signature("author ") else { return nil }
+            }
+            guard signature("committer ") else { return nil }
+            return (tree, parent)
+        }
+    }
+
+    private static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: return c - 0x30
+        case 0x61...0x66: return c - 0x61 + 10
+        case 0x41...0x46: return c - 0x41 + 10
+        default: return nil
+        }
+    }
+
+    /// The tree `id`, read once while it is remembered.
+    private func lookup(_ id: ObjectID) throws -> ParsedTree {
         if let known = trees[id] { return known }
-        var tree: OpaquePointer?
-        var oid = id.raw
-        try check(git_tree_lookup(&tree, repo.handle, &oid), call: "git_tree_lookup")
-        guard let tree else { throw GitError.missing("git_tree_lookup") }
+        let tree: ParsedTree
+        if let (kind, bytes) = reader?.read(id), kind == .tree, let parsed = ParsedTree(bytes) {
+            tree = parsed
+        } else {
+            var object: OpaquePointer?
+            var oid = id.raw
+            try check(git_tree_lookup(&object, repo.handle, &oid), call: "git_tree_lookup")
+            guard let object else { throw GitError.missing("git_tree_lookup") }
+            defer { git_tree_free(object) }
+            tree = ParsedTree(libgit2: object)
+        }
         trees[id] = tree
         return tree
+    }
+}
+
+/// A tree's content with where each entry is: parsed as libgit2 parses a tree (an octal mode,
+/// a space, a name of at least one byte ended by a NUL, 20 bytes of id), but stricter: whatever
+/// libgit2 might take and this does not is left to libgit2.
+struct ParsedTree {
+    struct Entry {
+        let mode: UInt32
+        /// Where the entry (its mode) starts.
+        let start: Int
+        /// Where the name starts and how long it is; the id follows its NUL.
+        let name: Int
+        let length: Int
+    }
+
+    let bytes: [UInt8]
+    let entries: [Entry]
+
+    /// Nil for content this does not parse.
+    init?(_ bytes: [UInt8]) {
+        var entries: [Entry] = []
+        // An entry takes at least 28 bytes (a mode, a one-byte name, the id), mostly 30 or more.
+        entries.reserveCapacity(bytes.count / 28)
+        let ok = bytes.withUnsafeBufferPointer { b -> Bool in
+            var i = 0
+            while i < b.count {
+                let start = i
+                var mode: UInt32 = 0
+                var digits = 0
+                while i < b.count, b[i] >= 0x30, b[i] <= 0x37 {
+                    mode = mode << 3 | UInt32(b[i] - 0x30)
+                    digits += 1
+                    i += 1
+                    guard digits <= 7 else { return false }
+                }
+                guard digits > 0, mode <= 0xFFFF, i < b.count, b[i] == 0x20 else { return false }
+                i += 1
+                let name = i
+                while i < b.count, b[i] != 0 { i += 1 }
+                let length = i - name
+                guard i < b.count, length > 0, length <= 0xFFFF, b.count - (i + 1) >= 20 else { return false }
+                entries.append(Entry(mode: mode, start: start, name: name, length: length))
+                i += 21
+            }
+            return true
+        }
+        guard ok else { return nil }
+        self.bytes = bytes
+        self.entries = entries
+    }
+
+    /// The entries of a tree libgit2 parsed, written out as a tree's content.
+    init(libgit2 tree: OpaquePointer) {
+        var bytes: [UInt8] = []
+        var entries: [Entry] = []
+        for i in 0..<git_tree_entrycount(tree) {
+            guard let e = git_tree_entry_byindex(tree, i), let name = git_tree_entry_name(e) else { continue }
+            let mode = git_tree_entry_filemode_raw(e).rawValue
+            let start = bytes.count
+            bytes += Array(String(mode, radix: 8).utf8) + [0x20]
+            let nameStart = bytes.count
+            bytes += UnsafeRawBufferPointer(start: name, count: strlen(name))
+            entries.append(Entry(mode: mode, start: start, name: nameStart, length: bytes.count - nameStart))
+            bytes.append(0)
+            bytes += withUnsafeBytes(of: git_tree_entry_id(e)!.pointee.id) { Array($0) }
+        }
+        self.bytes = bytes
+        self.entries = entries
+    }
+
+    /// Entry `i` as a value; its kind from its mode, as libgit2 gives it.
+    func entry(_ i: Int) -> TreeEntry {
+        let e = entries[i]
+        let kind: TreeEntry.Kind
+        switch e.mode & 0o170000 {
+        case 0o160000: kind = .commit
+        case 0o040000: kind = .tree
+        default: kind = .blob
+        }
+        return TreeEntry(
+            name: String(decoding: bytes[e.name..<e.name + e.length], as: UTF8.self),
+            id: ObjectID(raw: bytes[e.name + e.length + 1..<e.name + e.length + 21])!,
+            kind: kind, mode: e.mode)
+    }
+
+    /// `TreeChanges.changed` for two trees of the same layout (their entries' modes and names
+    /// of the same lengths in the same places, as a history's versions of a folder mostly are),
+    /// whose entries that differ have the same names: those entries, found by comparing halves
+    /// of the two trees' bytes. Nil for trees it does not fit.
+    static func changedInPlace(_ new: ParsedTree, since old: ParsedTree) -> [ChangedEntry]? {
+        let count = new.entries.count
+        guard count > 0, new.bytes.count == old.bytes.count, old.entries.count == count else { return nil }
+        for i in 0..<count {
+            let a = new.entries[i]
+            let b = old.entries[i]
+            guard a.start == b.start, a.name == b.name, a.length == b.length else { return nil }
+        }
+        var differing: [Int] = []
+        new.bytes.withUnsafeBufferPointer { a in
+            old.bytes.withUnsafeBufferPointer { b in
+                func split(_ low: Int, _ high: Int) {
+                    let from = new.entries[low].start
+                    let to = high < count ? new.entries[high].start : new.bytes.count
+                    if memcmp(a.baseAddress! + from, b.baseAddress! + from, to - from) == 0 { return }
+                    if high - low == 1 {
+                        differing.append(low)
+                        return
+                    }
+                    let middle = (low + high) / 2
+                    split(low, middle)
+                    split(middle, high)
+                }
+                split(0, count)
+            }
+        }
+        guard differing.allSatisfy({ compareNames(new, $0, old, $0) == 0 }) else { return nil }
+        return differing.map { ChangedEntry(entry: new.entry($0), old: old.entry($0)) }
+    }
+
+    /// The order of entry `i` of `a` and entry `j` of `b` by name, as `strcmp` orders them.
+    static func compareNames(_ a: ParsedTree, _ i: Int, _ b: ParsedTree, _ j: Int) -> Int {
+        let x = a.entries[i]
+        let y = b.entries[j]
+        let order = a.bytes.withUnsafeBufferPointer { ab in
+            b.bytes.withUnsafeBufferPointer { bb in memcmp(ab.baseAddress! + x.name, bb.baseAddress! + y.name, min(x.length, y.length)) }
+        }
+        if order != 0 { return Int(order) }
+        return x.length < y.length ? -1 : x.length > y.length ? 1 : 0
+    }
+
+    /// Whether entry `i` of `a` and entry `j` of `b` name the same object.
+    static func sameID(_ a: ParsedTree, _ i: Int, _ b: ParsedTree, _ j: Int) -> Bool {
+        let x = a.entries[i]
+        let y = b.entries[j]
+        return a.bytes.withUnsafeBufferPointer { ab in
+            b.bytes.withUnsafeBufferPointer { bb in
+                memcmp(ab.baseAddress! + x.name + x.length + 1, bb.baseAddress! + y.name + y.length + 1, 20) == 0
+            }
+        }
     }
 }

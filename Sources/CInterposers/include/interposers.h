@@ -23,6 +23,17 @@ int todo_syncfs(int fd);
 /// it cannot be read, is larger than `limit`, or is not one whole zlib stream.
 unsigned char *todo_inflate_file(const char *path, size_t limit, size_t *size_out);
 
+/// A zlib inflater for `todo_inflate_entry`, reused from entry to entry; NULL without memory.
+void *todo_inflater_new(void);
+void todo_inflater_free(void *inflater);
+
+/// Inflates the zlib stream at `in` (at most `in_length` bytes; it may go on past the stream)
+/// into `out`. With `whole`: 0 when the stream ends after exactly `out_length` bytes. Without:
+/// 0 once `out_length` bytes are out or the stream ends before (`*produced` says how many).
+/// -1 for a damaged, short or (with `whole`) longer stream.
+int todo_inflate_entry(void *inflater, const unsigned char *in, size_t in_length, unsigned char *out, size_t out_length, int whole,
+                       size_t *produced);
+
 /// Writes one loose object (`type` "blob", "tree", "commit" or "tag", its 40-digit id `hex`) into
 /// the folder `objects` as git does, without fsync; an object already there is left as it is.
 /// 0, or a negative errno.

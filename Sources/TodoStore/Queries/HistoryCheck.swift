@@ -46,19 +46,26 @@ final class HistoryCheck: Sendable {
     /// A tree checked in full: a commit whose tree it is has nothing to report.
     let verified: ObjectID?
 
-    init(_ commits: [ObjectID], verified: ObjectID? = nil) {
+    /// The repository's packs, read without libgit2 (`Incoming.validate`'s `packs`).
+    let packs: PackFiles?
+
+    init(_ commits: [ObjectID], verified: ObjectID? = nil, packs: PackFiles? = nil) {
         self.commits = commits
         self.verified = verified
+        self.packs = packs
     }
 
     /// The threads for `count` commits: one per online CPU, at most 4; one for few commits.
     static func threads(for count: Int) -> Int {
-        count < fewCommits ? 1 : max(1, min(4, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        count < fewCommits ? 1 : cores
     }
+
+    /// One thread per online CPU, at most 4: for the check, and the clone's writing of files.
+    static var cores: Int { max(1, min(4, sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
     /// Where the threads run: a queue of its own gets a thread for each at once, where the
     /// global queues' few threads may all be held by callers that wait (todo-serve's).
-    private static let queue = DispatchQueue(label: "todo.history-check", attributes: .concurrent)
+    static let queue = DispatchQueue(label: "todo.history-check", attributes: .concurrent)
 
     /// A repository handle given to one thread, which alone uses it from then on.
     private struct Handoff: @unchecked Sendable {
@@ -124,7 +131,7 @@ final class HistoryCheck: Sendable {
     /// count of commits done (by every thread) each time it reaches a multiple of
     /// `progressStep`.
     private func work(_ repo: Repository, step: (Int) -> Void) {
-        let trees = TreeChanges(repo)
+        let trees = TreeChanges(repo, packs: packs)
         while let run = take() {
             for i in run {
                 let finding: Finding?
@@ -153,5 +160,23 @@ final class HistoryCheck: Sendable {
             s.next = run.upperBound
             return run
         }
+    }
+}
+
+/// A value, or the error making it failed with, that another thread makes once; `wait` returns
+/// it (as often as asked) once it is there.
+final class Outcome<Value>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: Result<Value, any Error>?
+
+    func set(_ make: () throws -> Value) {
+        result = Result { try make() }
+        done.signal()
+    }
+
+    func wait() throws -> Value {
+        done.wait()
+        defer { done.signal() }
+        return try result!.get()
     }
 }

@@ -42,10 +42,13 @@ enum Incoming {
     /// so only what changed is read. Throws a data error with the violation and the commit.
     /// `progress` gets the commits checked and their number now and then. `threads` (default:
     /// `HistoryCheck.threads(for:)`) share the commits; the outcome is the same with any number.
+    /// `packs`: the repository's packs, when every one of them was indexed on this machine (a
+    /// clone's, a sync's scratch repository's), read without libgit2 (`TreeChanges`).
     static func validate(
-        _ repo: Repository, tip: ObjectID, have: [ObjectID], progress: ((Int, Int) -> Void)? = nil, threads: Int? = nil
+        _ repo: Repository, tip: ObjectID, have: [ObjectID], progress: ((Int, Int) -> Void)? = nil, threads: Int? = nil,
+        packs: PackFiles? = nil
     ) throws {
-        if let (info, problem) = try firstProblem(repo, tip: tip, have: have, progress: progress, threads: threads) {
+        if let (info, problem) = try firstProblem(repo, tip: tip, have: have, progress: progress, threads: threads, packs: packs) {
             throw SyncError(.remoteData, .remoteData(problem, commit: CommitFacts(info)))
         }
     }
@@ -57,11 +60,36 @@ enum Incoming {
     /// `meanwhile`, when given, runs on this thread while at least one other thread checks the
     /// commits; if it throws, the check is given up and its error thrown. A commit whose tree is
     /// `verified` (a tree checked in full) has nothing to report: what it changes is entries of
-    /// that tree.
+    /// that tree. `packs` as for `validate`.
     static func firstProblem(
         _ repo: Repository, tip: ObjectID, have: [ObjectID], progress: ((Int, Int) -> Void)? = nil, threads: Int? = nil,
-        verified: ObjectID? = nil, meanwhile: (() throws -> Void)? = nil
+        verified: ObjectID? = nil, packs: PackFiles? = nil, meanwhile: (() throws -> Void)? = nil
     ) throws -> (CommitInfo, FormatViolation)? {
+        let started = try startCheck(
+            repo, tip: tip, have: have, progress: progress != nil, threads: threads, verified: verified, packs: packs,
+            beside: meanwhile != nil)
+        do {
+            try meanwhile?()
+        } catch {
+            started.check.abandon()
+            throw error
+        }
+        return try finishCheck(started, repo, progress: progress)
+    }
+
+    /// A check of received commits, walked and started (`startCheck`), for `finishCheck`.
+    struct StartedCheck: @unchecked Sendable {
+        let check: HistoryCheck
+        /// What the walk failed with, after the commits before the failure (without progress).
+        let walkError: (any Error)?
+    }
+
+    /// `firstProblem`'s first half: walks the commits and starts their check on other threads
+    /// (with `beside`, on at least one: the caller has other work to do meanwhile).
+    static func startCheck(
+        _ repo: Repository, tip: ObjectID, have: [ObjectID], progress: Bool, threads: Int?, verified: ObjectID?, packs: PackFiles?,
+        beside: Bool
+    ) throws -> StartedCheck {
         var commits: [ObjectID] = []
         var walkError: (any Error)?
         do {
@@ -69,26 +97,28 @@ enum Incoming {
         } catch {
             // With progress, the count of the commits came first and failed first; without, the
             // commits walked before the failure are checked first and may have a problem to report.
-            if progress != nil { throw error }
+            if progress { throw error }
             walkError = error
         }
-        let check = HistoryCheck(commits, verified: verified)
+        let check = HistoryCheck(commits, verified: verified, packs: packs)
         let count = walkError == nil ? threads ?? HistoryCheck.threads(for: commits.count) : 1
         // With work to do meanwhile, even a few commits are checked on a thread of their own.
-        try check.start(repo, threads: count, beside: meanwhile != nil)
-        do {
-            try meanwhile?()
-        } catch {
-            check.abandon()
-            throw error
-        }
-        switch check.finish(repo, progress: progress) {
+        try check.start(repo, threads: count, beside: beside)
+        return StartedCheck(check: check, walkError: walkError)
+    }
+
+    /// `firstProblem`'s second half: waits for the check `startCheck` started.
+    static func finishCheck(_ started: StartedCheck, _ repo: Repository, progress: ((Int, Int) -> Void)?) throws -> (
+        CommitInfo, FormatViolation
+    )? {
+        let commits = started.check.commits
+        switch started.check.finish(repo, progress: progress) {
         case .some((let index, .problem(let problem))):
             return (try repo.commit(commits[index]), problem)
         case .some((_, .failure(let error))):
             throw error
         case nil:
-            if let walkError { throw walkError }
+            if let walkError = started.walkError { throw walkError }
             progress?(commits.count, commits.count)
             return nil
         }
@@ -97,19 +127,41 @@ enum Incoming {
     /// Checks what a clone received while `write` puts the tip's tree in the work tree: that
     /// tree first, in full (so that nothing the format does not allow is written), then every
     /// commit reachable from `tip` as `validate` does (a commit whose tree is the tip's passes
-    /// at once: that tree was just checked), on other threads while `write` runs.
-    /// Throws what `validate` throws, after `write` returned (or what `write` threw).
-    static func validate(_ repo: Repository, tip: ObjectID, progress: ((Int, Int) -> Void)? = nil, while write: () throws -> Void) throws {
+    /// at once: that tree was just checked). The commits are walked, and checked, on other
+    /// threads while the tip's tree is checked and written on this one.
+    /// Throws what `validate` throws, after `write` returned (or what `write` threw). `packs`
+    /// are `repo`'s, every one indexed on this machine (as for `validate`).
+    static func validate(
+        _ repo: Repository, tip: ObjectID, packs: PackFiles, progress: ((Int, Int) -> Void)? = nil, while write: () throws -> Void
+    ) throws {
         let tree = try repo.commitTreeAndFirstParent(tip).tree
-        if let problem = try check(repo, tree: tree, old: nil, prefix: "") {
+        let path = repo.gitDirectory
+        let withProgress = progress != nil
+        let walking = Outcome<StartedCheck>()
+        HistoryCheck.queue.async {
+            walking.set {
+                // A handle of its own: this thread goes on with `repo`.
+                try startCheck(
+                    try Repository.open(path: path), tip: tip, have: [], progress: withProgress, threads: nil, verified: tree,
+                    packs: packs, beside: true)
+            }
+        }
+        let tipProblem: FormatViolation?
+        do {
+            tipProblem = try disallowed(repo, tree: tree, old: nil, prefix: "", all: false, trees: TreeChanges(repo, packs: packs)).first?.problem
+            if tipProblem == nil { try write() }
+        } catch {
+            // Given up: what the other threads found does not matter.
+            (try? walking.wait())?.check.abandon()
+            throw error
+        }
+        if let tipProblem {
             // Some commit added it: the check of the history names which, and nothing is written.
+            (try? walking.wait())?.check.abandon()  // given up, as above
             try validate(repo, tip: tip, have: [], progress: progress)
-            throw SyncError(.remoteData, .remoteData(problem, commit: CommitFacts(try repo.commit(tip))))
+            throw SyncError(.remoteData, .remoteData(tipProblem, commit: CommitFacts(try repo.commit(tip))))
         }
-        let found = try withoutActuallyEscaping(write) { write in
-            try firstProblem(repo, tip: tip, have: [], progress: progress, verified: tree, meanwhile: write)
-        }
-        if let (info, problem) = found {
+        if let (info, problem) = try finishCheck(try walking.wait(), repo, progress: progress) {
             throw SyncError(.remoteData, .remoteData(problem, commit: CommitFacts(info)))
         }
     }
@@ -118,15 +170,10 @@ enum Incoming {
     /// when all is well. The tree and first parent only: the signatures and message are read
     /// for the report of a problem.
     static func problem(_ repo: Repository, commit: ObjectID, trees: TreeChanges, verified: ObjectID? = nil) throws -> FormatViolation? {
-        let (tree, parent) = try repo.commitTreeAndFirstParent(commit)
+        let (tree, parent) = try trees.commitTreeAndFirstParent(commit)
         if tree == verified { return nil }
-        let parentTree = try parent.map { try repo.commitTreeAndFirstParent($0).tree }
+        let parentTree = try parent.map { try trees.commitTreeAndFirstParent($0).tree }
         return try disallowed(repo, tree: tree, old: parentTree, prefix: "", all: false, trees: trees).first?.problem
-    }
-
-    /// The first disallowed entry under `prefix`; nil when all is well.
-    static func check(_ repo: Repository, tree: ObjectID, old: ObjectID?, prefix: String) throws -> FormatViolation? {
-        try disallowed(repo, tree: tree, old: old, prefix: prefix, all: false).first?.problem
     }
 
     /// An entry the format does not allow: its path, the entry, and what is wrong with it.
@@ -162,7 +209,7 @@ enum Incoming {
                     if e.name == "tasks" && e.kind == .tree {
                         found += try disallowed(repo, tree: e.id, old: oldTree, prefix: "tasks/", all: all, trees: trees)
                     } else if e.name == MergeSetup.attributesPath && e.mode == 0o100644 {
-                        if try repo.blobSize(e.id) > maxAttributesSize { return .oversizedFile }
+                        if try trees.size(e.id) > maxAttributesSize { return .oversizedFile }
                     } else {
                         return .pathNotAllowed
                     }
@@ -176,7 +223,7 @@ enum Incoming {
                     guard e.mode == 0o100644, Snapshot.taskID(fileName: e.name, dir: dir) != nil else {
                         return .pathNotAllowed
                     }
-                    let size = try repo.blobSize(e.id)
+                    let size = try trees.size(e.id)
                     if size > 1 << 20 { return .oversizedTaskFile(bytes: Int(size)) }
                 }
                 return nil

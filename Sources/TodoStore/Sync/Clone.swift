@@ -42,15 +42,17 @@ extension Household {
                 if copied { GitLibrary.verifyObjectsOnRead(false) }
                 defer { GitLibrary.verifyObjectsOnRead(true) }
                 let checking = options.progress.map { p in { (done: Int, total: Int) in p(.checking(done: done, total: total)) } }
+                // Every pack here was indexed on this machine, by the copy or the fetch.
+                let packs = PackFiles(gitDirectory: repo.gitDirectory)
                 let write = {
-                    try repo.checkoutAll(
-                        tree: try repo.commit(tip).tree,
-                        progress: options.progress.map { p in { done, total in p(.writing(done: done, total: total)) } })
+                    let tree = try repo.commit(tip).tree
+                    let writing = options.progress.map { p in { (done: Int, total: Int) in p(.writing(done: done, total: total)) } }
+                    try repo.checkoutAll(tree: tree, progress: writing)
                 }
                 do {
                     // The tip's tree is checked first, then written while the rest of the history
                     // is checked on the other cores; `main` is set only once all of it passed.
-                    try Incoming.validate(repo, tip: tip, progress: checking, while: write)
+                    try Incoming.validate(repo, tip: tip, packs: packs, progress: checking, while: write)
                 } catch let e where copied && !(e is SyncError) {
                     // Something it reaches was not in the copy (the remote was repacked by
                     // another program meanwhile): what is missing comes the usual way.

@@ -138,7 +138,9 @@ extension Household {
             if remoteTip == nil { report.remoteWasEmpty = true }
             // 2. Check what came in, then merge it.
             if let remoteTip {
-                try Incoming.validate(quarantine.repo, tip: remoteTip, have: have)
+                // The scratch repository's packs are the fetch's, indexed here.
+                try Incoming.validate(
+                    quarantine.repo, tip: remoteTip, have: have, packs: PackFiles(gitDirectory: quarantine.repo.gitDirectory))
                 try quarantine.admit()
                 if let previous, try !repo.isAncestor(previous, of: remoteTip) { report.remoteRewritten = true }
                 let merged = try withLock { () throws -> MergeResult in
