@@ -84,7 +84,14 @@ public final class TreeChanges {
     /// anything. libgit2's commit parser takes all of these (it refuses only a missing id or
     /// signature, an e-mail without its brackets, a time that is not a number). Nil otherwise.
     static func treeAndFirstParent(_ bytes: [UInt8]) -> (tree: ObjectID, parent: ObjectID?)? {
-        bytes.withUnsafeBufferPointer { b -> (tree: ObjectID, parent: ObjectID?)? in
+        commitFacts(bytes).map { ($0.tree, $0.parents.first) }
+    }
+
+    /// A commit's tree, parents and committer time (seconds; 0 when the line has none), as
+    /// libgit2 reads them, when the commit has the form `treeAndFirstParent` takes; nil otherwise.
+    static func commitFacts(_ bytes: [UInt8]) -> (tree: ObjectID, parents: [ObjectID], time: Int64)? {
+        bytes.withUnsafeBufferPointer { b -> (tree: ObjectID, parents: [ObjectID], time: Int64)? in
+            var time: Int64 = 0
             var i = 0
             func id(after prefix: StaticString) -> ObjectID? {
                 let p = prefix.utf8Start
@@ -115,13 +122,15 @@ public final class TreeChanges {
                     let digits = t
                     while t < end, b[t] >= 0x30, b[t] <= 0x39 { t += 1 }
                     guard t > digits, t - digits <= 18, t == end || b[t] == 0x20 else { return false }
+                    time = 0
+                    for k in digits..<t { time = time * 10 + Int64(b[k] - 0x30) }
                 }
                 i = end + 1
                 return true
             }
             guard let tree = id(after: "tree ") else { return nil }
-            let parent = id(after: "parent ")
-            if parent != nil { while id(after: "parent ") != nil {} }
+            var parents: [ObjectID] = []
+            while let parent = id(after: "parent ") { parents.append(parent) }
             guard signature("author ") else { return nil }
             // Further "author" lines (some programs write them) must parse too.
             while b.count - i >= 7, b[i] == 0x61, b[i + 1] == 0x75, b[i + 2] == 0x74, b[i + 3] == 0x68, b[i + 4] == 0x6F, b[i + 5] == 0x72,
@@ -129,9 +138,44 @@ public final class TreeChanges {
             {
                 guard signature("author ") else { return nil }
             }
+            // The time that counts is the committer's: the last signature read.
+            time = 0
             guard signature("committer ") else { return nil }
-            return (tree, parent)
+            return (tree, parents, time)
         }
+    }
+
+    /// The commits reachable from `tip`, each with its tree and first parent, in the order
+    /// libgit2's unsorted walk with nothing hidden gives them (`Repository.walk(sorted: false)`):
+    /// from a list that starts with `tip`, the first commit is taken and its parents not met
+    /// before are put in by committer time, after every commit of the same time or newer.
+    /// Read from the packs; nil when a commit is not in them or not in the form git writes,
+    /// or without packs (the caller walks with libgit2, which reports what is wrong).
+    public func walkFromPacks(_ tip: ObjectID) -> [(commit: ObjectID, tree: ObjectID, parent: ObjectID?)]? {
+        guard let reader else { return nil }
+        var facts: [ObjectID: (tree: ObjectID, parents: [ObjectID], time: Int64)] = [:]
+        func read(_ id: ObjectID) -> (tree: ObjectID, parents: [ObjectID], time: Int64)? {
+            if let known = facts[id] { return known }
+            guard let (kind, bytes) = reader.read(id), kind == .commit, let found = Self.commitFacts(bytes) else { return nil }
+            facts[id] = found
+            return found
+        }
+        guard let first = read(tip) else { return nil }
+        var queue: [(id: ObjectID, time: Int64)] = [(tip, first.time)]
+        var seen: Set<ObjectID> = [tip]
+        var walked: [(commit: ObjectID, tree: ObjectID, parent: ObjectID?)] = []
+        while !queue.isEmpty {
+            let next = queue.removeFirst().id
+            guard let commit = facts[next] else { return nil }
+            for parent in commit.parents {
+                guard let p = read(parent) else { return nil }
+                guard seen.insert(parent).inserted else { continue }
+                let at = queue.firstIndex { $0.time < p.time } ?? queue.count
+                queue.insert((parent, p.time), at: at)
+            }
+            walked.append((next, commit.tree, commit.parents.first))
+        }
+        return walked
     }
 
     private static func hexValue(_ c: UInt8) -> UInt8? {

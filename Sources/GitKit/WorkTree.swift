@@ -309,7 +309,7 @@ extension Repository {
     /// Replaces the index as git does: `index.lock` created exclusively, written, renamed. A
     /// new shared index goes first, as a temporary file renamed into place; then the
     /// `sharedindex.*` files the new index does not name go.
-    private func writeIndex(_ rewrite: IndexFile.Rewrite) throws {
+    func writeIndex(_ rewrite: IndexFile.Rewrite) throws {
         let place = indexPlace
         indexFile = nil
         if let shared = rewrite.shared, let checksum = rewrite.names {

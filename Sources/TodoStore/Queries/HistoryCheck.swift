@@ -49,10 +49,14 @@ final class HistoryCheck: Sendable {
     /// The repository's packs, read without libgit2 (`Incoming.validate`'s `packs`).
     let packs: PackFiles?
 
-    init(_ commits: [ObjectID], verified: ObjectID? = nil, packs: PackFiles? = nil) {
+    /// Each commit's tree and first parent, when the walk read them (`TreeChanges.walkFromPacks`).
+    let facts: [ObjectID: (tree: ObjectID, parent: ObjectID?)]?
+
+    init(_ commits: [ObjectID], verified: ObjectID? = nil, packs: PackFiles? = nil, facts: [ObjectID: (tree: ObjectID, parent: ObjectID?)]? = nil) {
         self.commits = commits
         self.verified = verified
         self.packs = packs
+        self.facts = facts
     }
 
     /// The threads for `count` commits: one per online CPU, at most 4; one for few commits.
@@ -136,7 +140,7 @@ final class HistoryCheck: Sendable {
             for i in run {
                 let finding: Finding?
                 do {
-                    finding = try Incoming.problem(repo, commit: commits[i], trees: trees, verified: verified).map(Finding.problem)
+                    finding = try Incoming.problem(repo, commit: commits[i], trees: trees, verified: verified, facts: facts).map(Finding.problem)
                 } catch {
                     finding = .failure(error)
                 }

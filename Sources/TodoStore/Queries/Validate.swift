@@ -92,15 +92,23 @@ enum Incoming {
     ) throws -> StartedCheck {
         var commits: [ObjectID] = []
         var walkError: (any Error)?
-        do {
-            try repo.walk(from: tip, hiding: have, sorted: false) { commits.append($0); return true }
-        } catch {
-            // With progress, the count of the commits came first and failed first; without, the
-            // commits walked before the failure are checked first and may have a problem to report.
-            if progress { throw error }
-            walkError = error
+        var facts: [ObjectID: (tree: ObjectID, parent: ObjectID?)]?
+        // A whole history from the packs: the walk reads each commit's tree and first parent
+        // on the way, which the check then need not read again.
+        if have.isEmpty, let packs, let walked = TreeChanges(repo, packs: packs).walkFromPacks(tip) {
+            commits = walked.map(\.commit)
+            facts = Dictionary(walked.map { ($0.commit, ($0.tree, $0.parent)) }, uniquingKeysWith: { first, _ in first })
+        } else {
+            do {
+                try repo.walk(from: tip, hiding: have, sorted: false) { commits.append($0); return true }
+            } catch {
+                // With progress, the count of the commits came first and failed first; without, the
+                // commits walked before the failure are checked first and may have a problem to report.
+                if progress { throw error }
+                walkError = error
+            }
         }
-        let check = HistoryCheck(commits, verified: verified, packs: packs)
+        let check = HistoryCheck(commits, verified: verified, packs: packs, facts: facts)
         let count = walkError == nil ? threads ?? HistoryCheck.threads(for: commits.count) : 1
         // With work to do meanwhile, even a few commits are checked on a thread of their own.
         try check.start(repo, threads: count, beside: beside)
@@ -169,10 +177,14 @@ enum Incoming {
     /// What the format does not allow in `commit` that its first parent does not have; nil
     /// when all is well. The tree and first parent only: the signatures and message are read
     /// for the report of a problem.
-    static func problem(_ repo: Repository, commit: ObjectID, trees: TreeChanges, verified: ObjectID? = nil) throws -> FormatViolation? {
-        let (tree, parent) = try trees.commitTreeAndFirstParent(commit)
+    /// `facts`: commits' trees and first parents, when the walk read them.
+    static func problem(
+        _ repo: Repository, commit: ObjectID, trees: TreeChanges, verified: ObjectID? = nil,
+        facts: [ObjectID: (tree: ObjectID, parent: ObjectID?)]? = nil
+    ) throws -> FormatViolation? {
+        let (tree, parent) = try facts?[commit] ?? trees.commitTreeAndFirstParent(commit)
         if tree == verified { return nil }
-        let parentTree = try parent.map { try trees.commitTreeAndFirstParent($0).tree }
+        let parentTree = try parent.map { try facts?[$0]?.tree ?? trees.commitTreeAndFirstParent($0).tree }
         return try disallowed(repo, tree: tree, old: parentTree, prefix: "", all: false, trees: trees).first?.problem
     }
 

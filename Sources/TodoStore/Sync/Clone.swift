@@ -47,7 +47,10 @@ extension Household {
                 let write = {
                     let tree = try repo.commit(tip).tree
                     let writing = options.progress.map { p in { (done: Int, total: Int) in p(.writing(done: done, total: total)) } }
-                    try repo.checkoutAll(tree: tree, progress: writing)
+                    // The files on every core; libgit2's checkout for what that does not write.
+                    if try !repo.writeFreshWorkTree(tree: tree, packs: packs, threads: HistoryCheck.cores, progress: writing) {
+                        try repo.checkoutAll(tree: tree, progress: writing)
+                    }
                 }
                 do {
                     // The tip's tree is checked first, then written while the rest of the history
