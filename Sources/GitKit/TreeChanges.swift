@@ -38,9 +38,25 @@ public final class TreeChanges {
     public func changed(_ tree: ObjectID, since old: ObjectID?) throws -> [ChangedEntry] {
         // Forgetting happens here only, never between the two lookups below.
         if trees.count + 2 > limit { trees.removeAll(keepingCapacity: true) }
-        let new = try lookup(tree)
-        let previous = try old.map { try lookup($0) }
-        if let previous, let found = ParsedTree.changedInPlace(new, since: previous) { return found }
+        // Of two versions of a folder whose names are where they were, one is parsed and the
+        // other taken from it (`sibling`).
+        let new: ParsedTree
+        var previous: ParsedTree?
+        if let old {
+            if let known = trees[tree] {
+                new = known
+                previous = try trees[old] ?? sibling(old, of: known) ?? lookup(old)
+            } else {
+                let parsed = try lookup(old)
+                previous = parsed
+                new = try sibling(tree, of: parsed) ?? lookup(tree)
+            }
+        } else {
+            new = try lookup(tree)
+        }
+        if let previous, let (_, changed) = ParsedTree.sameLayout(new.bytes, as: previous) {
+            return changed.map { ChangedEntry(entry: new.entry($0), old: previous.entry($0)) }
+        }
         var next = 0
         var found: [ChangedEntry] = []
         for e in new.entries.indices {
@@ -187,6 +203,14 @@ public final class TreeChanges {
         }
     }
 
+    /// Tree `id` from the packs when it differs from `known` only inside ids
+    /// (`ParsedTree.sameLayout`), remembered; nil otherwise.
+    private func sibling(_ id: ObjectID, of known: ParsedTree) -> ParsedTree? {
+        guard let (kind, bytes) = reader?.read(id), kind == .tree, let (tree, _) = ParsedTree.sameLayout(bytes, as: known) else { return nil }
+        trees[id] = tree
+        return tree
+    }
+
     /// The tree `id`, read once while it is remembered.
     private func lookup(_ id: ObjectID) throws -> ParsedTree {
         if let known = trees[id] { return known }
@@ -221,6 +245,11 @@ struct ParsedTree {
 
     let bytes: [UInt8]
     let entries: [Entry]
+
+    private init(bytes: [UInt8], entries: [Entry]) {
+        self.bytes = bytes
+        self.entries = entries
+    }
 
     /// Nil for content this does not parse.
     init?(_ bytes: [UInt8]) {
@@ -289,27 +318,33 @@ struct ParsedTree {
             kind: kind, mode: e.mode)
     }
 
-    /// `TreeChanges.changed` for two trees of the same layout (their entries' modes and names
-    /// of the same lengths in the same places, as a history's versions of a folder mostly are),
-    /// whose entries that differ have the same names: those entries, found by comparing halves
-    /// of the two trees' bytes. Nil for trees it does not fit.
-    static func changedInPlace(_ new: ParsedTree, since old: ParsedTree) -> [ChangedEntry]? {
-        let count = new.entries.count
-        guard count > 0, new.bytes.count == old.bytes.count, old.entries.count == count else { return nil }
-        for i in 0..<count {
-            let a = new.entries[i]
-            let b = old.entries[i]
-            guard a.start == b.start, a.name == b.name, a.length == b.length else { return nil }
-        }
-        var differing: [Int] = []
-        new.bytes.withUnsafeBufferPointer { a in
+    /// When `bytes` (a tree's content) differ from `old`'s only inside entries' ids (the same
+    /// modes and names in the same places, as a history's versions of a folder mostly are):
+    /// the tree they make, `old`'s entries over these bytes (parsing them would find the same
+    /// ones, an id being 20 bytes whatever they are), and the entries whose ids differ, found
+    /// by comparing halves of the two trees' bytes. Nil otherwise. An entry in the same place
+    /// with the same bytes is unchanged, even in a tree whose names are out of order (where the
+    /// walk by name would report it).
+    static func sameLayout(_ bytes: [UInt8], as old: ParsedTree) -> (tree: ParsedTree, changed: [Int])? {
+        let count = old.entries.count
+        guard count > 0, bytes.count == old.bytes.count else { return nil }
+        var changed: [Int] = []
+        var same = true
+        bytes.withUnsafeBufferPointer { a in
             old.bytes.withUnsafeBufferPointer { b in
                 func split(_ low: Int, _ high: Int) {
-                    let from = new.entries[low].start
-                    let to = high < count ? new.entries[high].start : new.bytes.count
+                    guard same else { return }
+                    let from = old.entries[low].start
+                    let to = high < count ? old.entries[high].start : bytes.count
                     if memcmp(a.baseAddress! + from, b.baseAddress! + from, to - from) == 0 { return }
                     if high - low == 1 {
-                        differing.append(low)
+                        // The mode, name and NUL must be the same: only the id may differ.
+                        let e = old.entries[low]
+                        if memcmp(a.baseAddress! + e.start, b.baseAddress! + e.start, e.name + e.length + 1 - e.start) != 0 {
+                            same = false
+                            return
+                        }
+                        changed.append(low)
                         return
                     }
                     let middle = (low + high) / 2
@@ -319,8 +354,8 @@ struct ParsedTree {
                 split(0, count)
             }
         }
-        guard differing.allSatisfy({ compareNames(new, $0, old, $0) == 0 }) else { return nil }
-        return differing.map { ChangedEntry(entry: new.entry($0), old: old.entry($0)) }
+        guard same else { return nil }
+        return (ParsedTree(bytes: bytes, entries: old.entries), changed)
     }
 
     /// The order of entry `i` of `a` and entry `j` of `b` by name, as `strcmp` orders them.

@@ -231,6 +231,25 @@ import Testing
         #expect(taken > 10)
     }
 
+    /// A new version of a tree is taken without parsing only when it differs from the old one
+    /// inside ids alone; a name or mode changed in place, or a length, needs the parse.
+    @Test func aTreeIsTakenUnparsedOnlyWhenOnlyIdsDiffer() throws {
+        let id = { (n: UInt8) in [UInt8](repeating: n, count: 20) }
+        func tree(_ entries: [(String, [UInt8])]) -> [UInt8] { entries.flatMap { Array($0.0.utf8) + [0] + $0.1 } }
+        let old = try #require(ParsedTree(tree([("100644 a", id(1)), ("40000 bb", id(2)), ("100644 c", id(3))])))
+        let same = try #require(ParsedTree.sameLayout(tree([("100644 a", id(1)), ("40000 bb", id(9)), ("100644 c", id(0x20))]), as: old))
+        #expect(same.changed == [1, 2])
+        #expect(same.tree.entry(2).id == ObjectID(raw: id(0x20)[...]))
+        #expect(ParsedTree.sameLayout(old.bytes, as: old)?.changed == [])
+        for other in [
+            tree([("100644 a", id(1)), ("40000 bc", id(2)), ("100644 c", id(3))]),  // a name
+            tree([("100755 a", id(1)), ("40000 bb", id(2)), ("100644 c", id(3))]),  // a mode
+            tree([("100644 a", id(1)), ("40000 bb", id(2)), ("100644 cc", id(3))]),  // a length
+        ] {
+            #expect(ParsedTree.sameLayout(other, as: old) == nil)
+        }
+    }
+
     /// Branches that merge, committer times that tie and go back: the walk from the packs
     /// gives libgit2's unsorted walk's commits in its order, with their trees and first parents.
     @Test func theWalkFromThePacksIsLibgit2sWalk() throws {
