@@ -64,7 +64,8 @@ Sections (each one fails on its own without stopping the others):
           repacked with `git repack -a -d -f` (target 1.5 times plus 1 MB), the most loose
           objects seen (counted every 100 changes; target under 5,000). For the first: `todo
           clone` of the remote against `git clone --no-local` of its repacked copy (5 runs each,
-          alternated; target 1.5 times), `todo add` at the end, and add, sync (of that one
+          alternated, on tmpfs when there is one and in the benchmark's folder; target 1.0
+          times, on tmpfs), `todo add` at the end, and add, sync (of that one
           change), done and list in that household against a household of the same tasks with
           100 changes of history, each with a path remote of its own, alternated
           (--history-flat-runs, default 20; target 1.10 times; the slowest single run shown).
@@ -75,7 +76,7 @@ Sections (each one fails on its own without stopping the others):
           waited for); `du -sk` of the household's and the remote's objects against copies
           repacked with `git repack -a -d -f` (target 1.5 times plus 1 MB), and `todo clone` of
           the remote against `git clone --no-local` of its repacked copy (5 runs each,
-          alternated). At 100,000 tasks (--scale-large), without automatic housekeeping: time
+          alternated, as in `history`; target 1.0 times). At 100,000 tasks (--scale-large), without automatic housekeeping: time
           and peak resident memory (GNU time's %M) of `todo import` against `git add -A && git
           commit` of the same files, of `todo maintenance` (the housekeeping that follows an
           import) against `git repack -a -d -f` and `git repack -a -d` of copies, of the
@@ -845,30 +846,39 @@ def maintenance_running(todo_home):
 def clone_rows(bench, n, remote, repacked, pairs=5, what=None, target=1.5):
     """A new member's first clone: `todo clone` of the path remote as housekeeping left it against
     `git clone --no-local` of a repacked copy of it, alternated, `pairs` runs each. `what` names
-    how the history was made (default: `n` changes)."""
-    times = {"todo": [], "git": []}
+    how the history was made (default: `n` changes). Measured in a tmpfs folder (/dev/shm) when
+    there is one, which the target is judged on, and in the benchmark's own folder: on ext4,
+    after the benchmark has removed many files, creating the work tree's files goes past every
+    inode removed in the last minutes (the allocator's `recently_deleted`), for either clone, and
+    its time says more about that than about the clone."""
     places = []
-    for i in range(pairs):
-        for name in ("todo", "git") if i % 2 == 0 else ("git", "todo"):
-            # A folder of its own for each clone, all removed at the end: on ext4 a clone right
-            # after the previous one was removed spends most of its time in the inode
-            # allocator's search past the inodes just freed, whoever clones.
-            place = bench.path(f"clone-{name}-{i}")
-            shutil.rmtree(place, ignore_errors=True)
-            places.append(place)
-            if name == "todo":
-                env = bench.env(place)
-                cmd = [bench.todo, "clone", remote, "--name", "Bob", "--email", "bob@example.org"]
-            else:
-                env, cmd = bench.base_env, ["git", "clone", "-q", "--no-local", repacked, place]
-            times[name].append(run(cmd, env=env).ms)
-    for place in places:
-        shutil.rmtree(place, ignore_errors=True)
-    todo, git = median(times["todo"]), median(times["git"])
+    shm = "/dev/shm"
+    if os.path.isdir(shm) and os.access(shm, os.W_OK):
+        places.append(("tmpfs", tempfile.mkdtemp(prefix="todo-bench-clones.", dir=shm)))
+    places.append(("the benchmark's folder", bench.path("clones")))
+    results = []
+    for where, root in places:
+        os.makedirs(root, exist_ok=True)
+        times = {"todo": [], "git": []}
+        for i in range(pairs):
+            for name in ("todo", "git") if i % 2 == 0 else ("git", "todo"):
+                # A folder of its own for each clone, all removed at the end (see above).
+                place = os.path.join(root, f"clone-{name}-{i}")
+                if name == "todo":
+                    env = bench.env(place)
+                    cmd = [bench.todo, "clone", remote, "--name", "Bob", "--email", "bob@example.org"]
+                else:
+                    env, cmd = bench.base_env, ["git", "clone", "-q", "--no-local", repacked, place]
+                times[name].append(run(cmd, env=env).ms)
+        shutil.rmtree(root, ignore_errors=True)
+        results.append((where, median(times["todo"]), median(times["git"])))
     commits = run(["git", "--git-dir", remote, "rev-list", "--count", "main"], env=bench.base_env, capture=True).out.strip()
     what = what or f"after {n:,} changes"
+    (where, todo, git), others = results[0], results[1:]
+    also = "".join(f"; in {w}: {t:.0f} against {g:.0f} ms ({t / g:.2f}×)" for w, t, g in others)
     bench.row(f"`todo clone` of the path remote {what} ({int(commits):,} commits; git: `clone --no-local` "
-              f"of a repacked copy), alternated, {pairs} runs each", n, f"{todo:.0f}", f"{git:.0f}",
+              f"of a repacked copy), alternated, {pairs} runs each, each clone in a folder of its own, in {where}{also}",
+              n, f"{todo:.0f}", f"{git:.0f}",
               f"≤ {target:g}× git ({todo / git:.2f}×) — " + ("met" if todo <= target * git else "MISSED"))
     return todo, git
 
