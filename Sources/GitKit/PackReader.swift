@@ -145,7 +145,7 @@ public final class PackReader {
     private var order: [Int] = []
     private var oldest = 0
     private var cached = 0
-    static let cacheBytes = 16 << 20
+    static let cacheBytes = 4 << 20
     /// Deltas on deltas followed before giving up (git writes chains of at most 50).
     static let maxChain = 4096
 
