@@ -12,9 +12,9 @@ extension Repository {
     /// files written and their number on the calling thread, every 128 files and at the end.
     ///
     /// False, with nothing written, when the work tree is not empty or `tree` holds anything
-    /// but folders and regular files (mode 0o100644) with plain names (letters, digits, `.`,
-    /// `_`, `-`; not `.`, `..` or `.git`): the caller checks out with libgit2, which knows the
-    /// rest. A failure to write is thrown; what was written stays, for the caller to remove.
+    /// but folders (at most 32 deep) and regular files (mode 0o100644) with plain names
+    /// (letters, digits, `.`, `_`, `-`; not `.`, `..` or `.git`): the caller checks out with
+    /// libgit2, which knows the rest. A failure to write is thrown; what was written stays, for the caller to remove.
     public func writeFreshWorkTree(tree: ObjectID, packs: PackFiles, threads: Int, progress: ((Int, Int) -> Void)? = nil) throws -> Bool {
         guard let root = workDirectory, listDirectory(root).allSatisfy({ $0 == ".git" }), access(indexPlace.index, F_OK) != 0 else {
             return false
@@ -22,14 +22,16 @@ extension Repository {
         var folders: [String] = []
         var files: [(path: String, id: ObjectID)] = []
         let trees = TreeChanges(self, packs: packs)
-        func collect(_ id: ObjectID, _ prefix: String) throws -> Bool {
+        func collect(_ id: ObjectID, _ prefix: String, depth: Int = 0) throws -> Bool {
+            // Folders in folders past any household's: libgit2's checkout, without recursing here.
+            guard depth < Self.freshDepth else { return false }
             for change in try trees.changed(id, since: nil) {
                 let e = change.entry
                 guard Self.isPlainName(e.name) else { return false }
                 switch e.mode {
                 case 0o040000:
                     folders.append(prefix + e.name)
-                    guard try collect(e.id, prefix + e.name + "/") else { return false }
+                    guard try collect(e.id, prefix + e.name + "/", depth: depth + 1) else { return false }
                 case 0o100644:
                     files.append((prefix + e.name, e.id))
                 default:
@@ -106,6 +108,9 @@ extension Repository {
         try writeIndex(rewrite)
         return true
     }
+
+    /// The depth of folders `writeFreshWorkTree` writes (a household has two: `tasks/xx`).
+    static let freshDepth = 32
 
     /// A name `writeFreshWorkTree` writes: letters, digits, `.`, `_`, `-`; not `.`, `..`, `.git`.
     static func isPlainName(_ name: String) -> Bool {

@@ -146,7 +146,8 @@ public final class PackReader {
     private var oldest = 0
     private var cached = 0
     static let cacheBytes = 4 << 20
-    /// Deltas on deltas followed before giving up (git writes chains of at most 50).
+    /// Deltas on deltas followed before giving up (git's chains are at most 50 long unless
+    /// `--depth` says otherwise, and never longer than 4,095).
     static let maxChain = 4096
 
     public init(_ files: PackFiles) {

@@ -67,6 +67,13 @@ import Testing
             #expect(try !repo.writeFreshWorkTree(tree: #require(ObjectID(hex: odd)), packs: packs, threads: 2), "\(entry)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: clone) == [".git"])
         }
+        // Folders deeper than any household's.
+        var deep = try run(["git", "mktree"], in: clone, input: "100644 blob \(blob)\tf\n").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        for _ in 0..<Repository.freshDepth {
+            deep = try run(["git", "mktree"], in: clone, input: "040000 tree \(deep)\td\n").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(try !repo.writeFreshWorkTree(tree: #require(ObjectID(hex: deep)), packs: packs, threads: 2))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: clone) == [".git"])
         // A work tree with something in it is not a fresh one.
         try Data("x".utf8).write(to: URL(fileURLWithPath: clone + "/stray"))
         #expect(try !repo.writeFreshWorkTree(tree: tree, packs: packs, threads: 2))
