@@ -65,7 +65,7 @@ extension Repository {
         let folderRuns = runs
         let gitDirectory = self.gitDirectory
         try withoutActuallyEscaping(report) { report in
-            let reportBox = Handoff(report)
+            let reportBox = CallerOnly(report)
             DispatchQueue.concurrentPerform(iterations: max(1, min(threads, folderRuns.count))) { _ in
                 let reader = PackReader(packs)
                 var libgit2: Repository?
@@ -145,7 +145,7 @@ extension Repository {
 }
 
 /// A closure handed to the threads of `concurrentPerform`, called only on the thread that made it.
-private struct Handoff: @unchecked Sendable {
+private struct CallerOnly: @unchecked Sendable {
     let body: (Int) -> Void
     init(_ body: @escaping (Int) -> Void) { self.body = body }
 }

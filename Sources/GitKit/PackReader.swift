@@ -67,11 +67,11 @@ public final class PackFiles: @unchecked Sendable {
     /// never falls, and whose pack has the header a pack has; nil otherwise.
     private static func objectCount(index: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer) -> Int? {
         guard index.count >= 8 + 1024 + 40, index[0] == 0xFF, index[1] == 0x74, index[2] == 0x4F, index[3] == 0x63,
-            be32(index, 4) == 2
+            Int(IndexFile.u32(index, 4)) == 2
         else { return nil }
         var previous = 0
         for i in 0..<256 {
-            let n = be32(index, 8 + 4 * i)
+            let n = Int(IndexFile.u32(index, 8 + 4 * i))
             guard n >= previous else { return nil }
             previous = n
         }
@@ -82,10 +82,6 @@ public final class PackFiles: @unchecked Sendable {
         return count
     }
 
-    static func be32(_ b: UnsafeRawBufferPointer, _ at: Int) -> Int {
-        Int(b[at]) << 24 | Int(b[at + 1]) << 16 | Int(b[at + 2]) << 8 | Int(b[at + 3])
-    }
-
     /// Where object `id` starts: its pack and offset there; nil when no pack holds it (or its
     /// offset makes no sense).
     func locate(_ id: ObjectID) -> (pack: Int, offset: Int)? {
@@ -93,8 +89,8 @@ public final class PackFiles: @unchecked Sendable {
             let first = Int(key[0])
             for (p, pack) in packs.enumerated() {
                 let idx = pack.index
-                var low = first == 0 ? 0 : Self.be32(idx, 8 + 4 * (first - 1))
-                var high = Self.be32(idx, 8 + 4 * first)
+                var low = first == 0 ? 0 : Int(IndexFile.u32(idx, 8 + 4 * (first - 1)))
+                var high = Int(IndexFile.u32(idx, 8 + 4 * first))
                 guard low <= high, high <= pack.count else { continue }
                 let ids = 1032
                 while low < high {
@@ -115,11 +111,11 @@ public final class PackFiles: @unchecked Sendable {
     private static func offset(_ pack: Pack, _ n: Int) -> Int? {
         let idx = pack.index
         let offsets = 1032 + 24 * pack.count
-        var offset = be32(idx, offsets + 4 * n)
+        var offset = Int(IndexFile.u32(idx, offsets + 4 * n))
         if offset & 0x8000_0000 != 0 {
             let at = offsets + 4 * pack.count + 8 * (offset & 0x7FFF_FFFF)
             guard at + 8 <= idx.count - 40 else { return nil }
-            offset = be32(idx, at) << 32 | be32(idx, at + 4)
+            offset = Int(IndexFile.u32(idx, at)) << 32 | Int(IndexFile.u32(idx, at + 4))
         }
         guard offset >= 12, offset < pack.data.count - 20 else { return nil }
         return offset
@@ -173,16 +169,10 @@ public final class PackReader {
         switch entry.type {
         case 1...4: return entry.size
         case 6, 7:
-            var start = [UInt8](repeating: 0, count: 20)
-            let data = files.packs[pack].data
-            var produced = 0
-            let ok = start.withUnsafeMutableBufferPointer { out in
-                todo_inflate_entry(inflater, at(data, entry.start), data.count - 20 - entry.start, out.baseAddress, min(20, entry.size), 0, &produced)
-                    == 0
-            }
-            guard ok else { return nil }
+            // The delta's two sizes, base and result, take at most 20 bytes.
+            guard let start = inflate(pack: pack, entry, first: min(20, entry.size)) else { return nil }
             var i = 0
-            guard Self.varint(start[0..<produced], &i) != nil, let size = Self.varint(start[0..<produced], &i) else { return nil }
+            guard Self.varint(start[...], &i) != nil, let size = Self.varint(start[...], &i) else { return nil }
             return size
         default: return nil
         }
@@ -249,16 +239,19 @@ public final class PackReader {
         }
     }
 
-    /// The inflated data of an entry, exactly `header.size` bytes.
-    private func inflate(pack: Int, _ header: Header) -> [UInt8]? {
+    /// The inflated data of an entry, exactly `header.size` bytes; with `first`, only its first
+    /// bytes, up to that many.
+    private func inflate(pack: Int, _ header: Header, first: Int? = nil) -> [UInt8]? {
         let data = files.packs[pack].data
+        let wanted = first ?? header.size
         var failed = false
-        let bytes = [UInt8](unsafeUninitializedCapacity: header.size) { out, count in
+        let bytes = [UInt8](unsafeUninitializedCapacity: wanted) { out, count in
             var produced = 0
             failed =
-                todo_inflate_entry(inflater, at(data, header.start), data.count - 20 - header.start, out.baseAddress, header.size, 1, &produced)
+                todo_inflate_entry(
+                    inflater, at(data, header.start), data.count - 20 - header.start, out.baseAddress, wanted, first == nil ? 1 : 0, &produced)
                 != 0
-            count = failed ? 0 : header.size
+            count = failed ? 0 : produced
         }
         return failed ? nil : bytes
     }

@@ -54,6 +54,13 @@ public final class Repository {
         return Repository(handle: repo)
     }
 
+    /// A handle given to another thread, which alone uses it from then on (a libgit2
+    /// repository is for one thread at a time; each thread of a parallel job opens its own).
+    public struct Handoff: @unchecked Sendable {
+        public let repo: Repository
+        public init(_ repo: Repository) { self.repo = repo }
+    }
+
     /// Lets go of what libgit2 keeps for this repository between calls: its object cache and
     /// its open object database, whose packs are mapped (mapped pages count as the process's
     /// memory). The next read opens them again.

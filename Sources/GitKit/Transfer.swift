@@ -195,7 +195,7 @@ extension Repository {
         let loose = Self.looseObjects(in: objects).map(\.id)
         let total = packs.reduce(0) { $0 + $1.count } + loose.count
         let copy = PackCopy(packs.sorted { $0.count > $1.count })
-        let helper = packs.count > 1 && sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 ? PackCopy.Handoff(repo: try Repository.open(path: gitDirectory)) : nil
+        let helper = packs.count > 1 && sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 ? Handoff(try Repository.open(path: gitDirectory)) : nil
         if let helper {
             PackCopy.queue.async {
                 defer { copy.ended.signal() }
@@ -398,11 +398,6 @@ final class PackCopy: Sendable {
     struct Pack: Sendable {
         let path: String
         let count: Int
-    }
-
-    /// A repository handle given to the second thread, which alone uses it from then on.
-    struct Handoff: @unchecked Sendable {
-        let repo: Repository
     }
 
     struct State: Sendable {

@@ -71,18 +71,13 @@ final class HistoryCheck: Sendable {
     /// global queues' few threads may all be held by callers that wait (todo-serve's).
     static let queue = DispatchQueue(label: "todo.history-check", attributes: .concurrent)
 
-    /// A repository handle given to one thread, which alone uses it from then on.
-    private struct Handoff: @unchecked Sendable {
-        let repo: Repository
-    }
-
     /// Starts `threads` threads, each on a new handle of `repo`'s repository (opened here, so
     /// that a failure to open one is thrown to the caller). With one thread, nothing starts
     /// unless the caller has other work to do `beside` the check: `finish` then checks every
     /// commit on the caller's thread with `repo`.
     func start(_ repo: Repository, threads: Int, beside: Bool = false) throws {
         guard threads > 1 || beside else { return }
-        let handles = try (0..<threads).map { _ in Handoff(repo: try Repository.open(path: repo.gitDirectory)) }
+        let handles = try (0..<threads).map { _ in Repository.Handoff(try Repository.open(path: repo.gitDirectory)) }
         state.withLock {
             $0.started = handles.count
             $0.running = handles.count
