@@ -44,7 +44,7 @@ struct Changes {
         }
         g.post("/feed/new") { request, context in
             try await change(request, context) { s, _ in
-                let token = try site.tokens.newFeed(member: s.member, now: site.now())
+                let token = try site.tokens.newFeed(member: s.member, membership: s.membership, now: site.now())
                 // Shown once, by this session's next `GET /feed`: a reload after that shows it no more.
                 site.shownOnce.put(s.id, site.base + "/feed/\(token.text).ics", now: site.now())
                 return Redirect.see(site.prefix + "/feed", notice: .feedMade, site: site)

@@ -1,6 +1,8 @@
 import HTTPTypes
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
 import Synchronization
 
 /// How many connections (or, behind a trusted proxy, requests in flight) each client has open,
@@ -75,6 +77,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        // The check of an absolute-form target goes before the HTTP/1 codec, which keeps only
+        // its path.
+        let pipeline = context.pipeline.syncOperations
+        // No codec (a pipeline without one): nothing to check it before.
+        if let codec = try? pipeline.handler(type: HTTP1ToHTTPServerCodec.self) {
+            try? pipeline.addHandler(AbsoluteFormTarget(), position: .before(codec))  // failed: the channel is closing
+        }
         if context.channel.isActive { start(context) }
     }
 
@@ -137,5 +146,45 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func disarm() {
         deadline?.cancel()
         deadline = nil
+    }
+}
+
+/// An absolute-form request target (`GET http://host/path`, RFC 9112 §3.2.2), seen before the
+/// HTTP/1 codec, which keeps its path and drops its authority: the authority is passed on in
+/// `header` (any such header the client sent is removed first), so that `Guard` checks it as
+/// it checks Host (421 for a name the server does not answer to) and refuses a request whose
+/// Host says otherwise (400).
+final class AbsoluteFormTarget: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+
+    static let header = "X-Todo-Target-Authority"
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .head(var head) = unwrapInboundIn(data) else {
+            context.fireChannelRead(data)
+            return
+        }
+        head.headers.remove(name: Self.header)
+        if let authority = Self.authority(of: head.uri) { head.headers.add(name: Self.header, value: authority) }
+        context.fireChannelRead(wrapInboundOut(.head(head)))
+    }
+
+    /// The authority of an absolute-form target (`scheme://authority[/…]`; "" when it has
+    /// none); nil for any other form.
+    static func authority(of target: String) -> String? {
+        let bytes = Array(target.utf8)
+        guard let first = bytes.first, (first | 0x20) >= 0x61 && (first | 0x20) <= 0x7A else { return nil }
+        var i = 1
+        while i < bytes.count {
+            let b = bytes[i]
+            let isSchemeByte = ((b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2B || b == 0x2D || b == 0x2E
+            if !isSchemeByte { break }
+            i += 1
+        }
+        guard bytes.count >= i + 3, bytes[i] == 0x3A, bytes[i + 1] == 0x2F, bytes[i + 2] == 0x2F else { return nil }
+        let rest = bytes[(i + 3)...]
+        let end = rest.firstIndex { $0 == 0x2F || $0 == 0x3F || $0 == 0x23 } ?? rest.endIndex
+        return String(decoding: rest[..<end], as: UTF8.self)
     }
 }

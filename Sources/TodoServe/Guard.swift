@@ -66,12 +66,19 @@ struct Guard: RouterMiddleware {
 
     /// Who the client is, for the limits, and whether it asked over HTTPS: the peer and the
     /// server's own TLS, unless the peer is a `--trust-proxy` address; then the rightmost
-    /// `X-Forwarded-For` entry (the one that proxy added) and its `X-Forwarded-Proto`.
+    /// `X-Forwarded-For` entry (the one that proxy added) and its `X-Forwarded-Proto`. A
+    /// request the proxy sends without naming its client is from a client whose address is
+    /// unknown (`unknownBehindProxy`), never this machine: Basic needs https, and every such
+    /// request shares one budget, apart from the clients the proxy names.
     static func client(peer: String?, config: ServeConfig, forwardedFor: [String], forwardedProto: String?) -> (String, Bool) {
         guard let peer, config.trustProxy.contains(peer) else { return (peer ?? "unknown", config.usesTLS) }
-        let forwarded = forwardedFor.last?.split(separator: ",").last?.trimmed() ?? ""
-        return (forwarded.isEmpty ? peer : forwarded, config.usesTLS || forwardedProto?.lowercased() == "https")
+        let forwarded = forwardedFor.last?.split(separator: ",", omittingEmptySubsequences: false).last?.trimmed() ?? ""
+        return (forwarded.isEmpty ? unknownBehindProxy : forwarded, config.usesTLS || forwardedProto?.lowercased() == "https")
     }
+
+    /// The client a request from a trusted proxy counts as when the proxy names none: not an
+    /// address, so no check takes it for this machine, and one key for the limits.
+    static let unknownBehindProxy = "unknown client behind the proxy"
 
     private func screened(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -85,9 +92,18 @@ struct Guard: RouterMiddleware {
         if let wait = site.limiter.admit(context.client, isPost: isPost, dav: dav) { throw PageError(status: 429, retryAfter: wait) }
         // One Host only: HTTP/1.1 takes the first, a proxy in front may have checked another.
         if !request.headers[values: HTTPField.Name("Host")!].isEmpty { throw PageError(status: 400) }
-        guard let authority = request.head.authority, let (host, _) = splitHostPort(authority),
+        guard let authority = request.head.authority, let (host, port) = splitHostPort(authority),
             site.config.allowedHosts.contains(host.lowercased())
         else { throw PageError(status: 421) }
+        // An absolute-form target's authority (`AbsoluteFormTarget`) is checked as Host is, and
+        // must name what Host names.
+        let targets = request.headers[values: HTTPField.Name(AbsoluteFormTarget.header)!]
+        if let target = targets.first {
+            guard targets.count == 1, let (targetHost, targetPort) = splitHostPort(target),
+                site.config.allowedHosts.contains(targetHost.lowercased())
+            else { throw PageError(status: 421) }
+            if targetHost.lowercased() != host.lowercased() || targetPort != port { throw PageError(status: 400) }
+        }
         // A method the address does not take: 405 naming those it does. A page's GET takes
         // HEAD too (`Routes.router`: answered as the GET, without the body).
         let registered = allowed.methods(at: request.uri.path)

@@ -77,7 +77,9 @@ enum OtherPages {
     /// `GET /changes`: what the others changed since the commit this member last marked as
     /// seen (`visits.json`); changes nothing. "Mark as seen" (`POST /changes/seen`) records the
     /// commit the page showed. "The others" are every writer but the member, whichever replica
-    /// wrote (the owner's own commands on the server's clone included).
+    /// wrote (the owner's own commands on the server's clone included). Without a mark, or with
+    /// one whose commit cannot be read, the page shows what the others changed since the start
+    /// of the household day seven days before today (as `todo changes --since`), and says so.
     static func changes(_ site: Site, _ session: Session, _ request: Request) throws -> Response {
         let h = try site.store { () throws(StoreError) in try site.openForReading() }
         let head = try site.store { () throws(StoreError) in try h.headCommit() }
@@ -85,24 +87,37 @@ enum OtherPages {
         let last = try site.visits(member: key)
         var c = Pages.frame(site, session, title: "Since my last visit", nav: "navChanges", request: request)
         if let head, head != last { c["seen"] = ["commit": head, "csrf": session.csrf, "base": site.prefix] }
-        guard let last else {
-            c["since"] = "Nothing is marked as seen yet. Press \"Mark as seen\": from then on, this page shows what the others change."
-            c["unread"] = true
-            return Pages.html(site.render("changes", c))
-        }
         let today = h.clock.today
-        let changes: [ReceivedChange]
-        do {
-            // The member's name and email: a change by either is theirs.
-            let email = (try? h.memberEmail(session.member))??.lowercased()  // no email readable: the name alone
-            changes = try h.receivedChanges(from: last, to: head, viewer: Set([key] + (email.map { [$0] } ?? [])))
-        } catch {
-            // Never an empty list that looks like "nothing new": the page says it could not look.
-            c["since"] = "What changed since your last visit could not be read: \(Pages.safe(Worded(error).sentence))"
-            c["unread"] = true
-            return Pages.html(site.render("changes", c))
+        // The member's name and email: a change by either is theirs.
+        let email = (try? h.memberEmail(session.member))??.lowercased()  // no email readable: the name alone
+        let viewer = Set([key] + (email.map { [$0] } ?? []))
+        var changes: [ReceivedChange] = []
+        var readable = false
+        if let last {
+            do {
+                changes = try h.receivedChanges(from: last, to: head, viewer: viewer)
+                readable = true
+                c["since"] = last == head ? "Nothing has changed since your last visit." : "What the others changed since your last visit:"
+            } catch {
+                c["since"] = "Your last visit could not be read (\(Pages.safe(Worded(error).sentence))), so this shows "
+                    + Self.lastWeek(today) + "."
+            }
+        } else {
+            c["since"] = "Nothing is marked as seen yet, so this shows " + Self.lastWeek(today) + "; \"Mark as seen\" starts from now."
         }
-        c["since"] = last == head ? "Nothing has changed since your last visit." : "What the others changed since your last visit:"
+        if !readable {
+            let start = Due(date: today.adding(days: -Self.fallbackDays))
+            let millis = h.clock.millis(atLocal: start)
+            do {
+                let from = try h.commitBefore(millis)
+                changes = try h.receivedChanges(from: from, to: head, sinceMillis: millis, viewer: viewer)
+            } catch {
+                // Never an empty list that looks like "nothing new": the page says it could not look.
+                c["since"] = "What the others changed could not be read: \(Pages.safe(Worded(error).sentence))"
+                c["unread"] = true
+                return Pages.html(site.render("changes", c))
+            }
+        }
         c["changes"] = changes.prefix(200).map { change -> [String: Any] in
             var what = "\(change.member.isEmpty ? "Someone" : Pages.safe(change.member)) \(verb(change.kind))"
             let fields = change.fields.map { f in CivilDate(iso: Substring(f)).map { Due(date: $0).display(today: today) } ?? Pages.safe(f) }
@@ -110,6 +125,16 @@ enum OtherPages {
             return ["id": change.task.id.hex, "title": Pages.safe(change.task.title), "what": what, "base": site.prefix]
         }
         return Pages.html(site.render("changes", c))
+    }
+
+    /// How many household days before today the page looks without a readable mark.
+    static let fallbackDays = 7
+
+    /// "what the others changed since …": the start of the household day `fallbackDays` ago.
+    static func lastWeek(_ today: CivilDate) -> String {
+        let start = today.adding(days: -fallbackDays)
+        let names = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        return "what the others changed in the last seven days (since \(names[start.weekday % 7]) \(start))"
     }
 
     static func verb(_ k: ReceivedChange.Kind) -> String {
@@ -227,7 +252,7 @@ extension Routes {
     /// `POST /phone/new`: a new app password labelled "phone", shown on the page this once.
     func phoneNew(_ session: Session) throws -> Response {
         let made: (user: String, password: String)
-        do { made = try site.tokens.appPassword(member: session.member, label: "phone", now: site.now()) } catch { throw error.page }
+        do { made = try site.tokens.appPassword(member: session.member, membership: session.membership, label: "phone", now: site.now()) } catch { throw error.page }
         return try OtherPages.phone(site, session, nil, made: made)
     }
 

@@ -147,8 +147,13 @@ struct ReminderLinkRoutes {
             }
             let reader = try site.store { () throws(StoreError) in try site.openForReading() }
             let today = reader.clock.today
-            let roster = try site.store { () throws(StoreError) in try reader.roster() }
-            if roster.hasLeft(target.member, on: today) || today.daysSinceEpoch > target.day.daysSinceEpoch + 1 {
+            // A member whose latest roster entry is `left`, whatever its date: the link is theirs no more.
+            if try site.store({ () throws(StoreError) in try reader.standing(of: target.member) }) == .left {
+                return Self.page(
+                    site, status: .gone, title: "\(Pages.safe(target.member)) is no longer a member of this household",
+                    text: "A reminder's Done button works only for a member of the household; nothing was changed.")
+            }
+            if today.daysSinceEpoch > target.day.daysSinceEpoch + 1 {
                 return Self.page(
                     site, status: .gone, title: "This link has expired",
                     text: "A reminder's Done button works until the end of the next day, and only for a member of the household.")

@@ -83,6 +83,9 @@ struct Routes {
                 site.limiter.failed(client)
                 throw PageError(status: 401)
             }
+            guard try site.admits(id: invite.id, kind: .invite, member: invite.member, membership: invite.membership) != nil else {
+                throw PageError(status: 401)
+            }
             var c = Pages.frame(site, nil, title: "Sign in")
             c["invitee"] = Pages.safe(invite.member)
             c["token"] = token
@@ -98,7 +101,15 @@ struct Routes {
         let site = self.site
         let cookie = Cookie.token(request)
         return try await site.workers.write {
-            switch try site.tokens.signIn(invite: form["token"] ?? "", now: site.now()) {
+            // The invite's member's standing, read before the token store's lock is taken.
+            let token = form["token"] ?? ""
+            let standing = try site.inviteStanding(token)
+            let admits: (TokenRecord) -> Bool = { invite in
+                standing.map { Site.verdict(membership: invite.membership, standing: $0).keep } ?? false
+            }
+            switch try site.tokens.signIn(invite: token, now: site.now(), admits: admits) {
+            case .failure(.memberLeft):
+                throw PageError(status: 401)
             case .failure:
                 if let back = try site.ownUsedInvite(form["token"] ?? "", cookie: cookie) { return back }
                 site.limiter.failed(client)
@@ -117,10 +128,15 @@ struct Routes {
         let client = context.client
         let site = self.site
         return try await site.workers.read {
-            guard file.hasSuffix(".ics"), let member = try site.tokens.feedMember(String(file.dropLast(4)), now: site.now()) else {
+            guard file.hasSuffix(".ics"), let feed = try site.tokens.feed(String(file.dropLast(4)), now: site.now()) else {
                 site.limiter.failed(client)
                 throw PageError(status: 404)
             }
+            // A member who has left: as if the address had never been.
+            guard try site.admits(id: feed.id, kind: .feed, member: feed.member, membership: feed.membership) != nil else {
+                throw PageError(status: 404)
+            }
+            let member = feed.member
             let h = try site.store { () throws(StoreError) in try site.openForReading() }
             var options = CalendarFeedOptions()
             options.member = member
@@ -148,7 +164,23 @@ extension Site {
             limiter.failed(client)
             throw PageError(status: 401)
         }
-        return session
+        // A member whose latest roster entry is `left` (or whose membership has ended since
+        // the sign-in): refused, not counted as a failed attempt.
+        guard let membership = try admits(id: session.id, kind: .session, member: session.member, membership: session.membership) else {
+            throw PageError(status: 401)
+        }
+        var admitted = session
+        admitted.membership = membership
+        return admitted
+    }
+
+    /// Where the member of the invite `token` names stands now; nil when it names no invite.
+    func inviteStanding(_ token: String) throws -> Standing? {
+        guard let (id, _) = IssuedToken.parse(token) else { return nil }
+        let invite: TokenRecord?
+        do { invite = try tokens.records().first { $0.id == id && $0.kind == .invite } } catch { throw error.page }
+        guard let invite else { return nil }
+        return try store { () throws(StoreError) in try self.standing(of: invite.member) }
     }
 
     /// A used invite link opened again on the device it signed in (a second tap, a bookmark):

@@ -31,6 +31,10 @@ enum ServeWording {
             return (409, "Not a chore", "Only chores can be skipped.")
         case .householdNotFound, .notAHousehold, .invalidHouseholdName:
             return (503, "The household is gone", "The server cannot open its household. " + askOwner)
+        case .memberLeft:
+            // The store refused a change for a member who has left: the sign-in page's words.
+            let (title, text) = Pages.words(PageError(status: 401))
+            return (401, title, text)
         case .notWritable:
             return (507, "The household cannot be written", "Nothing was saved. " + askOwner)
         default:

@@ -96,21 +96,53 @@ final class Site: Sendable {
         maintainIfDue(afterSync: false)
     }
 
-    /// Ends the sessions, feed addresses and invites of every member who has left the
-    /// household (docs/FORMAT.md, "Members"); run after each sync and at start. Returns how
-    /// many went. A later `member add` revives none of them: they are deleted.
-    @discardableResult
-    func dropLeavers() throws -> Int {
-        let h = try openForReading()
-        let roster = try h.roster()
-        // A leave takes the member out of turns from the next household day; their way in
-        // ends as soon as the server knows of it.
-        let tomorrow = h.clock.nextDay
-        var dropped = 0
-        for m in roster.members.values where m.hasLeft(on: tomorrow) {
-            dropped += try tokens.revoke(member: m.name, device: nil, feedOnly: false)
+    /// Binds the tokens an older version wrote without a membership to their member's
+    /// membership now, or to `ended` for a member who has left (docs/SERVE.md, "When a member
+    /// leaves"), so that a later `member add` brings none of them back. Run after each sync;
+    /// every request checks its token against the roster itself (`admits`).
+    func dropLeavers() throws {
+        let snap = try openForReading().snapshot()
+        var standings: [String: Standing] = [:]
+        try tokens.bindAll { record in
+            let key = record.member.lowercased()
+            let standing = standings[key] ?? snap.standing(of: record.member)
+            standings[key] = standing
+            return Self.verdict(membership: record.membership, standing: standing).bind
         }
-        return dropped
+    }
+
+    /// What a token made in a membership that has ended is bound to: no standing has it.
+    static let ended = "ended"
+
+    /// Whether a token made in `membership` still opens for a member who stands so: never once
+    /// their latest roster entry is `left`, nor in another membership than theirs now. A token
+    /// an older version wrote without one is to be bound (`bind`) to the membership now, or to
+    /// `ended`.
+    static func verdict(membership: String?, standing: Standing) -> (keep: Bool, bind: String?) {
+        switch standing {
+        case .left: return (false, membership == nil ? ended : nil)
+        case .member(let now): return membership.map { ($0 == now, nil) } ?? (true, now)
+        }
+    }
+
+    /// Where `member` stands in the roster of `main` as it is now: read afresh for each
+    /// request, so a leave counts from the first request after `main` holds it, whoever moved
+    /// `main` there.
+    func standing(of member: String) throws(StoreError) -> Standing {
+        try openForReading().standing(of: member)
+    }
+
+    /// Checks a token at its use against its member's standing now; one without a membership
+    /// is bound (`verdict`). A token refused is kept, so that a leaver's device asking again is
+    /// answered the same, never as a guess at a token (`revoke` deletes it). The membership it
+    /// opens for, nil when it no longer opens.
+    func admits(id: String, kind: TokenKind, member: String, membership: String?) throws -> String? {
+        let now = try store { () throws(StoreError) in try self.standing(of: member) }
+        let verdict = Self.verdict(membership: membership, standing: now)
+        if let bind = verdict.bind {
+            do { try tokens.bind(id: id, kind: kind, membership: bind) } catch { throw error.page }
+        }
+        return verdict.keep ? membership ?? verdict.bind : nil
     }
 
     func maintainIfDue(afterSync: Bool) {

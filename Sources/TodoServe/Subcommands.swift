@@ -57,14 +57,14 @@ enum Subcommands {
         let a = try LinkArguments(arguments, environment: environment, allowJSON: false)
         let (household, name, base, listen, label) = (a.household, a.name, a.base, a.listen, a.label)
         guard let name else { throw UsageError("invite needs the member's name, like: todo serve invite Kim") }
-        let member = try knownMember(name, household: household, environment: environment)
+        let (member, membership) = try currentMember(name, household: household, environment: environment)
         if let label, label.count > 200 { throw UsageError("--label is longer than 200 characters.") }
         let state = try prepared(household, environment: environment)
         let start = try linkStart(base: base, listen: listen, state: state)
         let token: IssuedToken
         do {
             token = try TokenStore(folder: state).invite(
-                member: member, label: label ?? "\(member)'s device", now: environment.clock.nowMillis())
+                member: member, membership: membership, label: label ?? "\(member)'s device", now: environment.clock.nowMillis())
         } catch {
             throw ServeMain.stateFailure(error)
         }
@@ -100,12 +100,13 @@ enum Subcommands {
         let (household, name, base, listen, label, json) = (a.household, a.name, a.base, a.listen, a.label ?? "phone", a.json)
         guard let name else { throw UsageError("app-password needs the member's name, like: todo serve app-password Kim") }
         if label.count > 200 { throw UsageError("--label is longer than 200 characters.") }
-        let member = try knownMember(name, household: household, environment: environment)
+        let (member, membership) = try currentMember(name, household: household, environment: environment)
         let state = try prepared(household, environment: environment)
         let start = try linkStart(base: base, listen: listen, state: state)
         let made: (user: String, password: String)
         do {
-            made = try TokenStore(folder: state).appPassword(member: member, label: label, now: environment.clock.nowMillis())
+            made = try TokenStore(folder: state).appPassword(
+                member: member, membership: membership, label: label, now: environment.clock.nowMillis())
         } catch {
             throw ServeMain.stateFailure(error)
         }
@@ -177,8 +178,23 @@ enum Subcommands {
         } catch {
             throw ServeMain.stateFailure(error)
         }
+        // The roster as `main` holds it now, whether or not a server has run since: a token
+        // its member's standing refuses opens nothing, so it is not listed.
+        let snap: Snapshot
+        do {
+            snap = try Household.openForReading(home: environment.home, name: household, clock: environment.clock).snapshot()
+        } catch {
+            throw Failure(exit: .config, message: Worded(error, paths: .shown).fact)
+        }
+        var standings: [String: Standing] = [:]
+        func opens(_ r: TokenRecord) -> Bool {
+            let key = r.member.lowercased()
+            let standing = standings[key] ?? snap.standing(of: r.member)
+            standings[key] = standing
+            return Site.verdict(membership: r.membership, standing: standing).keep
+        }
         let now = environment.clock.nowMillis()
-        for r in records where name == nil || r.member.lowercased() == name!.lowercased() {
+        for r in records where (name == nil || r.member.lowercased() == name!.lowercased()) && opens(r) {
             if let e = r.expires, e <= now { continue }
             let used = r.lastUsed.map { TaskPage.localTime($0 / 1000, offsetMinutes: 0) + " UTC" } ?? "never"
             let kind = r.kind == .app ? "app: \(r.user ?? "")" : r.kind.rawValue
@@ -201,6 +217,26 @@ enum Subcommands {
                 message: "the household \"\(household)\" has no member \"\(DisplayText.escaped(name))\" (no task, rotation, change or member detail names them). Check the spelling, or record them with `todo member set \(DisplayText.escaped(name)) --email …`.")
         }
         return spelled
+    }
+
+    /// `knownMember`, for a new invite or app password: refused (exit 66) when the member's
+    /// latest roster entry is `left`; with the membership the new token belongs to.
+    private static func currentMember(_ name: String, household: String, environment: ServeEnvironment) throws -> (String, String) {
+        let member = try knownMember(name, household: household, environment: environment)
+        let standing: Standing
+        do {
+            standing = try Household.openForReading(home: environment.home, name: household, clock: environment.clock).standing(of: member)
+        } catch {
+            throw Failure(exit: .config, message: Worded(error, paths: .shown).fact)
+        }
+        switch standing {
+        case .member(let membership): return (member, membership)
+        case .left:
+            let shown = DisplayText.escaped(member)
+            throw Failure(
+                exit: .noInput,
+                message: "\(shown) has left the household \"\(household)\" (their latest roster entry is \"left\"), so they can have no sign-in link or app password. If they are back, record that first with `todo member add \(shown)`.")
+        }
     }
 
     private static func prepared(_ household: String, environment: ServeEnvironment) throws -> StateFolder {

@@ -11,12 +11,16 @@ struct Session: Sendable, Equatable {
     let renew: Bool
     /// The id of the invite this session was made from (nil for sessions older than the field).
     var invite: String? = nil
+    /// The membership the session was made in (`TokenRecord.membership`).
+    var membership: String? = nil
 }
 
 /// Why a sign-in link did not sign in.
 enum SignInRefusal: Error, Equatable {
     /// Unknown, used, revoked or expired: all the same to the person holding it.
     case invalid
+    /// The invite's member's standing refuses it (they left): not a guess at a token.
+    case memberLeft
 }
 
 /// `tokens.json`: invites, sessions, feed tokens and app passwords, by their SHA-256 only. Read again when
@@ -68,14 +72,16 @@ final class TokenStore: Sendable {
     // MARK: Invites and sign-in
 
     /// A new invite for `member`; the token is returned once and stored only as its hash.
-    func invite(member: String, label: String, now: Int64) throws(StateError) -> IssuedToken {
+    /// `membership`: the member's standing's (`Standing.member`), which the invite and the
+    /// session made from it belong to.
+    func invite(member: String, membership: String? = nil, label: String, now: Int64) throws(StateError) -> IssuedToken {
         let token = IssuedToken.make()
         try change { (records: inout [TokenRecord]) throws(StateError) in
             records.removeAll { $0.expires.map { $0 <= now } ?? false }
             records.append(
                 TokenRecord(
                     id: token.id, kind: .invite, member: member, label: label, sha256: TokenHash.sha256(token.secret),
-                    created: now, lastUsed: nil, expires: now + Self.inviteLife))
+                    created: now, lastUsed: nil, expires: now + Self.inviteLife, membership: membership))
         }
         return token
     }
@@ -85,20 +91,25 @@ final class TokenStore: Sendable {
         try find(token, kind: .invite, now: now)
     }
 
-    /// Consumes the invite and makes a session for the same member and label.
-    func signIn(invite token: String, now: Int64) throws(StateError) -> Result<(IssuedToken, TokenRecord), SignInRefusal> {
+    /// Consumes the invite and makes a session for the same member, label and membership;
+    /// `admits` decides, under the lock, whether the invite's member may still sign in (an
+    /// invite it refuses is kept, unused, and refused as `memberLeft`).
+    func signIn(invite token: String, now: Int64, admits: (TokenRecord) -> Bool = { _ in true }) throws(StateError)
+        -> Result<(IssuedToken, TokenRecord), SignInRefusal>
+    {
         guard let (id, secret) = IssuedToken.parse(token) else { return .failure(.invalid) }
         return try change { (records: inout [TokenRecord]) throws(StateError) -> Result<(IssuedToken, TokenRecord), SignInRefusal> in
             guard let i = records.firstIndex(where: { $0.id == id && $0.kind == .invite }),
                 TokenHash.constantTimeEqual(records[i].sha256, TokenHash.sha256(secret)),
                 (records[i].expires ?? .max) > now
             else { return .failure(.invalid) }
+            guard admits(records[i]) else { return .failure(.memberLeft) }
             let invite = records.remove(at: i)
             let session = IssuedToken.make()
             let record = TokenRecord(
                 id: session.id, kind: .session, member: invite.member, label: invite.label,
                 sha256: TokenHash.sha256(session.secret), created: now, lastUsed: now, expires: now + Self.sessionLife,
-                invite: invite.id)
+                invite: invite.id, membership: invite.membership)
             records.append(record)
             return .success((session, record))
         }
@@ -118,7 +129,8 @@ final class TokenStore: Sendable {
             }
         }
         return Session(
-            id: record.id, member: record.member, csrf: TokenHash.csrf(sessionSecret: secret), renew: renew, invite: record.invite)
+            id: record.id, member: record.member, csrf: TokenHash.csrf(sessionSecret: secret), renew: renew, invite: record.invite,
+            membership: record.membership)
     }
 
     func signOut(session id: String) throws(StateError) {
@@ -128,20 +140,21 @@ final class TokenStore: Sendable {
     // MARK: Feeds
 
     /// A new feed token for `member`, replacing the old one.
-    func newFeed(member: String, now: Int64) throws(StateError) -> IssuedToken {
+    func newFeed(member: String, membership: String? = nil, now: Int64) throws(StateError) -> IssuedToken {
         let token = IssuedToken.make()
         try change { (records: inout [TokenRecord]) throws(StateError) in
             records.removeAll { $0.kind == .feed && $0.member.lowercased() == member.lowercased() }
             records.append(
                 TokenRecord(
                     id: token.id, kind: .feed, member: member, label: "calendar feed",
-                    sha256: TokenHash.sha256(token.secret), created: now, lastUsed: nil, expires: nil))
+                    sha256: TokenHash.sha256(token.secret), created: now, lastUsed: nil, expires: nil, membership: membership))
         }
         return token
     }
 
-    func feedMember(_ token: String, now: Int64) throws(StateError) -> String? {
-        try find(token, kind: .feed, now: now)?.member
+    /// The live feed record `token` names.
+    func feed(_ token: String, now: Int64) throws(StateError) -> TokenRecord? {
+        try find(token, kind: .feed, now: now)
     }
 
     func hasFeed(member: String) throws(StateError) -> Bool {
@@ -152,7 +165,7 @@ final class TokenStore: Sendable {
 
     /// A new app password for `member`: the user name (unique among the records) and the
     /// password, returned once; only the password's hash is kept.
-    func appPassword(member: String, label: String, now: Int64) throws(StateError) -> (user: String, password: String) {
+    func appPassword(member: String, membership: String? = nil, label: String, now: Int64) throws(StateError) -> (user: String, password: String) {
         let password = AppPassword.makePassword()
         let id = IssuedToken.make().id
         let user = try change { (records: inout [TokenRecord]) throws(StateError) -> String in
@@ -162,7 +175,7 @@ final class TokenStore: Sendable {
             records.append(
                 TokenRecord(
                     id: id, kind: .app, member: member, label: label, sha256: TokenHash.sha256(password), created: now,
-                    lastUsed: nil, expires: nil, user: user))
+                    lastUsed: nil, expires: nil, user: user, membership: membership))
             return user
         }
         return (user, password)
@@ -171,7 +184,10 @@ final class TokenStore: Sendable {
     /// The member and device id (the user name) an app password signs in, if it is live; the
     /// hashes are compared in constant time, and a hash is compared even for an unknown user,
     /// so the time does not tell whether the user exists. `lastUsed` is written at most hourly.
-    func appMember(user: String, password: String, now: Int64) throws(StateError) -> (member: String, deviceID: String)? {
+    /// With the record's id and membership, for the check of the member's standing.
+    func appMember(user: String, password: String, now: Int64) throws(StateError)
+        -> (member: String, deviceID: String, id: String, membership: String?)?
+    {
         let key = user.lowercased()
         let given = TokenHash.sha256(password)
         let record = try records().first { $0.kind == .app && $0.user == key }
@@ -182,7 +198,7 @@ final class TokenStore: Sendable {
                 if let i = records.firstIndex(where: { $0.id == record.id && $0.kind == .app }) { records[i].lastUsed = now }
             }
         }
-        return (record.member, user)
+        return (record.member, user, record.id, record.membership)
     }
 
     /// What an unknown user's password is compared with: the length of a hash, equal to none.
@@ -217,6 +233,27 @@ final class TokenStore: Sendable {
             let before = records.count
             records.removeAll { $0.kind == .app && $0.member.lowercased() == member.lowercased() && $0.user == user.lowercased() }
             return records.count != before
+        }
+    }
+
+    // MARK: Membership
+
+    /// Records the membership of a record an older version wrote without one.
+    func bind(id: String, kind: TokenKind, membership: String) throws(StateError) {
+        try change { (records: inout [TokenRecord]) throws(StateError) in
+            if let i = records.firstIndex(where: { $0.id == id && $0.kind == kind && $0.membership == nil }) {
+                records[i].membership = membership
+            }
+        }
+    }
+
+    /// Binds every record without a membership to the one `membership` gives for it (nil:
+    /// left as it is), under the lock.
+    func bindAll(_ membership: (TokenRecord) -> String?) throws(StateError) {
+        try change { (records: inout [TokenRecord]) throws(StateError) in
+            for i in records.indices where records[i].membership == nil {
+                if let m = membership(records[i]) { records[i].membership = m }
+            }
         }
     }
 

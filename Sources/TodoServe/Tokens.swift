@@ -31,6 +31,11 @@ struct TokenRecord: Sendable, Equatable {
     /// A session's: the id of the invite it was made from, so that the device reopening that
     /// link is told it is signed in rather than refused.
     var invite: String?
+    /// The membership the token was made in (`Standing.member`'s name for it): the token ends
+    /// when the member's standing is anything else (they left, or left and were added again).
+    /// Nil in a record an older version wrote: bound to the membership of the first check
+    /// that finds the member in the household.
+    var membership: String?
 
     var json: JSONValue {
         var fields: [(String, JSONValue)] = [
@@ -41,12 +46,13 @@ struct TokenRecord: Sendable, Equatable {
         ]
         if let user { fields.append(("user", .string(user))) }
         if let invite { fields.append(("invite", .string(invite))) }
+        if let membership { fields.append(("membership", .string(membership))) }
         return .object(fields)
     }
 
     init(
         id: String, kind: TokenKind, member: String, label: String, sha256: String, created: Int64, lastUsed: Int64?, expires: Int64?,
-        user: String? = nil, invite: String? = nil
+        user: String? = nil, invite: String? = nil, membership: String? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -58,6 +64,7 @@ struct TokenRecord: Sendable, Equatable {
         self.expires = expires
         self.user = user
         self.invite = invite
+        self.membership = membership
     }
 
     init?(_ v: JSONValue) {
@@ -74,7 +81,7 @@ struct TokenRecord: Sendable, Equatable {
         self.init(
             id: id, kind: kind, member: member, label: v["label"]?.stringValue ?? "", sha256: sha, created: created,
             lastUsed: number("lastUsed"), expires: number("expires"), user: kind == .app ? user : nil,
-            invite: kind == .session ? v["invite"]?.stringValue : nil)
+            invite: kind == .session ? v["invite"]?.stringValue : nil, membership: v["membership"]?.stringValue)
     }
 }
 

@@ -69,6 +69,9 @@ public enum StoreError: Error, Sendable {
     /// `swap`, `pass`, `member away` or `--to` naming a member who has left (`away`: nil) or is
     /// away on `date`.
     case memberAbsent(member: String, date: CivilDate, away: (from: CivilDate, until: CivilDate)?)
+    /// A change asked for by a member acting through a front end (`ChangeMaker.member`) whose
+    /// latest roster entry is `left`: nothing is written on their behalf.
+    case memberLeft(String)
     /// `member leave NAME --to NAME`.
     case leaveToSelf(String)
     /// `member away` with an end before its start, or a window that has already ended.

@@ -147,6 +147,10 @@ extension Worded {
         case .memberAbsent(let member, let date, let away):
             let why = away.map { "is away from \($0.from) to \($0.until)" } ?? "has left the household"
             self.init("\(safe(member)) \(why), so cannot take a turn on \(date). Nothing was changed.", exit: .data)
+        case .memberLeft(let member):
+            self.init(
+                "\(safe(member)) is no longer a member of this household (their latest roster entry is \"left\"): nothing is written on their behalf. Nothing was changed.",
+                exit: .data)
         case .leaveToSelf(let member):
             self.init("\(safe(member)) cannot hand their tasks to themselves when leaving. Nothing was changed.", exit: .usage)
         case .badAwayWindow(let from, let until, let today):

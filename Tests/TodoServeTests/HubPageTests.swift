@@ -50,6 +50,36 @@ struct HubPageTests {
         }
     }
 
+    /// Without a mark, or with one whose commit cannot be read, the page shows what the others
+    /// changed since the start of the household day seven days ago, says so in one line, and
+    /// offers "Mark as seen"; viewing it writes nothing.
+    @Test func withoutAMarkThePageShowsTheLastSevenDays() async throws {
+        let f = try ServeFixture()
+        let now = f.site.now()
+        _ = try Household.open(home: f.home, name: "home", clock: .fixed(now - 10 * 86_400_000)).add(NewTask(title: "Old news"))
+        _ = try Household.open(home: f.home, name: "home", clock: .fixed(now - 2 * 86_400_000)).add(NewTask(title: "Fresh news"))
+        try await f.application().test(.router) { client in
+            let ben = try await client.signIn(f, as: "Ben")
+            let commits = try f.commitCount()
+            let page = try await client.get("/changes", ben)
+            #expect(page.status == .ok)
+            #expect(page.text.contains("Nothing is marked as seen yet, so this shows what the others changed in the last seven days (since "), "\(page.text)")
+            #expect(page.text.contains(">Fresh news</a>: Owner added it"), "\(page.text)")
+            #expect(!page.text.contains("Old news"), "\(page.text)")
+            #expect(try Self.seenCommit(page) == f.household().headCommit())
+            #expect(try f.site.visits(member: "ben") == nil, "a view records nothing")
+            #expect(try f.commitCount() == commits)
+
+            let gone = String(repeating: "ab", count: 20)
+            try f.site.recordVisit(member: "ben", commit: gone)
+            let unreadable = try await client.get("/changes", ben)
+            #expect(unreadable.text.contains("Your last visit could not be read"), "\(unreadable.text)")
+            #expect(unreadable.text.contains("in the last seven days") && unreadable.text.contains(">Fresh news</a>"), "\(unreadable.text)")
+            #expect(!unreadable.text.contains("Old news"))
+            #expect(try f.site.visits(member: "ben") == gone)
+        }
+    }
+
     /// A view of the page marks nothing: only "Mark as seen" does, with the commit the page
     /// showed, so a change that came in after the page was shown stays news.
     @Test func onlyTheButtonMarksChangesSeen() async throws {

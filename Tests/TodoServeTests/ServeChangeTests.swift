@@ -297,32 +297,3 @@ struct ServeChangeTests {
         }
     }
 }
-
-/// A member who leaves the household keeps no way in: the next sync ends their sessions, feed
-/// address and invites, and adding them again brings none of them back (docs/FORMAT.md, "Members").
-@Suite(.timeLimit(.minutes(5))) struct ServeLeaverTests {
-    @Test func theSyncAfterALeaveEndsTheLeaversSessionsFeedAndInvites() async throws {
-        let f = try ServeFixture()
-        let remote = f.tmp.path + "/remote.git"
-        _ = try runProcess("/usr/bin/git", ["init", "-q", "--bare", "-b", "main", remote])
-        try f.household().setRemote(remote)
-        try await f.application().test(.router) { client in
-            let ann = try await client.signIn(f, as: "Ann")
-            let ben = try await client.signIn(f, as: "Ben")
-            _ = try f.site.tokens.newFeed(member: "Ben", now: f.site.now())
-            _ = try f.invite("Ben")
-            #expect(try await client.get("/", ben).status == .ok)
-            // Ben leaves, from the shell; his way in lasts until the server's next sync.
-            _ = try f.household().leaveMember("Ben", to: "Ann")
-            #expect(try await client.get("/", ben).status == .ok)
-            let r = try await client.post("/sync", ann)
-            #expect(r.notice == "synced", "\(r.text)")
-            #expect(try await client.get("/", ben).status == .unauthorized)
-            #expect(try f.site.tokens.records().allSatisfy { $0.member.lowercased() != "ben" })
-            #expect(try await client.get("/", ann).status == .ok, "Ann's session stays")
-            // Back again: nothing of his old way in returns.
-            _ = try f.household().addMember("Ben")
-            #expect(try await client.get("/", ben).status == .unauthorized)
-        }
-    }
-}

@@ -264,7 +264,10 @@ struct ServeRouteTests {
         #expect(
             Guard.client(peer: "127.0.0.1", config: config, forwardedFor: ["6.6.6.6, 192.168.1.20"], forwardedProto: "https")
                 == ("192.168.1.20", true))
-        #expect(Guard.client(peer: "127.0.0.1", config: config, forwardedFor: [], forwardedProto: nil) == ("127.0.0.1", false))
+        // Without X-Forwarded-For the client is unknown, never this machine.
+        #expect(Guard.client(peer: "127.0.0.1", config: config, forwardedFor: [], forwardedProto: nil) == (Guard.unknownBehindProxy, false))
+        #expect(Guard.client(peer: "127.0.0.1", config: config, forwardedFor: [" "], forwardedProto: "https") == (Guard.unknownBehindProxy, true))
+        #expect(!DAVAuth.transportAllowed(address: Guard.unknownBehindProxy, secure: false))
     }
 
     @Test func aBaseURLPathPrefixesEveryRoute() async throws {

@@ -64,6 +64,7 @@ public enum WordingSamples {
             .noSuchMember("Eve"),
             .memberAbsent(member: "Ann", date: later, away: (from: today, until: later)),
             .memberAbsent(member: "Ann", date: later, away: nil),
+            .memberLeft("Ann"),
             .leaveToSelf("Ann"),
             .badAwayWindow(from: later, until: today, today: today),
             .git(GitError(code: -1, errorClass: 2, message: "failed to open '\(local)/data/home/.git/HEAD'", function: "git_reference_lookup")),
@@ -106,6 +107,7 @@ public enum WordingSamples {
         case .sameMember: "sameMember"
         case .noSuchMember: "noSuchMember"
         case .memberAbsent: "memberAbsent"
+        case .memberLeft: "memberLeft"
         case .leaveToSelf: "leaveToSelf"
         case .badAwayWindow: "badAwayWindow"
         case .git: "git"
@@ -113,7 +115,7 @@ public enum WordingSamples {
     }
 
     /// How many cases `StoreError` has: `name` lists them all.
-    public static let storeErrorCases = 37
+    public static let storeErrorCases = 38
 
     /// Every `SyncProblem` case; the remotes that can be a path are under `local` (a path remote
     /// of this machine) and, once more, a URL of another machine.

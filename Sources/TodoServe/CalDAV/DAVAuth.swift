@@ -161,6 +161,15 @@ extension Site {
             limiter.failed(client)
             throw challenge
         }
+        // A member whose latest roster entry is `left`, or whose membership has ended: the
+        // challenge, not counted as a failed attempt (the password was right).
+        let admitted: Bool
+        do {
+            admitted = try admits(id: found.id, kind: .app, member: found.member, membership: found.membership) != nil
+        } catch {
+            throw DAVError(status: .serviceUnavailable, text: "The server could not read the household's members. " + ServeWording.askOwner)
+        }
+        guard admitted else { throw challenge }
         return DAVIdentity(member: found.member, device: found.deviceID)
     }
 

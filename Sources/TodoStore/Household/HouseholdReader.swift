@@ -26,6 +26,7 @@ public struct HouseholdReader {
     public func headCommit() throws(StoreError) -> String? { try household.headCommit() }
     public func identity() throws(StoreError) -> Identity { try household.identity() }
     public func roster() throws(StoreError) -> Roster { try household.roster() }
+    public func standing(of name: String) throws(StoreError) -> Standing { try household.standing(of: name) }
     public func turnContext() throws(StoreError) -> TurnContext { try household.turnContext() }
     public func zone() throws(StoreError) -> HouseholdZone { try household.zone() }
     public func memberNames() throws(StoreError) -> [String] { try household.memberNames() }

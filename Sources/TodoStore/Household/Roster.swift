@@ -58,3 +58,43 @@ extension Household {
     /// The household's roster.
     public func roster() throws(StoreError) -> Roster { try snapshot().roster() }
 }
+
+/// Where a member stands for a front end's doors (docs/FORMAT.md, "Members"): out as soon as
+/// their latest roster entry (the greatest date, whatever it is: past, today or later) is
+/// `left`; the date of a leave decides turns, not access. A member in the household is in one
+/// membership, named by their latest `member` entry, so that what a front end gave them (a
+/// session, an app password) can be tied to it and ends with it: a later `member add` of the
+/// same name is a new membership.
+public enum Standing: Sendable, Equatable {
+    /// In the household: `membership` is the latest `member` entry's date and stamp
+    /// (`"2026-11-20 <stamp>"`), "" for a member the roster has no entry for.
+    case member(membership: String)
+    /// The latest roster entry is `left`.
+    case left
+}
+
+extension Snapshot {
+    /// Where `name` (compared ignoring case) stands in the roster of this snapshot.
+    public func standing(of name: String) -> Standing {
+        guard let m = roster().member(name), let last = m.events.last else { return .member(membership: "") }
+        guard last.member else { return .left }
+        // The entry's stamp: each writing of the key has its own, so a leave and a new `member
+        // add` on the same date (which write the same key) make a new membership.
+        var stamp: FieldStamp?
+        if let settings = settings() {
+            let fold = m.name.lowercased()
+            for key in settings.extra.keys {
+                guard let (field, date, n) = Roster.parse(key), field == Roster.rosterField, date == last.date, n.lowercased() == fold,
+                    let s = settings.stamps[key]
+                else { continue }
+                if stamp.map({ FieldStamp.precedes($0, s) }) ?? true { stamp = s }
+            }
+        }
+        return .member(membership: last.date.description + (stamp.map { " \($0)" } ?? ""))
+    }
+}
+
+extension Household {
+    /// Where `name` stands in the roster of `main` now.
+    public func standing(of name: String) throws(StoreError) -> Standing { try snapshot().standing(of: name) }
+}

@@ -63,6 +63,9 @@ extension Household {
             return try withLock { () throws -> (Value, String?) in
                 try recoverInterruptedChange()
                 let snap = try Snapshot(repo: repo)
+                // A member acting through a front end whose latest roster entry is `left` makes
+                // no commit, whoever moved `main` to that roster (docs/FORMAT.md, "Members").
+                if let actor, snap.standing(of: actor.name) == .left { throw StoreError.memberLeft(actor.name) }
                 let change = try body(snap)
                 try commit(change, on: snap)
                 let head = try repo.resolve(reference: Self.branch)
