@@ -62,7 +62,7 @@ struct ServeRequestProcessTests {
     /// names.
     @Test func behindAProxyARequestThatNamesNoClientIsNotThisMachine() throws {
         let alice = try household()
-        let (server, base) = try start(alice, ["--trust-proxy", "127.0.0.1"])
+        let (server, base) = try start(alice, ["--trust-proxy", "127.0.0.1", "--base-url", "https://nas.example"])
         defer { server.stop() }
         let app = try json(try serve(alice, ["app-password", "Alice", "--json"]).stdout)
         let (user, password) = (try #require(app["user"]?.stringValue), try #require(app["password"]?.stringValue))
