@@ -66,6 +66,7 @@ public enum WordingSamples {
             .memberAbsent(member: "Ann", date: later, away: nil),
             .leaveToSelf("Ann"),
             .badAwayWindow(from: later, until: today, today: today),
+            .dateOutOfRange(field: "due", date: CivilDate(year: 1, month: 1, day: 1)!),
             .git(GitError(code: -1, errorClass: 2, message: "failed to open '\(local)/data/home/.git/HEAD'", function: "git_reference_lookup")),
         ]
     }
@@ -108,12 +109,13 @@ public enum WordingSamples {
         case .memberAbsent: "memberAbsent"
         case .leaveToSelf: "leaveToSelf"
         case .badAwayWindow: "badAwayWindow"
+        case .dateOutOfRange: "dateOutOfRange"
         case .git: "git"
         }
     }
 
     /// How many cases `StoreError` has: `name` lists them all.
-    public static let storeErrorCases = 37
+    public static let storeErrorCases = 38
 
     /// Every `SyncProblem` case; the remotes that can be a path are under `local` (a path remote
     /// of this machine) and, once more, a URL of another machine.
