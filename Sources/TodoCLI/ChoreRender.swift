@@ -11,6 +11,13 @@ enum ChoreText {
         "\(weekdays[d.weekday]) \(d.day) \(months[d.month - 1])" + (d.year == today.year ? "" : " \(d.year)")
     }
 
+    /// "Today's turn (Tue 24 Nov), already announced, is now Kim's.": what `swap`, `pass` and
+    /// `--assign` say when the turn they moved is today's.
+    static func todaysTurnMoved(_ s: ChoreSchedule, today: CivilDate) -> String? {
+        guard let who = s.assignee(on: today) else { return nil }
+        return "Today's turn (\(day(today, today: today))), already announced, is now \(Terminal.safe(who))'s."
+    }
+
     /// "every Tuesday", "every 3 days after it is done".
     static func phrase(_ s: ChoreSchedule) -> String {
         s.recurrence.rule.phrase + (s.occurrences.afterDone ? " after it is done" : "")

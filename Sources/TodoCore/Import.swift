@@ -69,6 +69,8 @@ public enum ImportProblem: Error, Equatable, Sendable {
     case tooLong(field: String, limit: Int, bytes: Bool)
     /// A chore or checklist field without its documented shape (docs/FORMAT.md).
     case format(TaskFormatError)
+    /// A date outside `DateBounds` (the task's `title` names it in the refusal).
+    case dateOutOfRange(field: String, date: CivilDate, title: String)
 }
 
 /// Reads `todo list --json` output and Taskwarrior's `task export`: a JSON array of task

@@ -65,11 +65,19 @@ final class TurnWalk: Sendable {
     }
 
     /// Starts the walk at the last occurrence before the first event, whose natural member the
-    /// plain count gives.
+    /// plain count gives. A chore that starts, or has an event, before `DateBounds.first` (a
+    /// date no change writes: an older version's, a hand edit's) is walked from at most a year
+    /// before today, the plain count before that: such a date never makes a read walk the
+    /// centuries after it.
     func start(_ st: inout State, _ s: ChoreSchedule) {
         st.started = true
         let first = s.occurrences.first
-        guard let event = Self.firstEvent(s), let f = first, event > f else {
+        var event = Self.firstEvent(s)
+        if let f = first, f < DateBounds.first || event.map({ $0 < DateBounds.first }) == true {
+            let floor = Self.walkFloor(today: s.today)
+            if event.map({ $0 < floor }) ?? true { event = floor }
+        }
+        guard let event, let f = first, event > f else {
             st.next = first
             return
         }
@@ -77,7 +85,9 @@ final class TurnWalk: Sendable {
         if let before = s.latest(onOrBefore: event.adding(days: -1)) {
             let names = s.segments.first?.names ?? []
             if !names.isEmpty {
-                let k = s.occurrences.index(of: before)
+                // Skips before it (only a walk floored a year back has them) as the plain count
+                // takes them, so the walk goes on from where the plain count stops.
+                let k = s.occurrences.index(of: before) - s.skippedBefore(before)
                 st.lastNatural = names[((k % names.count) + names.count) % names.count]
                 st.lastRotation = names
             }
@@ -87,6 +97,10 @@ final class TurnWalk: Sendable {
         }
         st.walkStart = st.next
     }
+
+    /// The earliest date a chore holding a date before `DateBounds.first` is walked from: a
+    /// year before `today`.
+    static func walkFloor(today: CivilDate) -> CivilDate { today.adding(days: -366) }
 
     /// Before the first event (and when the walk has not reached past it), the plain count.
     func closedForm(_ date: CivilDate, _ st: State, _ s: ChoreSchedule) -> String? {

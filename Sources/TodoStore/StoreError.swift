@@ -76,6 +76,10 @@ public enum StoreError: Error, Sendable {
     case leaveToSelf(String)
     /// `member away` with an end before its start, or a window that has already ended.
     case badAwayWindow(from: CivilDate, until: CivilDate, today: CivilDate)
+    /// A change that would write a date outside `DateBounds` (1970-01-01 through 2199-12-31):
+    /// `field` is what holds it (`due`, `repeat` for a chore's start, `on` for an occurrence
+    /// named, `away`, `occurrences`, `completions`, `turns`, `rotations`). Nothing is written.
+    case dateOutOfRange(field: String, date: CivilDate)
     case git(GitError)
 
     /// Why `conflicts restore` has nothing to write.

@@ -28,6 +28,8 @@ public enum ImportWording {
         case .empty(let field): "\"\(field)\" is empty"
         case .tooLong(let field, let limit, let bytes): "\"\(field)\" is longer than \(limit) \(bytes ? "bytes" : "characters")"
         case .format(let error): error.message
+        case .dateOutOfRange(let field, let date, let title):
+            "\"\(title)\": \"\(field)\" holds \(date), outside the dates todo keeps (\(DateBounds.text))"
         }
     }
 

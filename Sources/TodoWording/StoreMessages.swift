@@ -156,6 +156,8 @@ extension Worded {
         case .badAwayWindow(let from, let until, let today):
             let why = until < from ? "it ends (\(until)) before it starts (\(from))" : "it ended before tomorrow (\(today.adding(days: 1))), and days already begun keep their turns"
             self.init("That absence cannot be recorded: \(why). Nothing was changed.", exit: .usage)
+        case .dateOutOfRange(let field, let date):
+            self.init("\(Self.dateField(field)) \(date) is outside the dates todo keeps (\(DateBounds.text)). Nothing was changed.", exit: .usage)
         case .sameMember(let task, let member):
             self.init(
                 "\(safe(member)) would swap or pass a turn of chore \(safe(task)) with themselves. Nothing was changed.",
@@ -194,6 +196,20 @@ extension Worded {
                 exit: .software, detail: safe(g.description))
         case .internalError(let path, let cause):
             self.init(internal: paths == .shown ? "\(cause.text) (in \(path))" : Self.reason(cause, paths))
+        }
+    }
+
+    /// What holds a date outside `DateBounds`, as the refusal names it.
+    static func dateField(_ field: String) -> String {
+        switch field {
+        case "due": "The due date"
+        case "repeat": "The chore's start"
+        case "on": "The occurrence"
+        case "away": "The absence's date"
+        case "completions": "The completion's date"
+        case "occurrences": "The occurrence"
+        case "turns", "rotations": "The turn's date"
+        default: "The date"
         }
     }
 

@@ -318,6 +318,7 @@ import WordingSamples
         .notAStatus(field: "status"), .notADate(field: "due"), .notAPriority(field: "priority"),
         .notABool(field: "deleted"), .notAnAlarm(field: "alarm"), .empty(field: "title"),
         .tooLong(field: "notes", limit: 9, bytes: true), .format(TaskFormatError("bad")),
+        .dateOutOfRange(field: "due", date: CivilDate(year: 1, month: 1, day: 1)!, title: "Old"),
     ]
     static let importOutcomes: [ImportNoteOutcome] = [
         .keptInNotes, .projectKeptInNotes, .becameChore, .recurKeptInNotes, .importedAsOwnTask, .foldedIntoChore,
@@ -343,6 +344,7 @@ import WordingSamples
         case .empty: "empty"
         case .tooLong: "tooLong"
         case .format: "format"
+        case .dateOutOfRange: "dateOutOfRange"
         }
     }
 

@@ -67,6 +67,7 @@ public enum WordingSamples {
             .memberLeft("Ann"),
             .leaveToSelf("Ann"),
             .badAwayWindow(from: later, until: today, today: today),
+            .dateOutOfRange(field: "due", date: CivilDate(year: 1, month: 1, day: 1)!),
             .git(GitError(code: -1, errorClass: 2, message: "failed to open '\(local)/data/home/.git/HEAD'", function: "git_reference_lookup")),
         ]
     }
@@ -110,6 +111,7 @@ public enum WordingSamples {
         case .memberLeft: "memberLeft"
         case .leaveToSelf: "leaveToSelf"
         case .badAwayWindow: "badAwayWindow"
+        case .dateOutOfRange: "dateOutOfRange"
         case .git: "git"
         }
     }

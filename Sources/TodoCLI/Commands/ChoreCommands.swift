@@ -17,11 +17,17 @@ func recordOccurrences(
         date = try Input.date(on, option: "--on", today: today)
     }
     let outcome = try h.complete(ids, action, all: all, on: date)
-    renderOccurrenceChanges(outcome, label: label, already: already, today: today, context: try outcome.context ?? h.turnContext())
+    renderOccurrenceChanges(
+        outcome, label: label, already: already, today: today, context: try outcome.context ?? h.turnContext(), recorded: true)
 }
 
 /// Prints what `done`, `skip` or `reopen` did: for a chore the occurrences and the next one.
-func renderOccurrenceChanges(_ outcome: ChangeOutcome, label: String, already: String, today: CivilDate, context: TurnContext) {
+/// With `recorded` (done, skip), an occurrence dealt with ahead of one still open (`skip --on`
+/// tomorrow while today's is open) is told as such: the one still open, then the next open one
+/// after the dates recorded, never "next:" an occurrence before them.
+func renderOccurrenceChanges(
+    _ outcome: ChangeOutcome, label: String, already: String, today: CivilDate, context: TurnContext, recorded: Bool = false
+) {
     var out = Output()
     for r in outcome.tasks {
         let name = "\(Terminal.safe(r.task.title)) (\(r.short))"
@@ -33,9 +39,15 @@ func renderOccurrenceChanges(_ outcome: ChangeOutcome, label: String, already: S
             out.line("Nothing to change: \(name)")
             continue
         }
-        let dates = r.fields.compactMap { CivilDate(iso: Substring($0)) }.map { ChoreText.day($0, today: today) }
+        let written = r.fields.compactMap { CivilDate(iso: Substring($0)) }
+        let dates = written.map { ChoreText.day($0, today: today) }
         var line = "\(label): \(name), \(dates.joined(separator: ", "))"
-        if let next = s.current {
+        if recorded, let last = written.max(), let open = s.current, open < last {
+            line += "; still open\(open == today ? " today" : ""): " + ChoreText.occurrence(open, of: s, today: today)
+            if let after = s.upcoming(written.count + 2).first(where: { $0 > last }) {
+                line += "; next after: " + ChoreText.occurrence(after, of: s, today: today)
+            }
+        } else if let next = s.current {
             line += "; next: " + ChoreText.occurrence(next, of: s, today: today)
         }
         out.line(line)
@@ -128,13 +140,16 @@ struct PassCommand: ParsableCommand {
     }
 }
 
-/// Prints the turns `swap` or `pass` moved: each date and whose it is now.
+/// Prints the turns `swap` or `pass` moved: each date and whose it is now; when one is
+/// today's, already announced, a line says that it moved.
 func renderTurnChanges(_ outcome: ChangeOutcome, today: CivilDate, context: TurnContext) {
     var out = Output()
     for r in outcome.tasks {
         guard let s = r.task.schedule(today: today, context: context) else { continue }
-        let turns = r.fields.compactMap { CivilDate(iso: Substring($0)) }.map { ChoreText.occurrence($0, of: s, today: today) }
+        let dates = r.fields.compactMap { CivilDate(iso: Substring($0)) }
+        let turns = dates.map { ChoreText.occurrence($0, of: s, today: today) }
         out.line("Turns: \(Terminal.safe(r.task.title)) (\(r.short)): \(turns.joined(separator: "; "))")
+        if dates.contains(today), let line = ChoreText.todaysTurnMoved(s, today: today) { out.line(line) }
     }
     out.flush()
 }

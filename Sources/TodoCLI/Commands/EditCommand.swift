@@ -87,9 +87,17 @@ struct EditCommand: ParsableCommand {
         if edit.isEmpty {
             throw CLIError("Say what to change, e.g. todo edit \(Terminal.safe(id)) --title \"New title\".", exit: .usage)
         }
-        guard let r = try h.edit(id, edit).tasks.first else { return }
+        let outcome = try h.edit(id, edit)
+        guard let r = outcome.tasks.first else { return }
         if r.changed {
             print("Changed \(r.fields.map(Terminal.safe).joined(separator: ", ")): \(Terminal.safe(r.task.title)) (\(r.short))")
+            // --assign on a rotating chore took over its current occurrence: say so when it is today's.
+            let today = Env.today(h.clock)
+            if r.fields.contains("turn"), let s = r.task.schedule(today: today, context: try outcome.context ?? h.turnContext()),
+                s.current == today, let line = ChoreText.todaysTurnMoved(s, today: today)
+            {
+                print(line)
+            }
         } else {
             print("Nothing changed: \(Terminal.safe(r.task.title)) (\(r.short))")
         }

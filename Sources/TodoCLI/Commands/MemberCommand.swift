@@ -89,8 +89,9 @@ struct MemberSetCommand: ParsableCommand {
             Makes one commit that sync sends to everyone. An empty value clears a field \
             (--email ""). --via: stdout (the output of `todo remind`, which cron mails), mail \
             (to --email), post (plain text POSTed to --post-url, as ntfy-style push services take). \
-            --remind-at: the time of the household's day `todo serve` sends their reminder \
-            (default 07:00; `todo remind` from cron sends when it runs).
+            --remind-at: the time of the household's day from which their reminder is sent, by \
+            `todo serve` at that time or by the first `todo remind` run from cron at or after it \
+            (default 07:00; `todo remind --now` sends regardless).
             """)
 
     @OptionGroup var household: HouseholdOptions
@@ -100,7 +101,7 @@ struct MemberSetCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The http:// or https:// URL reminders are POSTed to.", valueName: "url")) var postURL: String?
     @Option(help: ArgumentHelp("Remind them at most every N days (1 to 30; default 1, daily).", valueName: "N"))
     var everyDays: String?
-    @Option(help: ArgumentHelp("The time todo serve reminds them, HH:MM in the household's zone (default 07:00).", valueName: "HH:MM"))
+    @Option(help: ArgumentHelp("The time from which they are reminded, HH:MM in the household's zone (default 07:00).", valueName: "HH:MM"))
     var remindAt: String?
     @Flag(help: "Add a member the household does not use yet.") var new = false
 

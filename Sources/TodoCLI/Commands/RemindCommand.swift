@@ -9,8 +9,10 @@ struct RemindCommand: ParsableCommand {
         discussion: """
             For each member (or --member NAME): what is overdue, what is due today and what became \
             theirs since their last reminder, in the household's time zone; at most once per \
-            household day per member, until the chore is done or skipped. Nothing to say: prints \
-            nothing, exits 0. Each member's reminder goes the way `todo member set --via` chose \
+            household day per member, until the chore is done or skipped. A member's reminder \
+            waits until the household's time reaches their --remind-at (`todo member set`, \
+            default 07:00): a run before that leaves them to a later run, so cron runs it \
+            hourly; --now sends regardless. Nothing to say: prints nothing, exits 0. Each member's reminder goes the way `todo member set --via` chose \
             (standard output, mail, or a POST); --via overrides it for this run.
 
             One machine sends for the household: what it sent is kept there, in \
@@ -24,7 +26,8 @@ struct RemindCommand: ParsableCommand {
             Examples:
               todo remind --dry-run
               todo remind --member Kim --via stdout
-              crontab: 0 7 * * * todo sync --quiet; todo remind
+              todo remind --now
+              crontab: 0 * * * * todo sync --quiet; todo remind
             """)
 
     @OptionGroup var household: HouseholdOptions
@@ -32,6 +35,7 @@ struct RemindCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Deliver every reminder this way for this run: stdout, mail or post.", valueName: "method"))
     var via: String?
     @Flag(help: "Print what would be sent and to whom; send nothing, record nothing.") var dryRun = false
+    @Flag(help: "Send every member's reminder now, even before their --remind-at.") var now = false
     @Option(help: ArgumentHelp("Give up on a delivery after this many seconds (1 to 600, default 30).", valueName: "seconds"))
     var timeout = 30
 
@@ -65,7 +69,7 @@ struct RemindCommand: ParsableCommand {
         } catch {
             throw RemindMessages.config(error)
         }
-        let (today, plans) = try h.planReminders(members: members, state: state, word: RemindMessages.reminder)
+        let (today, plans) = try h.planReminders(members: members, state: state, atTheirHour: !now, word: RemindMessages.reminder)
         let override = via.flatMap(Delivery.init(rawValue:))
         let from = (try? h.identity().email) ?? "todo@localhost"
         var sender = ReminderSender(

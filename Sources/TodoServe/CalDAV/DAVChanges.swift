@@ -14,6 +14,18 @@ struct DAVRefusal: Error {
     static func calendarData(_ reason: String) -> DAVRefusal { DAVRefusal(status: 403, caldav: "valid-calendar-data", reason: reason) }
     static func object(_ reason: String) -> DAVRefusal { DAVRefusal(status: 403, caldav: "valid-calendar-object-resource", reason: reason) }
     static func precondition(_ reason: String) -> DAVRefusal { DAVRefusal(status: 412, reason: reason) }
+
+    /// A write's store call: the store's refusal of a date outside `DateBounds` is the client's
+    /// calendar data (403 `valid-calendar-data`, the range in the reason); any other failure
+    /// as `Site.store` words it.
+    static func storing<T>(_ site: Site, _ body: () throws(StoreError) -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            if case .dateOutOfRange = error { throw DAVRefusal.calendarData(Worded(error).fact) }
+            return try site.store { () throws(StoreError) -> T in throw error }
+        }
+    }
 }
 
 /// What a client changed in one VTODO, against the version it started from, written into a

@@ -207,10 +207,10 @@ enum DAVWrite {
         record.item = CalDAVRecord.Entry(uid: sent.uid, href: name, kept: try DAVApply.kept(sent.kept))
         new.caldav = record.json
         // A UID that is a task id of ours never names a new task: the client's UID is kept as is.
-        let added = try r.site.store { () throws(StoreError) in try r.site.openForChange(member: r.member).add(new) }
+        let added = try DAVRefusal.storing(r.site) { () throws(StoreError) in try r.site.openForChange(member: r.member).add(new) }
         var commit = added.commit
         if sent.status == .completed, new.recurrence == nil, let id = added.tasks.first?.task.id {
-            let done = try r.site.store { () throws(StoreError) in
+            let done = try DAVRefusal.storing(r.site) { () throws(StoreError) in
                 try r.site.openForChange(member: r.member).deviceChange(id, base: nil, verb: "done") { t, stamp, _, _ in
                     do { try t.write("status", .string("done"), stamp: stamp) } catch { return [] }
                     return ["status"]
@@ -230,7 +230,7 @@ enum DAVWrite {
         _ apply: @escaping (inout Task, FieldStamp, TurnContext, CivilDate) throws -> [String]
     ) throws -> ChangeOutcome {
         var refusal: DAVRefusal?
-        let outcome = try r.site.store { () throws(StoreError) in
+        let outcome = try DAVRefusal.storing(r.site) { () throws(StoreError) in
             try r.site.openForChange(member: r.member).deviceChange(item.task, base: base, verb: verb) { t, stamp, context, today throws(StoreError) in
                 do {
                     return try apply(&t, stamp, context, today)

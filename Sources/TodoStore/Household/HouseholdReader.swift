@@ -56,9 +56,9 @@ public struct HouseholdReader {
         try household.conflictLog(of: prefix, since: since, withShortIDs: withShortIDs)
     }
     public func planReminders(
-        members: [String]?, state: ReminderState, word: (ReminderFacts) -> (subject: String, body: String)
+        members: [String]?, state: ReminderState, atTheirHour: Bool = false, word: (ReminderFacts) -> (subject: String, body: String)
     ) throws(StoreError) -> (today: CivilDate, plans: [ReminderPlan]) {
-        try household.planReminders(members: members, state: state, word: word)
+        try household.planReminders(members: members, state: state, atTheirHour: atTheirHour, word: word)
     }
 
     // MARK: Sync, as recorded

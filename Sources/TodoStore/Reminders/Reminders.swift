@@ -16,9 +16,13 @@ extension Household {
     /// What `todo remind` would send to each of `members` (nil: every member the household
     /// uses) on the household's today, given what this machine delivered before (`state`).
     /// `word` is the front end's wording of a reminder's facts; the message's identity hashes
-    /// the words, so it stays the same for the same facts and the same wording.
+    /// the words, so it stays the same for the same facts and the same wording. With
+    /// `atTheirHour` (cron's `todo remind`), a member whose remind-at (default 07:00) the
+    /// household's time has not reached yet has no plan: they are left to a later run, and
+    /// nothing of theirs is noted.
     public func planReminders(
-        members: [String]?, state: ReminderState, word: (ReminderFacts) -> (subject: String, body: String)
+        members: [String]?, state: ReminderState, atTheirHour: Bool = false,
+        word: (ReminderFacts) -> (subject: String, body: String)
     ) throws(StoreError) -> (today: CivilDate, plans: [ReminderPlan]) {
         let (tasks, _) = try snapshot().loadAll()
         let details = try memberDetails().details
@@ -35,6 +39,7 @@ extension Household {
             if context.roster.hasLeft(member, on: today) { continue }
             let key = member.lowercased()
             let d = byFold[key] ?? MemberDetails()
+            if atTheirHour, minute < d.remindMinute { continue }
             let entry = state.members[key]
             var names: Set<String> = [key]
             if let e = d.email { names.insert(e.lowercased()) }

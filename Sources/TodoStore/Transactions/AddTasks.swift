@@ -10,6 +10,8 @@ extension Household {
             guard let id = TaskID(hex), id != HouseholdSettings.id else { throw .invalidTaskID(hex) }
             chosen = id
         }
+        try Self.mustBeInBounds(new.due?.date, field: "due")
+        try Self.mustBeInBounds(new.recurrence?.from, field: "repeat")
         if new.anchor == .done, let r = new.recurrence {
             guard r.rule.isInterval else { throw .afterDoneNeedsInterval(task: nil, rule: r.rule) }
             guard new.schedule != .catchUp else { throw .catchUpAfterDone(nil) }
@@ -52,6 +54,11 @@ extension Household {
             (imported, notes) = (batch.tasks, batch.notes)
         } catch {
             throw .badImport(file: file ?? "-", error)
+        }
+        for (n, item) in imported.enumerated() {
+            if let (field, date) = DateBounds.firstDateOutside(item) {
+                throw .badImport(file: file ?? "-", ImportError(index: n, .dateOutOfRange(field: field, date: date, title: item.title)))
+            }
         }
         let stamper = try stamper()
         let ((added, skipped, counts), commit) = try transact { snap in

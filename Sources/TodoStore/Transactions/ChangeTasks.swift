@@ -6,6 +6,8 @@ extension Household {
         let values = edit.values
         let today = clock.today
         return try change(ids: [id], verb: "edit") { task, stamp, context in
+            if case .set(let due)? = edit.due, due != task.due { try Self.mustBeInBounds(due.date, field: "due") }
+            if case .set(let r)? = edit.recurrence, r.from != task.recurrence?.from { try Self.mustBeInBounds(r.from, field: "repeat") }
             // Rule, rotation, items, and a take-over of the current turn (docs/FORMAT.md, "Chores").
             var fields = try Self.editChoreFields(edit, of: &task, stamp: stamp, today: today, context: context)
             for (field, value) in values where task.value(of: field) != value && !(field == "assignee" && task.takesTurns) {

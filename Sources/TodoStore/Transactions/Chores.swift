@@ -33,6 +33,7 @@ extension Household {
         throws(StoreError) -> ChangeOutcome
     {
         let today = clock.today
+        try Self.mustBeInBounds(date, field: "on")
         return try change(ids: ids, verb: action.rawValue) { task, stamp, context in
             let short = String(task.id.hex.prefix(8))
             guard let r = task.recurrence else {

@@ -24,6 +24,7 @@ extension Household {
             let stamp = stamper.stamp(after: [current, base])
             var device = base ?? current
             let fields = try apply(&device, stamp, context, today)
+            if !fields.isEmpty { try Self.mustHoldDatesInBounds(device, before: base ?? current) }
             var result = current
             if !fields.isEmpty {
                 if let base, base != current {

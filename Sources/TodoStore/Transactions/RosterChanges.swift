@@ -99,6 +99,8 @@ extension Household {
     /// household day through B; nil commit when it is already recorded.
     public func setAway(_ name: String, from: CivilDate, until: CivilDate) throws(StoreError) -> (member: String, from: CivilDate, commit: String?) {
         let today = clock.today
+        try Self.mustBeInBounds(from, field: "away")
+        try Self.mustBeInBounds(until, field: "away")
         let start = max(from, clock.nextDay)
         guard until >= from, until >= start else { throw StoreError.badAwayWindow(from: from, until: until, today: today) }
         let member = try member(named: name)
