@@ -157,7 +157,7 @@ struct CalDAVBoundsTests {
         let d = try DAV(tasks: 30, notes: 300)
         let r = DAVRequest(
             site: d.f.site, member: "Ann", path: .collection(DAVKey.of("Ann"), .household), method: Self.report, depth: "1", body: [],
-            ifMatch: nil, ifNoneMatch: nil, contentType: nil, requested: d.household)
+            ifMatch: nil, ifNoneMatch: nil, contentType: nil, requested: d.household, turn: nil)
         let reader = try d.f.site.openForReading()
         let state = try d.f.site.davState(reader)
         let props = DAVProps(r: r, state: state)
@@ -182,7 +182,7 @@ struct CalDAVBoundsTests {
         let d = try DAV(tasks: 60, notes: 2_000)
         let r = DAVRequest(
             site: d.f.site, member: "Ann", path: .collection(DAVKey.of("Ann"), .household), method: Self.report, depth: "1", body: [],
-            ifMatch: nil, ifNoneMatch: nil, contentType: nil, requested: d.household)
+            ifMatch: nil, ifNoneMatch: nil, contentType: nil, requested: d.household, turn: nil)
         let state = try d.f.site.davState(try d.f.site.openForReading())
         let targets: [DAVTarget] = state.items(.household, member: "Ann").map { .resource(r.href(.household, $0), .item(.household, $0)) }
         let response = try DAVRoutes.multistatus(

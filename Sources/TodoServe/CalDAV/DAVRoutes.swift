@@ -67,6 +67,8 @@ struct DAVRequest: Sendable {
     let contentType: String?
     /// The address asked for, as sent (the root's answer names it).
     let requested: String
+    /// The client's turn (`DAVTurns`): it ends when the last reference to it goes.
+    let turn: DAVTurn?
 
     var prefix: String { site.prefix }
     var root: String { prefix + "/dav/" }
@@ -127,13 +129,14 @@ struct DAVRoutes {
     func handle(_ request: Request, _ context: ServeContext) async throws -> Response {
         // A device with many requests in flight has one at a time read or written, the others
         // waiting without a thread, so that another member's request finds a worker free.
+        // The turn lasts until the answer is written: a streamed answer holds it (through the
+        // request its responses are made from) until its last byte is sent, or it is dropped.
         let client = context.client
         await turns.enter(client)
-        defer { turns.leave(client) }
-        return try await served(request, context)
+        return try await served(request, context, turn: DAVTurn(turns, client))
     }
 
-    private func served(_ request: Request, _ context: ServeContext) async throws -> Response {
+    private func served(_ request: Request, _ context: ServeContext, turn: DAVTurn) async throws -> Response {
         let authorization = request.headers[values: .authorization]
         let address = context.peer == nil ? nil : context.client
         let (secure, client) = (context.secure, context.client)
@@ -180,7 +183,7 @@ struct DAVRoutes {
         let r = DAVRequest(
             site: site, member: identity.member, path: path, method: method, depth: request.headers[HTTPField.Name("Depth")!],
             body: body, ifMatch: request.headers[.ifMatch], ifNoneMatch: request.headers[.ifNoneMatch],
-            contentType: request.headers[.contentType], requested: fullPath)
+            contentType: request.headers[.contentType], requested: fullPath, turn: turn)
         let work: @Sendable () throws -> Response = {
             do {
                 switch method {
@@ -252,6 +255,8 @@ struct DAVRoutes {
             }
         }
         let body = ResponseBody { writer in
+            // `props.r.turn` is held until this is done or dropped: the client's next request
+            // waits for the last byte of this answer.
             var w = DAVWriter()
             w.open(DAVNamespace.dav, "multistatus")
             for target in targets {
@@ -280,8 +285,22 @@ struct DAVRoutes {
     }
 }
 
-/// Turns per client: at most one request of a client in the workers at a time; the others wait,
-/// in the order they came, without holding a thread.
+/// A client's turn, from `DAVTurns.enter`: the next of its requests goes on when the last
+/// reference to this goes (the handler's, or a streamed answer's once written or dropped).
+final class DAVTurn: Sendable {
+    let turns: DAVTurns
+    let client: String
+
+    init(_ turns: DAVTurns, _ client: String) {
+        self.turns = turns
+        self.client = client
+    }
+
+    deinit { turns.leave(client) }
+}
+
+/// Turns per client: one request of a client at a time is read or written and its answer sent;
+/// the others wait, in the order they came, without holding a thread.
 final class DAVTurns: Sendable {
     private struct Client {
         var busy = false
