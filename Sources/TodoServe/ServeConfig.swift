@@ -110,6 +110,8 @@ struct ServeConfig: Sendable {
     var syncEvery: Int64 = 15 * 60
     /// How many days ahead a member's CalDAV collection Mine shows their turns (docs/CALDAV.md).
     var caldavDays = 14
+    /// The largest CalDAV answer, in bytes, as bounded before it is written (tests lower it).
+    var caldavAnswerBytes = 32 << 20
     /// Seconds a change's sync waits for the next change (tests shorten it).
     var syncDebounce = 10.0
     /// Connections per client, in all, and the time to send a request (`ConnectionGuard`).

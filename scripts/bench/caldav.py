@@ -3,7 +3,7 @@
 household of 10,000 tasks, p50 and p99 in milliseconds.
 
     python3 scripts/bench/caldav.py [--todo BIN] [--serve BIN] [--venv DIR] [--tasks 10000]
-        [--runs 20] [--json FILE] [--keep]
+        [--runs 20] [--json FILE] [--keep] [--hostile-only]
 
 --todo and --serve default to $TODO_BIN and $TODO_SERVE_BIN (as scripts/bench.sh sets them),
 else the release build; --venv is the venv of `scripts/deps.sh --test` holding Radicale
@@ -35,6 +35,18 @@ connection with Basic credentials:
               same change to one item
 Targets (issue #29): sync with one change at most 20 ms p50 on todo-serve, every read ahead of
 Radicale, the PUT within 2 times Radicale's.
+
+Then what one device may make todo-serve spend (docs/CALDAV.md, "Limits"): a todo-serve started
+fresh on the same household answers Alice's ordinary requests (PROPFIND and calendar-query of
+Mine, every Household item's data, a sync from the start), and its peak memory (VmHWM in
+/proc) is read; then the hostile requests, from Alice's app password on one loopback address:
+PROPFIND depth 1 of Household naming getetag 1,000 times, a calendar-query naming calendar-data
+5,000 times, 65 different properties, 64 properties with 15,000-character names, a
+calendar-multiget naming one item in every href of a 1 MB body, a sync-collection with a token
+of day 9999-12-31; one at a time, then 16 at once; the peak memory again (target ≤ 256 MB).
+Last, Bob's PROPFIND depth 0 of his Mine, --runs times alone and twice that while 16 threads of
+Alice's device keep those requests in flight (target p50 ≤ 50 ms). --hostile-only runs only
+this part.
 
 Prints a markdown table; --json writes the figures. Standard library only (Radicale runs from
 the venv). Exit 1 when a request failed.
@@ -376,8 +388,11 @@ def fetcher(client):
     return fetch
 
 
-def bench_todo_serve(args, tmp, tasks, figures):
+def make_household(args, tmp, tasks):
+    """The household of --tasks tasks, made once with `todo import`: its environment."""
     env = member_env(os.path.join(tmp, "todo"))
+    if os.path.isdir(os.path.join(tmp, "todo", "todo")):
+        return env
     run([args.todo, "init", "--name", "Alice", "--email", "alice@example.org"], env)
     for m in MEMBERS[1:]:
         run([args.todo, "member", "add", m], env)
@@ -387,6 +402,11 @@ def bench_todo_serve(args, tmp, tasks, figures):
     start = time.perf_counter()
     run([args.todo, "import", data], env)
     log(f"todo import of {len(tasks):,} tasks: {time.perf_counter() - start:.1f} s")
+    return env
+
+
+def bench_todo_serve(args, tmp, tasks, figures):
+    env = make_household(args, tmp, tasks)
     creds = json.loads(run([args.serve, "app-password", "Alice", "--json", "--base-url", "http://127.0.0.1:1"], env))
     log_file = open(os.path.join(tmp, "todo-serve.log"), "wb")
     proc, port = _start_todo_serve(args.serve, dict(env, TODO_SERVE_TODO=args.todo), log_file)
@@ -420,6 +440,182 @@ def bench_todo_serve(args, tmp, tasks, figures):
     if code != 0:
         raise Failed(f"todo-serve exited {code} on SIGTERM")
     return times
+
+
+# ---------------------------------------------------------------------------------------------
+# Hostile requests: what one device may make the server spend
+
+
+HOSTILE_PROPFIND = ("""<?xml version="1.0" encoding="utf-8"?>
+<d:propfind xmlns:d="DAV:"><d:prop>""" + "<d:getetag/>" * 1000 + "</d:prop></d:propfind>")
+
+HOSTILE_QUERY = ("""<?xml version="1.0" encoding="utf-8"?>
+<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop>""" + "<c:calendar-data/>" * 5000
+                 + """</d:prop><c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VTODO"/></c:comp-filter>"""
+                 + "</c:filter></c:calendar-query>")
+
+TOO_MANY_PROPS = ("""<?xml version="1.0" encoding="utf-8"?>
+<d:propfind xmlns:d="DAV:" xmlns:x="urn:example"><d:prop>""" + "".join(f"<x:p{n}/>" for n in range(65))
+                  + "</d:prop></d:propfind>")
+
+# 64 different properties of 15,000-character names: each item's answer would be about 1 MB.
+LONG_NAMES = ("""<?xml version="1.0" encoding="utf-8"?>
+<d:propfind xmlns:d="DAV:" xmlns:x="urn:example"><d:prop>"""
+              + "".join(f"<x:p{n}{'n' * 15000}/>" for n in range(64)) + "</d:prop></d:propfind>")
+
+# Everything the household has, for a real client: every Household item's data.
+HOUSEHOLD_DATA = ("""<?xml version="1.0" encoding="utf-8"?>
+<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/><c:calendar-data/></d:prop>"""
+                  """<c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VTODO"/></c:comp-filter></c:filter>"""
+                  "</c:calendar-query>")
+
+PROPFIND0 = """<?xml version="1.0" encoding="utf-8"?>
+<d:propfind xmlns:d="DAV:" xmlns:cs="http://calendarserver.org/ns/"><d:prop><d:displayname/><cs:getctag/><d:sync-token/></d:prop></d:propfind>"""
+
+
+def hostile_requests(home, token, item):
+    """(label, method, path, body, depth) of each hostile request, with the status expected."""
+    household = home + "household/"
+    commit = token.rsplit("/", 2)[-2]
+    forged = SYNC.format(token=f"http://todo.invalid/sync/{commit}/99991231")
+    multiget = ("""<?xml version="1.0" encoding="utf-8"?>
+<c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><c:calendar-data/></d:prop>"""
+                + f"<d:href>{item}</d:href>" * ((1000 * 1000) // (len(item) + 20)) + "</c:calendar-multiget>")
+    return [
+        ("PROPFIND depth 1 of Household, 1,000 × getetag", "PROPFIND", household, HOSTILE_PROPFIND, "1", (207,)),
+        ("calendar-query of Household, 5,000 × calendar-data", "REPORT", household, HOSTILE_QUERY, "1", (207,)),
+        ("PROPFIND of 65 properties", "PROPFIND", household, TOO_MANY_PROPS, "1", (403,)),
+        ("PROPFIND of 64 properties with 15,000-character names", "PROPFIND", household, LONG_NAMES, "1", (507,)),
+        ("calendar-multiget naming one item in every href of a 1 MB body", "REPORT", household, multiget, "1", (207, 507)),
+        ("sync-collection from a token of day 9999-12-31", "REPORT", home + "mine/", forged, "1", (403,)),
+    ]
+
+
+def vm_hwm(pid):
+    """The process's peak resident memory (VmHWM), in MB."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise Failed("no VmHWM in /proc/PID/status")
+
+
+def bench_hostile(args, tmp, tasks, figures):
+    """A fresh todo-serve on the household: its peak memory after the ordinary requests, then
+    after the hostile ones one at a time and 16 at once from one client; then another member's
+    PROPFIND depth 0 while that client keeps 16 hostile requests in flight."""
+    import threading
+    env = make_household(args, tmp, tasks)
+    alice = json.loads(run([args.serve, "app-password", "Alice", "--json", "--base-url", "http://127.0.0.1:1"], env))
+    bob = json.loads(run([args.serve, "app-password", "Bob", "--json", "--base-url", "http://127.0.0.1:1"], env))
+    log_file = open(os.path.join(tmp, "todo-serve-hostile.log"), "wb")
+    proc, port = _start_todo_serve(args.serve, dict(env, TODO_SERVE_TODO=args.todo), log_file)
+    out = {}
+    try:
+        home = f"/dav/{mkey('Alice')}/"
+        client = Client(port, alice["user"], alice["password"], block=59)
+        # What a real client asks: its collections, and everything the household has.
+        s, _, body, _ = client.request("PROPFIND", home + "mine/", PROPFIND, {"Depth": "1"})
+        check(s, (207,), "PROPFIND of Mine")
+        item = next(h for h in multistatus_hrefs(body) if h.endswith(".ics"))
+        s, _, _, _ = client.request("REPORT", home + "mine/", QUERY, {"Depth": "1"})
+        check(s, (207,), "calendar-query of Mine")
+        s, _, body, ms = client.request("REPORT", home + "household/", HOUSEHOLD_DATA, {"Depth": "1"})
+        check(s, (207,), "calendar-query of Household with every item's data")
+        out["largest answer MB"] = len(body) / 1e6
+        log(f"hostile: Household's data, the largest real answer, {len(body) / 1e6:.1f} MB in {ms:.0f} ms")
+        s, _, body, _ = client.request("REPORT", home + "mine/", SYNC.format(token=""), {"Depth": "1"})
+        check(s, (207,), "sync-collection of Mine")
+        token = sync_token(body)
+        out["without MB"] = vm_hwm(proc.pid)
+        requests = hostile_requests(home, token, item)
+        for label, method, path, body, depth, want in requests:
+            s, _, answer, ms = client.request(method, path, body, {"Depth": depth})
+            check(s, want, label)
+            log(f"hostile: {label}: {s}, {len(answer):,} bytes in {ms:.0f} ms")
+        client.close()
+        out["one at a time MB"] = vm_hwm(proc.pid)
+        failures = []
+
+        def send(n, results):
+            c = Client(port, alice["user"], alice["password"], block=60)
+            label, method, path, body, depth, want = requests[n % len(requests)]
+            try:
+                s, _, _, _ = c.request(method, path, body, {"Depth": depth})
+                results.append(s)
+                if s not in want:
+                    failures.append(f"{label}: {s}")
+            except (OSError, http.client.HTTPException) as e:
+                failures.append(f"{label}: {e}")
+            c.close()
+
+        statuses = []
+        threads = [threading.Thread(target=send, args=(n, statuses)) for n in range(16)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if failures:
+            raise Failed("16 hostile requests at once: " + "; ".join(failures))
+        out["sixteen at once MB"] = vm_hwm(proc.pid)
+        log(f"hostile: peak memory {out['without MB']:.0f} MB after the ordinary requests, "
+            f"{out['one at a time MB']:.0f} MB after the hostile ones one at a time, "
+            f"{out['sixteen at once MB']:.0f} MB after 16 at once")
+
+        # Bob's PROPFIND depth 0 while Alice's device keeps 16 hostile requests in flight.
+        stop = threading.Event()
+        seen = {}
+        lock = threading.Lock()
+
+        def keep_sending(n):
+            c = Client(port, alice["user"], alice["password"], block=61)
+            k = n
+            while not stop.is_set():
+                label, method, path, body, depth, _ = requests[k % len(requests)]
+                k += 1
+                try:
+                    s, _, _, _ = c.request(method, path, body, {"Depth": depth})
+                except (OSError, http.client.HTTPException):
+                    s = "error"
+                    c.close()
+                with lock:
+                    seen[s] = seen.get(s, 0) + 1
+            c.close()
+
+        bob_client = Client(port, bob["user"], bob["password"], block=62)
+        bob_home = f"/dav/{mkey('Bob')}/mine/"
+        s, _, _, ms = bob_client.request("PROPFIND", bob_home, PROPFIND0, {"Depth": "0"})
+        check(s, (207,), "Bob's PROPFIND depth 0")
+        idle = []
+        for _ in range(args.runs):
+            s, _, _, ms = bob_client.request("PROPFIND", bob_home, PROPFIND0, {"Depth": "0"})
+            check(s, (207,), "Bob's PROPFIND depth 0")
+            idle.append(ms)
+        threads = [threading.Thread(target=keep_sending, args=(n,)) for n in range(16)]
+        for t in threads:
+            t.start()
+        time.sleep(1)  # the 16 requests are in flight before the first measure
+        during = []
+        for _ in range(args.runs * 2):
+            s, _, _, ms = bob_client.request("PROPFIND", bob_home, PROPFIND0, {"Depth": "0"})
+            check(s, (207,), "Bob's PROPFIND depth 0 beside the hostile requests")
+            during.append(ms)
+        stop.set()
+        for t in threads:
+            t.join()
+        bob_client.close()
+        out["bob idle"] = {"p50": percentile(idle, 50), "p99": percentile(idle, 99)}
+        out["bob during"] = {"p50": percentile(during, 50), "p99": percentile(during, 99), "n": len(during)}
+        out["hostile statuses"] = {str(k): v for k, v in sorted(seen.items(), key=lambda kv: str(kv[0]))}
+        log(f"hostile: Bob's PROPFIND depth 0 p50 {out['bob idle']['p50']:.1f} ms alone, "
+            f"{out['bob during']['p50']:.1f} ms (p99 {out['bob during']['p99']:.1f}) beside 16 hostile requests "
+            f"in flight (their answers: {out['hostile statuses']})")
+    finally:
+        code = _stop(proc)
+        log_file.close()
+    if code != 0:
+        raise Failed(f"todo-serve exited {code} on SIGTERM")
+    figures["hostile"] = out
 
 
 def bench_radicale(args, tmp, tasks, figures):
@@ -466,6 +662,8 @@ def main():
     parser.add_argument("--seed", type=int, default=29)
     parser.add_argument("--json", help="write the figures here as JSON")
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--hostile-only", action="store_true",
+                        help="only the hostile requests' rows (no Radicale, no timed reads and writes)")
     args = parser.parse_args()
     args.todo = os.path.abspath(args.todo)
     args.serve = os.path.abspath(args.serve or os.path.join(os.path.dirname(args.todo), "todo-serve"))
@@ -482,9 +680,12 @@ def main():
     try:
         tasks = household_tasks(args.tasks, random.Random(args.seed))
         results = {}
-        for name, bench in (("todo-serve", bench_todo_serve), ("Radicale", bench_radicale)):
-            log(f"{name}: {args.runs} runs of each operation")
-            results[name] = bench(args, tmp, tasks, figures)
+        if not args.hostile_only:
+            for name, bench in (("todo-serve", bench_todo_serve), ("Radicale", bench_radicale)):
+                log(f"{name}: {args.runs} runs of each operation")
+                results[name] = bench(args, tmp, tasks, figures)
+        log("todo-serve: the hostile requests")
+        bench_hostile(args, tmp, tasks, figures)
     except (Failed, OSError, ET.ParseError, http.client.HTTPException) as e:
         log(f"failed: {e}")
         return 1
@@ -504,6 +705,27 @@ def main():
         "propfind": "ahead of Radicale", "query": "ahead of Radicale",
         "sync": "≤ 20 ms p50, ahead of Radicale", "put": "within 2× Radicale",
     }
+    h = figures["hostile"]
+    hostile_rows = [
+        (f"todo-serve's peak memory (VmHWM), fresh, after the hostile requests one at a time and then 16 at once "
+         f"from one client; after the ordinary requests alone (the largest real answer, {h['largest answer MB']:.1f} MB) "
+         f"{h['without MB']:.0f} MB",
+         f"{h['sixteen at once MB']:.0f} MB", "≤ 256 MB — " + ("met" if h["sixteen at once MB"] <= 256 else "MISSED")),
+        (f"another member's PROPFIND depth 0 while one device keeps 16 hostile requests in flight: p50 (p99); "
+         f"alone {h['bob idle']['p50']:.1f} ({h['bob idle']['p99']:.1f})",
+         f"{h['bob during']['p50']:.1f} ({h['bob during']['p99']:.1f}) ms",
+         "≤ 50 ms p50 — " + ("met" if h["bob during"]["p50"] <= 50 else "MISSED")),
+    ]
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(figures, f, indent=1)
+    if args.hostile_only:
+        print(f"CalDAV, {args.tasks:,} tasks: the hostile requests.\n")
+        print("| figure | todo-serve | target |")
+        print("|---|---|---|")
+        for label, value, target in hostile_rows:
+            print(f"| {label} | {value} | {target} |")
+        return 0
     print(f"CalDAV, {args.tasks:,} tasks, {args.runs} runs each: todo-serve's Mine holds "
           f"{figures.get('todo-serve items', 0):,} items, Radicale's collection {figures.get('radicale items', 0):,}.\n")
     print("| operation | todo-serve p50 / p99 | Radicale p50 / p99 | p50 ratio (todo-serve / Radicale) | target |")
@@ -513,6 +735,8 @@ def main():
         tp50, tp99, rp50, rp99 = percentile(t, 50), percentile(t, 99), percentile(r, 50), percentile(r, 99)
         figures[op] = {"todo-serve": {"p50": tp50, "p99": tp99}, "radicale": {"p50": rp50, "p99": rp99}}
         print(f"| {label} | {tp50:.1f} / {tp99:.1f} ms | {rp50:.1f} / {rp99:.1f} ms | {tp50 / rp50:.2f} | {targets[op]} |")
+    for label, value, target in hostile_rows:
+        print(f"| {label} | {value} | | | {target} |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(figures, f, indent=1)

@@ -4,10 +4,53 @@ import TodoCore
 enum DAVFilter {
     static let c = DAVNamespace.caldav
 
+    /// The collations a text-match may name (RFC 4791 §7.5): the two every server has.
+    static let collations: Set<String> = ["i;ascii-casemap", "i;octet"]
+
+    /// Refuses a filter this server cannot answer as asked (RFC 4791 §7.5, §9.9): a text-match
+    /// in another collation (403 `supported-collation`), a time-range whose bound is not a UTC
+    /// date-time or whose end is not after its start (403 `valid-filter`).
+    static func validate(_ e: DAVElement) throws(DAVRefusal) {
+        if e.is(c, "text-match"), let collation = e.attribute("collation"), !collations.contains(collation) {
+            throw DAVRefusal(
+                status: 403, caldav: "supported-collation",
+                reason: "The collation \(collation.prefix(64)) is not supported: use i;ascii-casemap or i;octet.")
+        }
+        if e.is(c, "time-range") {
+            let start = e.attribute("start"), end = e.attribute("end")
+            for bound in [start, end].compactMap({ $0 }) where utc(bound) == nil {
+                throw DAVRefusal(
+                    status: 403, caldav: "valid-filter",
+                    reason: "A time-range's start and end are UTC date-times, as 20261130T000000Z; \(bound.prefix(64)) is not.")
+            }
+            if let start = start.flatMap(utc), let end = end.flatMap(utc), end <= start {
+                throw DAVRefusal(status: 403, caldav: "valid-filter", reason: "A time-range's end must be after its start.")
+            }
+        }
+        for child in e.children { try validate(child) }
+    }
+
     static func matches(_ filter: DAVElement, _ item: DAVItem, zone: TimeZoneRules) -> Bool {
+        if let answer = byKind(filter, item, zone) { return answer }
         // The item's own bytes, read back by the one iCalendar reader: what the client would see.
         guard let calendar = try? ICalendarReader.parse(item.bytes) else { return false }  // never: the server wrote them
         for f in filter.children(c, "comp-filter") where !component(f, calendar, item, zone) { return false }
+        return true
+    }
+
+    /// The answer without reading the item back, for the filter nearly every client sends:
+    /// VCALENDAR, in it VTODO, with at most a time-range (an item is one VCALENDAR holding one
+    /// VTODO, and a time-range is judged from the item's fields); nil for any other filter.
+    static func byKind(_ filter: DAVElement, _ item: DAVItem, _ zone: TimeZoneRules) -> Bool? {
+        for calendar in filter.children where calendar.namespace == c {
+            guard calendar.name == "comp-filter" else { return nil }
+            guard (calendar.attribute("name") ?? "").uppercased() == "VCALENDAR" else { return false }
+            for todo in calendar.children {
+                guard todo.is(c, "comp-filter"), (todo.attribute("name") ?? "").uppercased() == "VTODO" else { return nil }
+                guard todo.children.allSatisfy({ $0.is(c, "time-range") }) else { return nil }
+                if let range = todo.child(c, "time-range"), !inRange(range, item, zone) { return false }
+            }
+        }
         return true
     }
 
@@ -60,7 +103,7 @@ enum DAVFilter {
 
     /// A time-range bound, `YYYYMMDDTHHMMSSZ`, as seconds since the epoch; nil for any other form.
     static func utc(_ s: String) -> Int64? {
-        // A bound that is not a UTC date-time counts as no bound (RFC 4791 §9.9 requires UTC).
+        // Any other form is refused before a filter is evaluated (`validate`).
         guard let t = try? ICalDateTime(s, tzid: nil), t.zone == .utc, let seconds = t.seconds else { return nil }
         return Int64(t.date.daysSinceEpoch) * 86_400 + Int64(seconds)
     }

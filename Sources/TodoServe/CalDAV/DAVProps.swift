@@ -34,8 +34,46 @@ struct DAVProps {
                 (c, "supported-calendar-data"), (c, "max-resource-size"), (d, "current-user-principal"),
             ]
         case .item:
-            return [(d, "resourcetype"), (d, "getetag"), (d, "getcontenttype"), (d, "getcontentlength")]
+            return [(d, "resourcetype"), (d, "getetag"), (d, "getcontenttype"), (d, "getcontentlength"), (d, "getlastmodified")]
         }
+    }
+
+    /// At most how many bytes `entry(href, resource, wanted)` writes. An item's properties are
+    /// bounded from what the item holds without writing them (its calendar data by the length
+    /// its escaped bytes were counted at when it was rendered); any other property is measured
+    /// by writing it once.
+    func bound(_ href: String, _ resource: Resource, _ wanted: DAVPropRequest) -> Int {
+        var n = DAVWriter.responseBound(href: href)
+        switch wanted {
+        case .names:
+            for (ns, name) in names(resource) { n += DAVWriter.tagsBound(ns, name) }
+        case .all:
+            for (ns, name) in names(resource) { n += bound(ns, name, resource) }
+        case .props(let list):
+            for (ns, name) in list { n += bound(ns, name, resource) }
+        }
+        return n
+    }
+
+    static let contentType = "text/calendar; charset=utf-8; component=VTODO"
+
+    /// At most how many bytes one property of `resource` takes in an answer, found or not.
+    func bound(_ ns: String, _ name: String, _ resource: Resource) -> Int {
+        let d = Self.d
+        if case .item(_, let item) = resource {
+            let tags = DAVWriter.tagsBound(ns, name)
+            switch (ns, name) {
+            case (d, "resourcetype"): return tags
+            // `"<blob>.<8 hex>"`, its quotes written `&quot;`.
+            case (d, "getetag"): return tags + DAVWriter.escapedLength(item.blob) + 9 + 12
+            case (d, "getcontenttype"): return tags + Self.contentType.utf8.count
+            case (d, "getcontentlength"): return tags + 20
+            case (d, "getlastmodified"): return tags + 29
+            case (Self.c, "calendar-data"): return tags + item.xmlLength
+            default: break
+            }
+        }
+        return value(ns, name, resource).map(DAVWriter.bound) ?? DAVWriter.tagsBound(ns, name)
     }
 
     func entry(_ href: String, _ resource: Resource, _ wanted: DAVPropRequest) -> DAVResponseEntry {
@@ -136,7 +174,10 @@ struct DAVProps {
             return DAVProp(d, name, .text(item.etag))
         case (d, "getcontenttype"):
             guard case .item = resource else { return nil }
-            return DAVProp(d, name, .text("text/calendar; charset=utf-8; component=VTODO"))
+            return DAVProp(d, name, .text(Self.contentType))
+        case (d, "getlastmodified"):
+            guard case .item(_, let item) = resource, let t = state.task(item.task) else { return nil }
+            return DAVProp(d, name, .text(Self.httpDate(Self.lastChange(t))))
         case (d, "getcontentlength"):
             guard case .item(_, let item) = resource else { return nil }
             return DAVProp(d, name, .text(String(item.bytes.count)))
@@ -154,6 +195,33 @@ struct DAVProps {
         case .household: "Household"
         case .list(let id): state.task(id)?.title ?? "List"
         }
+    }
+
+    /// When a task last changed, in milliseconds: its latest stamp, else (a task imported without
+    /// stamps) its creation, else 0.
+    static func lastChange(_ t: Task) -> Int64 {
+        if let wall = t.maxStamp?.wall { return wall }
+        // `YYYY-MM-DDTHH:MM:SS.mmmZ`, as the store writes it.
+        let text = Array(t.createdAt.utf8)
+        guard text.count >= 19, let date = CivilDate(iso: Substring(t.createdAt).prefix(10)) else { return 0 }
+        func number(_ range: Range<Int>) -> Int64? { Int64(String(decoding: text[range], as: UTF8.self)) }
+        guard let h = number(11..<13), let m = number(14..<16), let sec = number(17..<19) else { return 0 }
+        return (Int64(date.daysSinceEpoch) * 86_400 + h * 3600 + m * 60 + sec) * 1000
+    }
+
+    /// A time in milliseconds since the epoch as RFC 1123 (HTTP) writes it, in GMT:
+    /// `Sat, 28 Nov 2026 21:29:32 GMT`, always 29 bytes: a time before 1970 or after 9999 (a
+    /// stamp from a hand-edited file) is written as the nearest of those.
+    static func httpDate(_ millis: Int64) -> String {
+        let seconds = min(max(millis, 0), 253_402_300_799_999) / 1000
+        let days = seconds / 86_400
+        let date = CivilDate(daysSinceEpoch: Int(days))
+        let time = Int(seconds - days * 86_400)
+        let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }
+        return "\(weekdays[date.weekday]), \(two(date.day)) \(months[date.month - 1]) \(date.year)"
+            + " \(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60)) GMT"
     }
 
     static func privileges(_ w: inout DAVWriter, _ names: [String]) {

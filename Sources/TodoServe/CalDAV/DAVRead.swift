@@ -77,34 +77,33 @@ enum DAVRead {
         if !r.body.isEmpty {
             let root = try DAVXML.parse(r.body)
             guard root.is(DAVNamespace.dav, "propfind") else { throw DAVRefusal(status: 400, reason: "The body is not a propfind.") }
-            wanted = DAVPropRequest(root)
+            wanted = try DAVPropRequest(root)
         }
         let depth = r.depth?.lowercased() ?? "0"
         guard depth == "0" || depth == "1" else {
             throw DAVRefusal(status: 403, dav: "propfind-finite-depth", reason: "Depth infinity is not supported; ask with depth 0 or 1.")
         }
-        var entries: [DAVResponseEntry] = []
-        let props = DAVProps(r: r, state: state)
+        var targets: [DAVTarget] = []
         switch r.path {
         case .root:
-            entries.append(props.entry(r.requested, .root, wanted))
-            if depth == "1" { entries.append(props.entry(r.home, .home, wanted)) }
+            targets.append(.resource(r.requested, .root))
+            if depth == "1" { targets.append(.resource(r.home, .home)) }
         case .home:
-            entries.append(props.entry(r.home, .home, wanted))
-            if depth == "1" { for c in collections(state) { entries.append(props.entry(r.href(c), .collection(c), wanted)) } }
+            targets.append(.resource(r.home, .home))
+            if depth == "1" { for c in collections(state) { targets.append(.resource(r.href(c), .collection(c))) } }
         case .collection(_, let c):
             guard exists(c, state) else { return DAVRoutes.plain(404, "There is no such list.") }
-            entries.append(props.entry(r.href(c), .collection(c), wanted))
+            targets.append(.resource(r.href(c), .collection(c)))
             if depth == "1" {
-                for item in state.items(c, member: r.member) { entries.append(props.entry(r.href(c, item), .item(c, item), wanted)) }
+                for item in state.items(c, member: r.member) { targets.append(.resource(r.href(c, item), .item(c, item))) }
             }
         case .item(_, let c, let name):
             guard exists(c, state), let item = state.items(c, member: r.member).first(where: { $0.name == name }) else {
                 return DAVRoutes.plain(404, "There is no such to-do.")
             }
-            entries.append(props.entry(r.href(c, item), .item(c, item), wanted))
+            targets.append(.resource(r.href(c, item), .item(c, item)))
         }
-        return DAVRoutes.xml(207, DAVWriter.multistatus(entries))
+        return try DAVRoutes.multistatus(DAVProps(r: r, state: state), wanted, targets)
     }
 
     /// Colours, orders and names are the household's, not a client's: every property is refused.
@@ -139,30 +138,32 @@ enum DAVRead {
             throw DAVRefusal(status: 403, dav: "supported-report", reason: "Reports are answered on a list.")
         }
         guard exists(c, state) else { return DAVRoutes.plain(404, "There is no such list.") }
-        let wanted = DAVPropRequest(root)
+        let wanted = try DAVPropRequest(root)
         let props = DAVProps(r: r, state: state)
         if root.is(DAVNamespace.caldav, "calendar-multiget") {
             let items = state.items(c, member: r.member)
-            var entries: [DAVResponseEntry] = []
+            let byName = Dictionary(items.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+            var targets: [DAVTarget] = []
             for href in root.children(DAVNamespace.dav, "href") {
                 let text = href.text.trimmed()
                 let name = percentDecoded(Substring(text.split(separator: "/").last ?? ""))
-                if text.hasPrefix(r.href(c)) || !text.hasPrefix("/"), let item = items.first(where: { $0.name == name }) {
-                    entries.append(props.entry(r.href(c, item), .item(c, item), wanted))
+                if text.hasPrefix(r.href(c)) || !text.hasPrefix("/"), let item = byName[name] {
+                    targets.append(.resource(r.href(c, item), .item(c, item)))
                 } else {
-                    entries.append(.status(href: text, status: 404))
+                    targets.append(.status(text, 404))
                 }
             }
-            return DAVRoutes.xml(207, DAVWriter.multistatus(entries))
+            return try DAVRoutes.multistatus(props, wanted, targets)
         }
         if root.is(DAVNamespace.caldav, "calendar-query") {
             let filter = root.child(DAVNamespace.caldav, "filter")
-            var entries: [DAVResponseEntry] = []
+            if let filter { try DAVFilter.validate(filter) }
+            var targets: [DAVTarget] = []
             for item in state.items(c, member: r.member) {
                 if let filter, !DAVFilter.matches(filter, item, zone: state.zone) { continue }
-                entries.append(props.entry(r.href(c, item), .item(c, item), wanted))
+                targets.append(.resource(r.href(c, item), .item(c, item)))
             }
-            return DAVRoutes.xml(207, DAVWriter.multistatus(entries))
+            return try DAVRoutes.multistatus(props, wanted, targets)
         }
         if root.is(DAVNamespace.dav, "sync-collection") {
             return try DAVSync.answer(r, h, state, c, root, wanted)
@@ -172,16 +173,30 @@ enum DAVRead {
 }
 
 /// What a PROPFIND or REPORT asked for.
-enum DAVPropRequest {
+enum DAVPropRequest: Sendable {
     case all
     case names
+    /// The properties named, each once, in the order first named.
     case props([(String, String)])
 
-    init(_ root: DAVElement) {
+    /// The most distinct properties one request may name (docs/CALDAV.md, "Limits").
+    static let maximumProperties = 64
+
+    init(_ root: DAVElement) throws(DAVRefusal) {
         if root.child(DAVNamespace.dav, "propname") != nil {
             self = .names
         } else if let prop = root.child(DAVNamespace.dav, "prop") {
-            self = .props(prop.children.map { ($0.namespace, $0.name) })
+            var seen = Set<String>()
+            var list: [(String, String)] = []
+            for p in prop.children where seen.insert(p.namespace + "\u{0}" + p.name).inserted {
+                list.append((p.namespace, p.name))
+                if list.count > Self.maximumProperties {
+                    throw DAVRefusal(
+                        status: 403,
+                        reason: "The request names more than \(Self.maximumProperties) different properties; ask for fewer.")
+                }
+            }
+            self = .props(list)
         } else {
             self = .all
         }

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Synchronization
 import TodoCore
 import TodoStore
 
@@ -46,6 +47,13 @@ enum DAVKey {
     }
 }
 
+/// One response of a multistatus, to be made when it is written: a resource's properties, or
+/// a status for an href.
+enum DAVTarget: Sendable {
+    case resource(String, DAVProps.Resource)
+    case status(String, Int)
+}
+
 /// What every CalDAV handler needs: the site, the member, the addresses.
 struct DAVRequest: Sendable {
     let site: Site
@@ -59,6 +67,8 @@ struct DAVRequest: Sendable {
     let contentType: String?
     /// The address asked for, as sent (the root's answer names it).
     let requested: String
+    /// The client's turn (`DAVTurns`): it ends when the last reference to it goes.
+    let turn: DAVTurn?
 
     var prefix: String { site.prefix }
     var root: String { prefix + "/dav/" }
@@ -71,6 +81,8 @@ struct DAVRequest: Sendable {
 /// The CalDAV routes (docs/CALDAV.md). Registered beside the page's, behind the same `Guard`.
 struct DAVRoutes {
     let site: Site
+    /// One client's requests reach the workers one at a time (docs/CALDAV.md, "Limits").
+    let turns = DAVTurns()
 
     static let propfind = HTTPRequest.Method("PROPFIND")!
     static let report = HTTPRequest.Method("REPORT")!
@@ -115,6 +127,16 @@ struct DAVRoutes {
     }
 
     func handle(_ request: Request, _ context: ServeContext) async throws -> Response {
+        // A device with many requests in flight has one at a time read or written, the others
+        // waiting without a thread, so that another member's request finds a worker free.
+        // The turn lasts until the answer is written: a streamed answer holds it (through the
+        // request its responses are made from) until its last byte is sent, or it is dropped.
+        let client = context.client
+        await turns.enter(client)
+        return try await served(request, context, turn: DAVTurn(turns, client))
+    }
+
+    private func served(_ request: Request, _ context: ServeContext, turn: DAVTurn) async throws -> Response {
         let authorization = request.headers[values: .authorization]
         let address = context.peer == nil ? nil : context.client
         let (secure, client) = (context.secure, context.client)
@@ -161,7 +183,7 @@ struct DAVRoutes {
         let r = DAVRequest(
             site: site, member: identity.member, path: path, method: method, depth: request.headers[HTTPField.Name("Depth")!],
             body: body, ifMatch: request.headers[.ifMatch], ifNoneMatch: request.headers[.ifNoneMatch],
-            contentType: request.headers[.contentType], requested: fullPath)
+            contentType: request.headers[.contentType], requested: fullPath, turn: turn)
         let work: @Sendable () throws -> Response = {
             do {
                 switch method {
@@ -205,9 +227,119 @@ struct DAVRoutes {
         return xml(refusal.status, bytes)
     }
 
+    /// Bytes of a streamed answer gathered before each write.
+    static let chunkBytes = 64 * 1024
+
+    /// A 207 Multi-Status answer of `targets`, written as it is made (docs/CALDAV.md, "Limits").
+    ///
+    /// Its size is bounded first, from the targets and the properties asked for
+    /// (`DAVProps.bound`): over the site's `caldavAnswerBytes`, nothing is written and the
+    /// request is refused with 507 `DAV:number-of-matches-within-limits`. Otherwise each
+    /// response is made and written in turn, `chunkBytes` at a time, so that no answer is ever
+    /// whole in memory.
+    static func multistatus(
+        _ props: DAVProps, _ wanted: DAVPropRequest, _ targets: [DAVTarget], syncToken: String? = nil
+    ) throws -> Response {
+        let limit = props.r.site.config.caldavAnswerBytes
+        var bound = DAVWriter.multistatusBound(syncToken: syncToken)
+        for target in targets {
+            switch target {
+            case .resource(let href, let resource): bound += props.bound(href, resource, wanted)
+            case .status(let href, _): bound += DAVWriter.responseBound(href: href)
+            }
+            if bound > limit {
+                throw DAVRefusal(
+                    status: 507, dav: "number-of-matches-within-limits",
+                    reason: "The answer would be larger than this server gives at once (\(Self.size(limit))): "
+                        + "ask for fewer properties, or for fewer items (a time range, a multiget).")
+            }
+        }
+        let body = ResponseBody { writer in
+            // `props.r.turn` is held until this is done or dropped: the client's next request
+            // waits for the last byte of this answer.
+            var w = DAVWriter()
+            w.open(DAVNamespace.dav, "multistatus")
+            for target in targets {
+                switch target {
+                case .resource(let href, let resource): w.response(props.entry(href, resource, wanted))
+                case .status(let href, let status): w.response(.status(href: href, status: status))
+                }
+                if w.count >= chunkBytes { try await writer.write(ByteBuffer(bytes: w.take())) }
+            }
+            if let syncToken { w.element(DAVNamespace.dav, "sync-token", text: syncToken) }
+            try await writer.write(ByteBuffer(bytes: w.finish()))
+            try await writer.finish(nil)
+        }
+        return Response(status: .init(code: 207), headers: [.contentType: "application/xml; charset=utf-8"], body: body)
+    }
+
+    /// `32 MiB`, `48 KiB`, `100 bytes`.
+    static func size(_ bytes: Int) -> String {
+        bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : bytes >= 1 << 10 ? "\(bytes >> 10) KiB" : "\(bytes) bytes"
+    }
+
     static func xml(_ status: Int, _ bytes: [UInt8], headers: HTTPFields = [:]) -> Response {
         var h = headers
         h[.contentType] = "application/xml; charset=utf-8"
         return Response(status: .init(code: status), headers: h, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}
+
+/// A client's turn, from `DAVTurns.enter`: the next of its requests goes on when the last
+/// reference to this goes (the handler's, or a streamed answer's once written or dropped).
+final class DAVTurn: Sendable {
+    let turns: DAVTurns
+    let client: String
+
+    init(_ turns: DAVTurns, _ client: String) {
+        self.turns = turns
+        self.client = client
+    }
+
+    deinit { turns.leave(client) }
+}
+
+/// Turns per client: one request of a client at a time is read or written and its answer sent;
+/// the others wait, in the order they came, without holding a thread.
+final class DAVTurns: Sendable {
+    private struct Client {
+        var busy = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let clients = Mutex<[String: Client]>([:])
+
+    init() {}
+
+    /// Returns when it is `client`'s turn.
+    func enter(_ client: String) async {
+        await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in
+            let now = clients.withLock { all -> Bool in
+                var c = all[client] ?? Client()
+                defer { all[client] = c }
+                if c.busy {
+                    c.waiting.append(turn)
+                    return false
+                }
+                c.busy = true
+                return true
+            }
+            if now { turn.resume() }
+        }
+    }
+
+    /// Ends `client`'s turn: the next of its requests, if any, goes on.
+    func leave(_ client: String) {
+        let next = clients.withLock { all -> CheckedContinuation<Void, Never>? in
+            guard var c = all[client] else { return nil }
+            if c.waiting.isEmpty {
+                all[client] = nil
+                return nil
+            }
+            let next = c.waiting.removeFirst()
+            all[client] = c
+            return next
+        }
+        next?.resume()
     }
 }

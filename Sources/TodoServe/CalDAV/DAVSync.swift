@@ -18,29 +18,32 @@ enum DAVSync {
         }
         let props = DAVProps(r: r, state: state)
         let items = state.items(c, member: r.member)
-        var entries: [DAVResponseEntry] = []
+        var targets: [DAVTarget] = []
         if tokenText.isEmpty {
-            entries = items.map { props.entry(r.href(c, $0), .item(c, $0), wanted) }
+            targets = items.map { .resource(r.href(c, $0), .item(c, $0)) }
         } else {
             guard let (commit, day) = DAVToken.parse(tokenText) else { throw invalidToken }
+            // No answer was ever made for a later day (a day ahead allows for a change of zone):
+            // refused before any chore's schedule is run to it.
+            guard day <= state.today.adding(days: 1) else { throw invalidToken }
             if commit != state.commit || day != state.today {
                 let (old, new) = try changes(r, h, state, c, commit: commit, day: day)
                 let before = Dictionary(old.map { ($0.name, $0.etag) }, uniquingKeysWith: { a, _ in a })
                 let names = Set(new.map(\.name))
                 for item in new where before[item.name] != item.etag {
-                    entries.append(props.entry(r.href(c, item), .item(c, item), wanted))
+                    targets.append(.resource(r.href(c, item), .item(c, item)))
                 }
                 for item in old where !names.contains(item.name) {
-                    entries.append(.status(href: r.href(c) + DAVWriter.encodePathSegment(item.name), status: 404))
+                    targets.append(.status(r.href(c) + DAVWriter.encodePathSegment(item.name), 404))
                 }
             }
         }
-        if let limit, entries.count > limit {
+        if let limit, targets.count > limit {
             throw DAVRefusal(
                 status: 507, dav: "number-of-matches-within-limits",
                 reason: "More items changed than the limit allows; ask again without a limit.")
         }
-        return DAVRoutes.xml(207, DAVWriter.multistatus(entries, syncToken: state.token))
+        return try DAVRoutes.multistatus(props, wanted, targets, syncToken: state.token)
     }
 
     static var invalidToken: DAVRefusal {
@@ -55,7 +58,11 @@ enum DAVSync {
         let now = try r.site.store { () throws(StoreError) in try h.snapshot() }
         guard now.commitHex == state.commit else { throw DAVRefusal(status: 503, reason: "The household changed meanwhile; sync again.") }
         if commit.isEmpty { return ([], state.items(c, member: r.member)) }
-        guard let old = now.atCommit(commit) else { throw invalidToken }
+        // A commit `main` does not reach, or a day before the day it was made, was never in a
+        // token this server gave: refused before the household is read as of then.
+        guard let old = now.atCommit(commit), now.reaches(old), let made = old.committedAt,
+            day >= DAVRender.day(made * 1000, state.zone)
+        else { throw invalidToken }
         var only: [TaskID: String]?
         var ids = Set<TaskID>()
         if day == state.today, let changed = try r.site.store({ () throws(StoreError) in try now.changedTasks(since: old) }),

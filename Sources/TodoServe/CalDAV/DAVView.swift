@@ -48,6 +48,20 @@ struct DAVItem: Sendable {
     /// The Household collection's generated first line of DESCRIPTION, if any.
     let turnLine: String?
     let bytes: [UInt8]
+    /// At most how many bytes `bytes` take as XML text (`calendar-data`): counted once, when the
+    /// item is rendered, so that an answer's size is known before it is written.
+    let xmlLength: Int
+
+    init(name: String, task: TaskID, kind: DAVItemKind, blob: String, vtodo: VTodo, turnLine: String?, bytes: [UInt8]) {
+        self.name = name
+        self.task = task
+        self.kind = kind
+        self.blob = blob
+        self.vtodo = vtodo
+        self.turnLine = turnLine
+        self.bytes = bytes
+        xmlLength = DAVWriter.escapedLength(bytes)
+    }
 
     /// `"<blob>.<8 hex of the bytes' FNV-1a>"`, quotes included.
     var etag: String { "\"\(blob).\(String(hex64(fnv1a64(bytes)).suffix(8)))\"" }

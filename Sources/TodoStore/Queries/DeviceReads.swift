@@ -37,6 +37,21 @@ extension Snapshot {
         return try? Snapshot(repo: repo, commit: oid)
     }
 
+    /// When the commit read was made (its committer's time), in seconds since the epoch; nil
+    /// before the first commit or when the commit cannot be read.
+    public var committedAt: Int64? {
+        guard let commit else { return nil }
+        // A commit that cannot be read has no time: the caller treats it as unknown.
+        return try? repo.commit(commit).committer.time
+    }
+
+    /// Whether the commit read is `old`'s or comes after it (reaches it through its parents).
+    public func reaches(_ old: Snapshot) -> Bool {
+        guard let commit, let then = old.commit else { return false }
+        // A history that cannot be walked does not show that it reaches: the caller refuses.
+        return (try? repo.isAncestor(then, of: commit)) ?? false
+    }
+
     /// The task files that differ between `old` (another snapshot of this repository) and this
     /// one, with the blob of each then and now (nil: absent); nil when something other than a
     /// task file changed in `tasks/` (the caller compares everything then).
