@@ -88,7 +88,8 @@ extension VTodo {
     /// - The first VALARM (ACTION DISPLAY or AUDIO) whose TRIGGER is a duration of 1 minute to 7
     ///   days before DUE (RELATED=END; or no RELATED, or START, when there is no DTSTART) is
     ///   `alarm` `.before`; one whose TRIGGER is a DATE-TIME on the due day (household time) is
-    ///   `.timeOfDay`. Every other VALARM, and any other component, is kept whole.
+    ///   `.timeOfDay`. Every other VALARM, and any other component, is kept whole. A VALARM
+    ///   whose TRIGGER cannot be placed in time (`alarmProblem`) refuses the whole to-do.
     /// - A repeated single property (a second SUMMARY, DUE, …) is dropped; DTSTAMP, CREATED,
     ///   LAST-MODIFIED, SEQUENCE, PERCENT-COMPLETE and X-TODO-* other than X-TODO-VERSION are
     ///   dropped; every other property line is kept.
@@ -170,6 +171,13 @@ extension VTodo {
         }
         let hasStart = todo.first("DTSTART") != nil
         var keptComponents: [String] = []
+        var alarms = 0
+        for c in todo.components where c.name == "VALARM" {
+            alarms += 1
+            if let problem = alarmProblem(c) {
+                throw ICalendarError("alarm \(alarms) (VALARM \(problem)) cannot be placed in time: an alarm's TRIGGER is a duration of at most one year (366 days) or a date-time from 1970-01-01 through 2199-12-31")
+            }
+        }
         for c in todo.components {
             if c.name == "VALARM", v.alarm == nil,
                 let a = alarm(c, due: v.due, hasStart: hasStart, householdZone: householdZone, zoneNamed: zoneNamed)
@@ -183,9 +191,15 @@ extension VTodo {
         return v
     }
 
-    /// The notes: DESCRIPTION without the server's first line and the empty line after it.
+    /// The notes: DESCRIPTION without the server's first line and the empty line after it (as
+    /// written, or with its invisible characters shown, as the server serves it).
     static func withoutTurnLine(_ text: String, _ turn: String?) -> String {
         guard let turn else { return text }
+        let shown = DisplayText.invisiblesShown(turn)
+        if shown != turn {
+            let stripped = withoutTurnLine(text, shown)
+            if stripped != text { return stripped }
+        }
         if text.utf8.elementsEqual(turn.utf8) { return "" }
         let head = Array(turn.utf8) + [0x0A]
         guard text.utf8.starts(with: head) else { return text }
@@ -293,6 +307,27 @@ extension VTodo {
         return .before(minutes: Int(-s / 60))
     }
 
+    /// The longest alarm trigger duration kept: one year (366 days), either way.
+    public static let maxTriggerSeconds: Int64 = 366 * 86_400
+
+    /// What makes a VALARM impossible to place in time, as its TRIGGER line; nil when its
+    /// trigger is a duration of at most a year or a date-time within `DateBounds`, or it has
+    /// no TRIGGER. Such an alarm is refused from a client and left out when served.
+    public static func alarmProblem(_ c: ICalComponent) -> String? {
+        guard let trigger = c.first("TRIGGER") else { return nil }
+        if trigger.param("VALUE")?.uppercased() == "DATE-TIME" {
+            // A value that is no date-time cannot be placed in time: that is the answer.
+            if let at = try? trigger.dateTime(), withinDateBounds(at.date) { return nil }
+        } else if let s = duration(trigger.value), abs(s) <= maxTriggerSeconds {
+            return nil
+        }
+        let line = trigger.line
+        return line.utf8.count <= 80 ? line : String(line.prefix(77)) + "..."
+    }
+
+    /// Whether `date` lies from `DateBounds.first` through `DateBounds.last`.
+    static func withinDateBounds(_ date: CivilDate) -> Bool { DateBounds.contains(date) }
+
     /// A DURATION value (`-PT30M`, `P1DT2H`, `-P1W`) in seconds; nil when it is not one.
     public static func duration(_ value: String) -> Int64? {
         let u = Array(value.trimmingSpaces.utf8)
@@ -359,7 +394,10 @@ extension VTodo {
     /// line with a control character, too long, not a content line, or naming a property the
     /// renderer writes is left out, a component is written only when it is not a calendar's
     /// own (VTODO, VEVENT, …) and unbalanced BEGIN/END are mended; DURATION is left out when
-    /// there is a DUE (a VTODO has one or the other).
+    /// there is a DUE (a VTODO has one or the other), and so is a VALARM whose TRIGGER cannot
+    /// be placed in time (`alarmProblem`). Bidirectional controls and zero-width characters in
+    /// SUMMARY, DESCRIPTION and CATEGORIES are written visibly, as the feed writes them
+    /// (`DisplayText.invisiblesShown`).
     public func render(
         householdZone: TimeZoneRules, dtstamp: Int64, etagVersion: String?, turnLine: String?,
         prodID: String = "-//todo//caldav//EN"
@@ -380,9 +418,9 @@ extension VTodo {
         line("BEGIN:VTODO")
         line("UID:" + Self.oneLine(uid))
         line("DTSTAMP:" + ICalendarText.utc(dtstamp))
-        line("SUMMARY:" + Self.oneLine(summary))
+        line("SUMMARY:" + Self.oneLine(DisplayText.invisiblesShown(summary)))
         let description = turnLine.map { notes.isEmpty ? $0 : $0 + "\n\n" + notes } ?? notes
-        if !description.isEmpty { line("DESCRIPTION:" + ICalendarText.escape(description)) }
+        if !description.isEmpty { line("DESCRIPTION:" + ICalendarText.escape(DisplayText.invisiblesShown(description))) }
         if let due {
             if let m = due.minutes {
                 let local = Int64(due.date.daysSinceEpoch) * 86_400 + Int64(m) * 60
@@ -400,7 +438,9 @@ extension VTodo {
         case .low: line("PRIORITY:9")
         case .normal: break
         }
-        if !categories.isEmpty { line("CATEGORIES:" + categories.map(Self.oneLine).joined(separator: ",")) }
+        if !categories.isEmpty {
+            line("CATEGORIES:" + categories.map { Self.oneLine(DisplayText.invisiblesShown($0)) }.joined(separator: ","))
+        }
         line("STATUS:" + status.rawValue)
         if status == .completed {
             if let completed { line("COMPLETED:" + ICalendarText.utc(completed)) }
@@ -418,7 +458,7 @@ extension VTodo {
         if let alarm, let trigger = trigger(alarm, householdZone: householdZone) {
             line("BEGIN:VALARM")
             line("ACTION:DISPLAY")
-            line("DESCRIPTION:" + Self.oneLine(summary))
+            line("DESCRIPTION:" + Self.oneLine(DisplayText.invisiblesShown(summary)))
             line(trigger)
             line("END:VALARM")
         }
@@ -454,6 +494,16 @@ extension VTodo {
         var open: [String] = []
         var skipping = 0
         var namesZone = false
+        // A VALARM of the VTODO's own, from where its lines start, with its properties: one
+        // that cannot be placed in time is left out whole (`alarmProblem`).
+        var alarm: (start: Int, properties: [ICalProperty])?
+        func closeAlarm() {
+            guard let a = alarm else { return }
+            alarm = nil
+            if alarmProblem(ICalComponent(name: "VALARM", properties: a.properties)) != nil {
+                components.removeSubrange(a.start...)
+            }
+        }
         for l in kept {
             guard l.utf8.count <= ICalendarReader.maxLineBytes, !l.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }),
                 // A line that is not a content line is not written: nothing else is right for it.
@@ -468,6 +518,7 @@ extension VTodo {
                     skipping += 1
                     continue
                 }
+                if open.isEmpty, name == "VALARM" { alarm = (components.count, []) }
                 open.append(name)
                 components.append("BEGIN:" + name)
             case "END":
@@ -477,11 +528,13 @@ extension VTodo {
                 } else if open.last == name {
                     open.removeLast()
                     components.append("END:" + name)
+                    if open.isEmpty { closeAlarm() }
                 }
             default:
                 guard skipping == 0 else { continue }
                 if p.param("TZID") == zoneName { namesZone = true }
                 if !open.isEmpty {
+                    if open.count == 1, alarm != nil { alarm?.properties.append(p) }
                     components.append(l)
                 } else if !isMapped(p.name) && !(hasDue && p.name == "DURATION") {
                     properties.append(l)
@@ -489,6 +542,61 @@ extension VTodo {
             }
         }
         while let name = open.popLast() { components.append("END:" + name) }
+        closeAlarm()
         return (properties, components, namesZone)
+    }
+}
+
+// MARK: What a client's PUT changes
+
+extension VTodo {
+    /// This to-do with every SUMMARY, DESCRIPTION or CATEGORIES value that is the text served
+    /// for `base` (its invisible characters shown as `\u{…}`, `DisplayText.invisiblesShown`)
+    /// taken as `base`'s own: a client sending back what it was served changes nothing, and an
+    /// escape the server wrote is never stored.
+    public func unescapingServed(_ base: VTodo) -> VTodo {
+        var v = self
+        if v.summary != base.summary, v.summary == DisplayText.invisiblesShown(base.summary) { v.summary = base.summary }
+        if v.notes != base.notes, v.notes == DisplayText.invisiblesShown(base.notes) { v.notes = base.notes }
+        v.categories = v.categories.map { c in
+            if base.categories.contains(c) { return c }
+            return base.categories.first { DisplayText.invisiblesShown($0) == c } ?? c
+        }
+        return v
+    }
+
+    /// Whether a client's VTODO states its status (a STATUS or a COMPLETED property), and
+    /// when the client last changed it (LAST-MODIFIED, else DTSTAMP; UTC milliseconds).
+    public static func statement(
+        _ calendar: ICalComponent, householdZone: TimeZoneRules, zoneNamed: (String) -> TimeZoneRules?
+    ) -> (statesStatus: Bool, modified: Int64?) {
+        guard let todo = calendar.components.first(where: { $0.name == "VTODO" }) else { return (false, nil) }
+        let states = todo.first("STATUS") != nil || todo.first("COMPLETED") != nil
+        // A LAST-MODIFIED or DTSTAMP that is not a date-time says nothing of when: none.
+        let modified = (todo.first("LAST-MODIFIED") ?? todo.first("DTSTAMP")).flatMap {
+            try? $0.utcMillis(householdZone: householdZone, zoneNamed: zoneNamed)
+        }
+        return (states, modified)
+    }
+
+    /// A to-do sent without a base (no If-Match, no X-TODO-VERSION) read against `current`
+    /// (docs/CALDAV.md, "The base of a PUT"): without STATUS or COMPLETED the status is left
+    /// as it is; NEEDS-ACTION or IN-PROCESS reopens a completed item only when the client's
+    /// `modified` time is later than the completion.
+    public func withoutBase(current: VTodo, statesStatus: Bool, modified: Int64?) -> VTodo {
+        var v = self
+        let keep: Bool
+        if !statesStatus {
+            keep = true
+        } else if current.status == .completed, v.status == .needsAction || v.status == .inProcess {
+            keep = !(modified.map { m in current.completed.map { m > $0 } ?? true } ?? false)
+        } else {
+            keep = false
+        }
+        if keep {
+            v.status = current.status
+            v.completed = current.completed
+        }
+        return v
     }
 }

@@ -354,14 +354,26 @@ import Testing
             ("ACTION:DISPLAY\nTRIGGER;RELATED=START:-PT30M", "DUE;VALUE=DATE:20261124", "\nDTSTART;VALUE=DATE:20261120"),
             ("ACTION:DISPLAY\nTRIGGER;VALUE=DATE-TIME:20261125T070000Z", "DUE;VALUE=DATE:20261124", ""),
             ("ACTION:DISPLAY\nTRIGGER;VALUE=DATE-TIME:20261124T070000Z", "", ""),
-            ("ACTION:DISPLAY\nTRIGGER;VALUE=DATE-TIME:20261131T070000Z", "DUE;VALUE=DATE:20261124", ""),
-            ("ACTION:DISPLAY\nTRIGGER:soon", "DUE;VALUE=DATE:20261124", ""),
+            ("ACTION:DISPLAY\nTRIGGER:-P52W", "DUE;VALUE=DATE:20261124", ""),
+            ("ACTION:DISPLAY\nTRIGGER;VALUE=DATE-TIME:21991231T235900Z", "DUE;VALUE=DATE:20261124", ""),
         ]
         for (valarm, due, extra) in kept {
             let (a, k) = try alarm(valarm, due: due, extra: extra)
             #expect(a == nil, "\(valarm)")
             #expect(Array(k.suffix(valarm.split(separator: "\n").count + 2))
                 == ["BEGIN:VALARM"] + valarm.split(separator: "\n").map(String.init) + ["END:VALARM"])
+        }
+        // A trigger no app can place in time refuses the to-do, naming the alarm.
+        for trigger in [
+            "TRIGGER;VALUE=DATE-TIME:20261131T070000Z", "TRIGGER:soon", "TRIGGER:-P99999999W", "TRIGGER:-P367D", "TRIGGER:P53W",
+            "TRIGGER;VALUE=DATE-TIME:22000101T000000Z", "TRIGGER;VALUE=DATE-TIME:19691231T235959Z",
+        ] {
+            #expect(throws: ICalendarError.self, "\(trigger)") { try alarm("ACTION:DISPLAY\n" + trigger, due: "DUE;VALUE=DATE:20261124") }
+            do {
+                _ = try alarm("ACTION:DISPLAY\n" + trigger, due: "DUE;VALUE=DATE:20261124")
+            } catch let error as ICalendarError {
+                #expect(error.reason.contains("alarm 1") && error.reason.contains(trigger))
+            }
         }
         // With DTSTART, RELATED=END still counts from DUE.
         #expect(try alarm("ACTION:DISPLAY\nTRIGGER;RELATED=END:-PT10M", extra: "\nDTSTART;VALUE=DATE:20261120").0

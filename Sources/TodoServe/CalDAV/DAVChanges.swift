@@ -47,8 +47,12 @@ enum DAVApply {
     }
 
     /// The fields of a task's own VTODO.
+    /// The status counts as changed only when it differs from the base's: a client that
+    /// reopens what its base had completed, or marks in process what its base had open while
+    /// the task is now done (`currentDone`), reopens it; a NEEDS-ACTION as in its base leaves
+    /// a completion made since alone.
     static func task(
-        _ sent: VTodo, against base: VTodo, to t: inout Task, stamp: FieldStamp, name: String, member: String
+        _ sent: VTodo, against base: VTodo, to t: inout Task, stamp: FieldStamp, currentDone: Bool = false
     ) throws -> [String] {
         var fields: [String] = []
         if sent.rrule != nil || sent.rruleText != nil, base.rrule == nil {
@@ -92,7 +96,7 @@ enum DAVApply {
             try t.write("status", .string("done"), stamp: stamp)
             fields.append("status")
         case .needsAction, .inProcess:
-            if wasDone {
+            if wasDone || (currentDone && sent.status != base.status) {
                 try t.write("status", .string("open"), stamp: stamp)
                 fields.append("status")
             }

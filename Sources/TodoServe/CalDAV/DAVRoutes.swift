@@ -154,6 +154,7 @@ struct DAVRoutes {
                     status: 403, caldav: "calendar-collection-location-ok",
                     reason: "Lists come from the household: a checklist is a task with items, made on the page or with todo."))
         }
+        if method == .put, let refusal = DAVWrite.refusal(ofAddress: after) { return Self.error(refusal) }
         guard let path = DAVPath.parse(after) else { return Self.plain(404, "There is nothing at this address.") }
         if let key = path.key, key != DAVKey.of(identity.member) {
             return Self.plain(403, "This address belongs to another member of the household.")
