@@ -117,7 +117,7 @@ public enum WordingSamples {
     }
 
     /// How many cases `StoreError` has: `name` lists them all.
-    public static let storeErrorCases = 38
+    public static let storeErrorCases = 39
 
     /// Every `SyncProblem` case; the remotes that can be a path are under `local` (a path remote
     /// of this machine) and, once more, a URL of another machine.
