@@ -127,16 +127,6 @@ struct DAVRoutes {
     }
 
     func handle(_ request: Request, _ context: ServeContext) async throws -> Response {
-        // A device with many requests in flight has one at a time read or written, the others
-        // waiting without a thread, so that another member's request finds a worker free.
-        // The turn lasts until the answer is written: a streamed answer holds it (through the
-        // request its responses are made from) until its last byte is sent, or it is dropped.
-        let client = context.client
-        await turns.enter(client)
-        return try await served(request, context, turn: DAVTurn(turns, client))
-    }
-
-    private func served(_ request: Request, _ context: ServeContext, turn: DAVTurn) async throws -> Response {
         let authorization = request.headers[values: .authorization]
         let address = context.peer == nil ? nil : context.client
         let (secure, client) = (context.secure, context.client)
@@ -181,6 +171,13 @@ struct DAVRoutes {
         } catch {
             return Self.error(DAVRefusal(status: 413, caldav: method == .put ? "max-resource-size" : nil, reason: "The request is too large."))
         }
+        // A device with many requests in flight has them answered one at a time, the others
+        // waiting (their bodies read, so that none times out) without a thread, so that another
+        // member's request finds a worker free. The turn lasts until the answer is written: a
+        // streamed answer holds it (through the request its responses are made from) until its
+        // last byte is sent, or it is dropped.
+        await turns.enter(client)
+        let turn = DAVTurn(turns, client)
         let r = DAVRequest(
             site: site, member: identity.member, path: path, method: method, depth: request.headers[HTTPField.Name("Depth")!],
             body: body, ifMatch: request.headers[.ifMatch], ifNoneMatch: request.headers[.ifNoneMatch],
