@@ -442,10 +442,13 @@ public struct ChoreSchedule: Sendable {
         var out: [(CivilDate, OccurrenceStatus)] = []
         var dates = Set(creditsByDate.keys)
         for (key, _) in entries { if let d = CivilDate(iso: Substring(key)) { dates.insert(d) } }
-        // Missed ones: open occurrences before the current one, back from today.
+        // Missed ones: open occurrences before the current one, back from today; bounded by
+        // the entries there are, counted before the walk (each missed one found is inserted,
+        // and must not move the bound: a chore from the year 1 would be walked to its start).
         if followsCalendar, var d = latest(onOrBefore: today) {
             var steps = 0
-            while steps < limit + dates.count, d >= recurrence.from {
+            let bound = limit + dates.count
+            while steps < bound, d >= recurrence.from {
                 if status(of: d) == .missed { dates.insert(d) }
                 guard let before = latest(onOrBefore: d.adding(days: -1)) else { break }
                 d = before
