@@ -109,13 +109,13 @@ final class BackgroundSync: Service, Sendable {
         options.stop = stopper
         do {
             let report = try h.sync(options)
-            // A member who left (here or on another replica) keeps no way in.
+            // Each device's token is tied to its membership now; a leaver's are marked ended.
             do {
-                try site.dropLeavers()
+                try site.bindMemberships()
             } catch let e as StoreError {
                 return .failed(ServeWording.failure(e).text)
             } catch {
-                return .failed("The server could not end the sessions of a member who left (its state folder: \(error)).")
+                return .failed("The server could not record the membership of each signed-in device (its state folder: \(error)); every request still checks the roster itself.")
             }
             site.maintainIfDue(afterSync: true)
             return report.skipped ? .skipped : .done

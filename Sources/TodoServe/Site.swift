@@ -100,7 +100,7 @@ final class Site: Sendable {
     /// membership now, or to `ended` for a member who has left (docs/SERVE.md, "When a member
     /// leaves"), so that a later `member add` brings none of them back. Run after each sync;
     /// every request checks its token against the roster itself (`admits`).
-    func dropLeavers() throws {
+    func bindMemberships() throws {
         let snap = try openForReading().snapshot()
         var standings: [String: Standing] = [:]
         try tokens.bindAll { record in

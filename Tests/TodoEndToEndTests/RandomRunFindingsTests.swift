@@ -24,15 +24,18 @@ import TodoCore
     }
 
     /// A clock past the year 9999 (here 10093) made `add --every` start the chore on a date the
-    /// format does not allow: the new task was unreadable and the household could not sync.
-    @Test func aClockPastTheYear9999AddsReadableChores() throws {
+    /// format does not allow: the new task was unreadable and the household could not sync. A
+    /// change now writes no date after 2199-12-31 (docs/FORMAT.md, "Dates"): the chore is
+    /// refused with the range, nothing is written, and the household still lists and syncs.
+    @Test func aClockPastTheYear9999AddsNoUnreadableChore() throws {
         let (host, alice) = try aliceSyncedWithAPathRemote(first: "Buy milk")
+        let before = try alice.tree()
         alice.sb.now = 316_633_324_020_000
-        let trash = try alice.add("Take out the trash", "--every", "mon,thu")
-        let task = try TaskCodec.decode(try alice.sb.committedBytes(trash.path))
-        #expect(task.isChore && task.recurrence?.from.year == 9999, "\(task.recurrence.map { "\($0.from)" } ?? "none")")
+        let refused = try alice.todo("add", "Take out the trash", "--every", "mon,thu")
+        #expect(refused.exitCode == 64 && refused.stderr.contains("1970-01-01 through 2199-12-31"), "\(refused)")
+        #expect(try alice.tree() == before)
         let list = try alice.todo("list")
-        #expect(list.exitCode == 0 && list.stderr.isEmpty && list.stdout.contains("Take out the trash"), "\(list)")
+        #expect(list.exitCode == 0 && list.stderr.isEmpty && list.stdout.contains("Buy milk"), "\(list)")
         try alice.sync()
         try expectRemote(host, tree: try alice.tree())
         try alice.expectClean()

@@ -108,7 +108,7 @@ struct AppPasswordTests {
         // By the record's id too, as the other devices.
         let id = try #require(try f.site.tokens.appDevices(member: "Ann").first?.id)
         #expect(try f.site.tokens.revoke(member: "ann", device: id, feedOnly: false) == 1)
-        // All of a member's: the invite and the app password (as when a member leaves: `Site.dropLeavers`).
+        // All of a member's: the invite and the app password (as `todo serve revoke NAME` does).
         said = []
         #expect(try Subcommands.revoke(["ben"], environment: f.environment) { said.append($0) } == .ok)
         #expect(said == ["Revoked Ben's sign-in links, devices, app passwords and feed addresses (2)."])
