@@ -317,16 +317,13 @@ extension VTodo {
         guard let trigger = c.first("TRIGGER") else { return nil }
         if trigger.param("VALUE")?.uppercased() == "DATE-TIME" {
             // A value that is no date-time cannot be placed in time: that is the answer.
-            if let at = try? trigger.dateTime(), withinDateBounds(at.date) { return nil }
+            if let at = try? trigger.dateTime(), DateBounds.contains(at.date) { return nil }
         } else if let s = duration(trigger.value), abs(s) <= maxTriggerSeconds {
             return nil
         }
         let line = trigger.line
         return line.utf8.count <= 80 ? line : String(line.prefix(77)) + "..."
     }
-
-    /// Whether `date` lies from `DateBounds.first` through `DateBounds.last`.
-    static func withinDateBounds(_ date: CivilDate) -> Bool { DateBounds.contains(date) }
 
     /// A DURATION value (`-PT30M`, `P1DT2H`, `-P1W`) in seconds; nil when it is not one.
     public static func duration(_ value: String) -> Int64? {
