@@ -48,7 +48,9 @@ struct Guard: RouterMiddleware {
                 guard slots.take(context.client) else { throw PageError(status: 429, retryAfter: 1) }
             }
             defer { if proxied { slots.give(context.client) } }
-            response = try await screened(request, context: context, next: next)
+            response = try await RequestReading.$current.withValue(RequestReading()) {
+                try await screened(request, context: context, next: next)
+            }
         } catch let error as DAVError {
             response = error.response
         } catch let error as PageError {

@@ -65,9 +65,12 @@ final class Site: Sendable {
 
     // MARK: The household
 
-    /// Opens the household for reading, fresh: its read view, which has no writing call.
+    /// Opens the household for reading, fresh: its read view, which has no writing call. The
+    /// first call of a request takes the reader its token check opened (`RequestReading`), so
+    /// a signed-in request opens the household once, as before the check.
     func openForReading() throws(StoreError) -> HouseholdReader {
-        try Household.openForReading(home: home, name: household, clock: clock)
+        if let opened = RequestReading.current?.take() { return opened }
+        return try Household.openForReading(home: home, name: household, clock: clock)
     }
 
     /// Opens the household for a change by `member`, acting as them (`Household.openForChange`,
@@ -129,7 +132,9 @@ final class Site: Sendable {
     /// request, so a leave counts from the first request after `main` holds it, whoever moved
     /// `main` there.
     func standing(of member: String) throws(StoreError) -> Standing {
-        try openForReading().standing(of: member)
+        let open = { () throws(StoreError) in try Household.openForReading(home: self.home, name: self.household, clock: self.clock) }
+        guard let request = RequestReading.current else { return try open().standing(of: member) }
+        return try request.open(open) { reader throws(StoreError) in try reader.standing(of: member) }
     }
 
     /// Checks a token at its use against its member's standing now; one without a membership
@@ -221,5 +226,37 @@ func startDetached(_ program: String, _ arguments: [String]) {
     DispatchQueue.global().async {
         var status: Int32 = 0
         waitpid(pid, &status, 0)
+    }
+}
+
+/// The household a request's token check opened, kept for the request's first reading
+/// (`Site.openForReading`): the check reads the roster of `main` as the request finds it,
+/// without a second opening of the repository. `Guard` gives each request its own; a reader is
+/// taken at most once, so no two tasks ever share one.
+final class RequestReading: Sendable {
+    @TaskLocal static var current: RequestReading?
+
+    private let parked = Mutex<HouseholdReader?>(nil)
+
+    /// Opens the household with `make`, answers `read` from it, and keeps the reader for the
+    /// request's first reading (replacing one kept before).
+    func open<T: Sendable>(
+        _ make: () throws(StoreError) -> HouseholdReader, _ read: (HouseholdReader) throws(StoreError) -> T
+    ) throws(StoreError) -> T {
+        try parked.withLock { (kept: inout sending HouseholdReader?) throws(StoreError) -> T in
+            let reader = try make()
+            let answer = try read(reader)
+            kept = reader
+            return answer
+        }
+    }
+
+    /// The reader kept, if any, no longer kept.
+    func take() -> HouseholdReader? {
+        parked.withLock { kept -> sending HouseholdReader? in
+            var out: HouseholdReader?
+            swap(&kept, &out)
+            return out
+        }
     }
 }
