@@ -13,8 +13,13 @@ Ann (`todo chores --json`); a new to-do is a task of Ann's, its new summary its 
 it deletes the task; ticking "milk" checks the item; after a sync token, a `todo edit` is exactly
 what sync-collection returns. With vdirsyncer and todoman: Mine synced to a folder of .ics
 files, todoman raises a task's priority while the CLI renames it, two syncs, and both edits are
-in the file and in `todo show`. Then `git log` shows the phone's commits as Ann's and
-`git fsck --strict` is clean; the server exits 0 on SIGTERM.
+in the file and in `todo show`. What one device stored is served so that every app reads it:
+a title with a right-to-left override and a task whose stored alarms include one that cannot be
+placed in time (a hand edit) are fetched by python-caldav and parsed by `icalendar` (the
+override shown as `\\u{202e}`, only the placeable alarm, its trigger a duration), listed by
+todoman after a vdirsyncer sync, and todoman's edit of the first sent back leaves its stored
+title as it was (the override itself, never the escape). Then `git log` shows the phone's
+commits as Ann's and `git fsck --strict` is clean; the server exits 0 on SIGTERM.
 
 Every command and request has a timeout and the run a deadline (--seconds). One line per step;
 exit 0 when every check passed, 1 with what failed.
@@ -231,6 +236,84 @@ item_types = ["VTODO"]
     others = [a for a in authors if not a.startswith("Ann <")]
     check(not others, f"commits after the phone's edit not authored by Ann: {others}")
     say(f"git log since the edits: {len(authors)} commits, all Ann's ({authors[0]})")
+    return phone, vdirsyncer, todoman, ics_of
+
+
+BIDI_TITLE = "Pay \u202egnp.exe"  # a right-to-left override: shows as "Pay exe.png"
+BIDI_SHOWN = "Pay \\u{202e}gnp.exe"  # its SUMMARY as served and parsed: the override written visibly
+ALARMED_TITLE = "Renew the passport"
+
+
+def alarm(trigger):
+    return ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Reminder", trigger, "END:VALARM"]
+
+
+def hand_edit_alarms(h, task_id, kept):
+    """Gives the task a `caldav` record whose kept lines are `kept`, as a hand edit committed
+    with git would (an older version or another tool could have written it)."""
+    path = None
+    for name in h.git("ls-files").splitlines():
+        if name.endswith(f"{task_id}.json"):
+            path = os.path.join(h.repo, name)
+    check(path is not None, f"`git ls-files` has no file for task {task_id}")
+    with open(path, encoding="utf-8") as f:
+        task = json.load(f)
+    task["caldav"] = {"item": {"kept": kept}}
+    task["stamps"]["caldav"] = task["stamps"]["title"]
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(task, f, ensure_ascii=False, indent=2)
+        f.write("\n")
+    h.git("commit", "-q", "-am", f"Hand edit: alarms for {task_id}")
+
+
+def served_to_every_app(h, server, creds, phone, vdirsyncer, todoman, ics_of):
+    import caldav
+    import icalendar
+
+    h.todo("add", BIDI_TITLE, "--assign", "Ann")
+    h.todo("add", ALARMED_TITLE, "--assign", "Ann", "--due", "tomorrow")
+    ids = {t["title"]: t["id"] for t in h.list()}
+    bidi, alarmed = ids[BIDI_TITLE], ids[ALARMED_TITLE]
+    hand_edit_alarms(h, alarmed, ["X-KEEP:1"] + alarm("TRIGGER:-P99999999W") + alarm("TRIGGER:-PT15M"))
+
+    client = caldav.DAVClient(url=server.base, username=creds["user"], password=creds["password"],
+                              timeout=HTTP_TIMEOUT)
+    mine = {c.get_display_name(): c for c in client.principal().calendars()}["Mine"]
+    served = {}
+    for todo in mine.todos():
+        text = todo.data if isinstance(todo.data, str) else todo.data.decode("utf-8")
+        served[uid(todo)] = (text, icalendar.Calendar.from_ical(text))
+    client.close()
+    check(bidi in served and alarmed in served, f"Mine lacks {BIDI_TITLE!r} or {ALARMED_TITLE!r}: {sorted(served)}")
+    text, cal = served[bidi]
+    got = [str(c.get("summary")) for c in cal.walk("VTODO")]
+    check(got == [BIDI_SHOWN],
+          f"icalendar parsed the SUMMARY of {bidi} as {got!r}, not the override written visibly")
+    check("\u202e" not in text, f"the served {bidi}.ics holds the override itself:\n{text}")
+    text, cal = served[alarmed]
+    alarms = [a for a in cal.walk("VALARM")]
+    triggers = [a.get("trigger").dt for a in alarms]
+    check(triggers == [datetime.timedelta(minutes=-15)],
+          f"icalendar parsed the triggers {triggers!r} from {alarmed}.ics, not only -15 minutes:\n{text}")
+    check("X-KEEP:1" in text, f"{alarmed}.ics lost its other kept line:\n{text}")
+    say("python-caldav and icalendar read the override as \\u{202e} and only the placeable alarm")
+
+    phone(vdirsyncer + ["sync"], "vdirsyncer sync (the override and the alarms)")
+    listed = json.loads(phone(todoman + ["--porcelain", "list"], "todoman list") or "[]")
+    summaries = {t.get("summary"): t["id"] for t in listed}
+    check(BIDI_SHOWN in summaries and ALARMED_TITLE in summaries,
+          f"todoman lists {sorted(summaries)}, not {BIDI_TITLE!r} written visibly and {ALARMED_TITLE!r}")
+    phone(todoman + ["edit", str(summaries[BIDI_SHOWN]), "--priority", "high"],
+          "todoman edit --priority high (the override)")
+    phone(vdirsyncer + ["sync"], "vdirsyncer sync (after the edit)")
+    shown = h.show(bidi)
+    check(shown["priority"] == "high" and shown["title"] == BIDI_TITLE,
+          f"after todoman's edit, `todo show` has priority {shown['priority']!r} and title {shown['title']!r}; "
+          f"wanted 'high' and {BIDI_TITLE!r}")
+    name, text = ics_of(alarmed)
+    check(text is not None and "P99999999W" not in text and "TRIGGER:-PT15M" in text,
+          f"the phone's copy of {alarmed} is {name}:\n{text}")
+    say("todoman listed both; its edit sent back kept the stored title, override and all")
 
 
 def main():
@@ -246,7 +329,7 @@ def main():
         check(creds["url"] == f"{server.base}dav/", f"app-password printed the address {creds['url']!r}")
         say(f"todo-serve on {server.base}, Ann's app password for {creds['user']}")
         python_caldav(h, server, creds)
-        vdirsyncer_todoman(h, server, creds, args.venv)
+        served_to_every_app(h, server, creds, *vdirsyncer_todoman(h, server, creds, args.venv))
         fsck = run(["git", "-C", h.repo, "fsck", "--strict"], h.env, timeout=120)
         say(f"git fsck --strict is clean{': ' + fsck.strip() if fsck.strip() else ''}")
     except Failed as e:
