@@ -76,6 +76,8 @@ release: release-todo
 # todo alone: what the demo needs (the server's release build takes several minutes more).
 release-todo: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
+	@! grep -a -q -e TODO_MAINTENANCE_STOP_AT -e TODO_ID_SEED "$(RELEASE_BIN)" || \
+		{ echo "make: the release todo holds a test hook (docs/TESTING.md)" >&2; exit 1; }
 
 old-todo: deps
 	SWIFT="$(SWIFT)" sh scripts/build-at.sh $(OLD_COMMIT) $(OLD_DIR)

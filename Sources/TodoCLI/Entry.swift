@@ -15,8 +15,10 @@ public enum TodoCLI {
         }
         let verbose = arguments.contains("--verbose")
         Household.declareOneCommandProcess()
-        // Ids the same on every run of a test (docs/TESTING.md); unset, they are random.
+        #if TODO_TEST_HOOKS
+        // Ids the same on every run of a test (docs/TESTING.md; debug builds only); unset, random.
         if let seed = Env.get("TODO_ID_SEED") { IDSource.seed(UInt64(seed)) }
+        #endif
         do {
             // The web front end is another executable: nothing of it is parsed or linked here.
             if let serve = CommandLineFront.serveArguments(arguments) { try ServeCommand.exec(serve) }

@@ -10,6 +10,26 @@ enum HealthWarnings {
             "todo: warning: \(n) task file\(n == 1 ? " was" : "s were") changed by hand and not committed (\(shown(paths))); commit or discard \(n == 1 ? "it" : "them") with git, see `todo doctor`.")
     }
 
+    /// The hand edits `check` finds, warned about; when the check itself fails, one line
+    /// saying so instead (the command goes on, its exit status unchanged).
+    static func handEdits(checking check: () throws(StoreError) -> [String]) {
+        do {
+            handEdits(try check())
+        } catch {
+            printError("todo: warning: hand edits could not be checked (\(Terminal.safe(Worded(error, paths: .shown).sentence))); run `todo doctor`.")
+        }
+    }
+
+    /// The committed task files `check` finds unreadable, warned about; when the check itself
+    /// fails, one line saying so instead.
+    static func unreadable(checking check: () throws(StoreError) -> [BadFile]) {
+        do {
+            unreadable(try check())
+        } catch {
+            printError("todo: warning: the task files could not be checked (\(Terminal.safe(Worded(error, paths: .shown).sentence))); run `todo doctor`.")
+        }
+    }
+
     static func unreadable(_ bad: [BadFile]) {
         guard !bad.isEmpty else { return }
         let n = bad.count

@@ -55,6 +55,33 @@ import TodoCore
         #expect(status["handEdits"]?.strings == [milk.path, stray].sorted())
     }
 
+    /// When the check itself fails (here, the tree of a folder that looks edited cannot be
+    /// read: its object is damaged), `show` says so in one line rather than saying nothing, and
+    /// goes on with the same exit status (`list` words the same check with the same call).
+    @Test func aCheckThatFailsIsSaidNotSkipped() throws {
+        let sb = try Sandbox()
+        try sb.initHousehold()
+        let milk = try sb.add("Buy milk")
+        var bins = try sb.add("Take out the bins")
+        for n in 0..<20 where bins.id.prefix(2) == milk.id.prefix(2) { bins = try sb.add("Take out the bins \(n)") }
+        try #require(bins.id.prefix(2) != milk.id.prefix(2))
+        let folder = "tasks/\(bins.id.prefix(2))"
+        let tree = try sb.git("rev-parse", "HEAD:" + folder).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let object = sb.repo() + "/.git/objects/\(tree.prefix(2))/\(tree.dropFirst(2))"
+        try #require(chmod(object, 0o644) == 0)
+        try writeBytes(object, Array("damaged".utf8))
+        var later = [timespec(tv_sec: time(nil) + 60, tv_nsec: 0), timespec(tv_sec: time(nil) + 60, tv_nsec: 0)]
+        try #require(utimensat(AT_FDCWD, sb.repo() + "/" + folder, &later, 0) == 0)
+        do {
+            let r = try sb.todo("show", milk.short)
+            #expect(r.exitCode == 0, "\(r)")
+            #expect(r.stdout.contains("Buy milk"), "\(r)")
+            let lines = warnings(r).filter { $0.contains("hand edits") }
+            #expect(lines.count == 1 && lines.first?.hasPrefix("todo: warning: hand edits could not be checked (") == true, "\(r)")
+            #expect(lines.first?.hasSuffix("); run `todo doctor`.") == true, "\(r)")
+        }
+    }
+
     /// A later command that writes other files (and the index) does not make a hand edit look
     /// committed.
     @Test func aHandEditIsStillReportedAfterAnotherChange() throws {

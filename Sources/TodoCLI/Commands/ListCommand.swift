@@ -60,7 +60,7 @@ struct ListCommand: ParsableCommand {
         for b in bad {
             printError("todo: warning: \(Terminal.safe(b.path)) cannot be read (\(Terminal.safe(b.reason))); it is left out.")
         }
-        HealthWarnings.handEdits((try? h.quickHandEdits(snap)) ?? [])
+        HealthWarnings.handEdits { () throws(StoreError) in try h.quickHandEdits(snap) }
         let render = Render(today: today, minuteOfDay: Env.minuteOfDay(h.clock))
         var query = TaskQuery()
         query.which = deleted ? .deleted : done ? .done : all ? .openAndDone : .open
@@ -110,8 +110,8 @@ struct ShowCommand: ParsableCommand {
         let context = snap.turnContext(h.clock)
         let taskID = try snap.resolve(id)
         guard let task = try snap.task(taskID) else { throw StoreError.taskNotFound(id) }
-        HealthWarnings.handEdits((try? h.handEdits(snap, task: taskID)) ?? [])
-        HealthWarnings.unreadable((try? snap.unreadable()) ?? [])
+        HealthWarnings.handEdits { () throws(StoreError) in try h.handEdits(snap, task: taskID) }
+        HealthWarnings.unreadable { () throws(StoreError) in try snap.unreadable() }
         if output.json {
             print(JSONWriter.compact(ChoreText.json(task, today: Env.today(h.clock), context: context)))
             return

@@ -31,17 +31,13 @@ struct MaintenanceCommand: ParsableCommand {
     @Flag(help: .hidden) var afterSync = false
     @OptionGroup var output: JSONFlag
 
-    func run() throws {
-        // Started by a command in the background: the commands people wait for go first.
-        if auto { _ = nice(10) }
-        let h = try household.open()
-        var options = MaintenanceOptions()
-        options.auto = auto
-        options.afterSync = afterSync
+    #if TODO_TEST_HOOKS
+    /// The tests' hooks (debug builds only, docs/TESTING.md): `TODO_MAINTENANCE_GRACE` replaces
+    /// the grace period; `TODO_MAINTENANCE_STOP_AT=NAME:MARKER` creates MARKER at checkpoint
+    /// NAME and waits there to be killed.
+    static func testHooks(_ options: inout MaintenanceOptions) {
         if let grace = Env.get("TODO_MAINTENANCE_GRACE").flatMap(Double.init), grace >= 0 { options.grace = grace }
-        options.exactThreshold = Env.get("TODO_MAINTENANCE_THRESHOLD").flatMap { Int($0) }
         if let stop = Env.get("TODO_MAINTENANCE_STOP_AT"), let colon = stop.firstIndex(of: ":") {
-            // Tests only: at checkpoint NAME, create the marker file and wait to be killed.
             let name = String(stop[..<colon])
             let marker = String(stop[stop.index(after: colon)...])
             options.checkpoint = { point in
@@ -50,6 +46,20 @@ struct MaintenanceCommand: ParsableCommand {
                 while true { pause() }
             }
         }
+    }
+    #endif
+
+    func run() throws {
+        // Started by a command in the background: the commands people wait for go first.
+        if auto { _ = nice(10) }
+        let h = try household.open()
+        var options = MaintenanceOptions()
+        options.auto = auto
+        options.afterSync = afterSync
+        options.exactThreshold = Env.get("TODO_MAINTENANCE_THRESHOLD").flatMap { Int($0) }
+        #if TODO_TEST_HOOKS
+        Self.testHooks(&options)
+        #endif
         let report = try h.maintain(options)
         if auto { return }
         var out = Output()
