@@ -148,6 +148,11 @@ public struct Task: Equatable, Sendable {
     /// Top-level fields this version does not know, kept verbatim.
     public var extra: [String: JSONValue]
 
+    /// The stamp of the last write of the status: who marked it done or open, and when.
+    public var statusStamp: FieldStamp? { stamps["status"] }
+    /// The stamp of the last write of `deleted`: who deleted (or restored) the task, and when.
+    public var deletedStamp: FieldStamp? { stamps["deleted"] }
+
     public init(
         id: TaskID, title: String, createdAt: String, createdBy: String, status: Status = .open, notes: String = "",
         assignee: String? = nil, due: Due? = nil, priority: Priority = .normal, deleted: Bool = false

@@ -31,6 +31,8 @@ enum ServeWording {
             return (409, "Not a chore", "Only chores can be skipped.")
         case .dateOutOfRange:
             return (422, "Date out of range", Worded(error).fact)
+        case .fieldRefused:
+            return (422, "Not saved", Worded(error).fact)
         case .householdNotFound, .notAHousehold, .invalidHouseholdName:
             return (503, "The household is gone", "The server cannot open its household. " + askOwner)
         case .memberLeft:

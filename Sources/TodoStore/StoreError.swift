@@ -80,7 +80,17 @@ public enum StoreError: Error, Sendable {
     /// `field` is what holds it (`due`, `repeat` for a chore's start, `on` for an occurrence
     /// named, `away`, `occurrences`, `completions`, `turns`, `rotations`). Nothing is written.
     case dateOutOfRange(field: String, date: CivilDate)
+    /// A value the field rules refuse (`FieldRules`; a device's kept lines past their bounds):
+    /// `value` is what was given. Nothing is written.
+    case fieldRefused(field: RuledField, value: String, problem: FieldRules.Problem)
     case git(GitError)
+
+    /// What `fieldRefused` refused.
+    public enum RuledField: String, Sendable {
+        case title, notes, tag, assignee, item
+        /// The property lines a device sent that the task keeps for it (docs/CALDAV.md).
+        case keptLines
+    }
 
     /// Why `conflicts restore` has nothing to write.
     public enum NothingToRestore: Sendable {

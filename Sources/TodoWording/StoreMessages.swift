@@ -158,6 +158,8 @@ extension Worded {
             self.init("That absence cannot be recorded: \(why). Nothing was changed.", exit: .usage)
         case .dateOutOfRange(let field, let date):
             self.init("\(Self.dateField(field)) \(date) is outside the dates todo keeps (\(DateBounds.text)). Nothing was changed.", exit: .usage)
+        case .fieldRefused(let field, let value, let problem):
+            self.init("\(Self.refusal(field: field, value: value, problem: problem)) Nothing was changed.", exit: .usage)
         case .sameMember(let task, let member):
             self.init(
                 "\(safe(member)) would swap or pass a turn of chore \(safe(task)) with themselves. Nothing was changed.",
@@ -196,6 +198,27 @@ extension Worded {
                 exit: .software, detail: safe(g.description))
         case .internalError(let path, let cause):
             self.init(internal: paths == .shown ? "\(cause.text) (in \(path))" : Self.reason(cause, paths))
+        }
+    }
+
+    /// Why the field rules refused `value` for `field`, in the words a form shows for the same
+    /// text (`FormInput`).
+    public static func refusal(field: StoreError.RuledField, value: String, problem: FieldRules.Problem) -> String {
+        let sentence: Result<String, InputProblem> =
+            switch field {
+            case .title: FormInput.title(value).map { _ in "" }
+            case .notes: FormInput.notes(value).map { _ in "" }
+            case .tag: FormInput.tag(value).map { _ in "" }
+            case .item: FormInput.item(value).map { _ in "" }
+            case .assignee: problem == .empty ? .failure(InputProblem("The assignee is empty.")) : FormInput.assignee(value).map { _ in "" }
+            case .keptLines: .failure(InputProblem("The to-do carries more properties than the server keeps."))
+            }
+        if case .failure(let p) = sentence { return p.message }
+        // The rules passed the value when worded: the store's problem, in general words.
+        switch problem {
+        case .empty: return "The \(field.rawValue) is empty."
+        case .tooLong(let limit): return "The \(field.rawValue) is longer than \(limit)."
+        case .invalid: return "The \(field.rawValue) \"\(safe(value))\" cannot be kept."
         }
     }
 

@@ -66,6 +66,36 @@ import Testing
         #expect(silent.isEmpty, "try? without a reason: \(silent.joined(separator: ", "))")
     }
 
+    /// The store owns every rule (docs/ARCHITECTURE.md, "The store owns every rule"): no
+    /// front end changes a task itself (an `inout Task`, one of Task's writing calls) or names
+    /// a stored field, a stamp or an unknown field by a string; they hand the store typed
+    /// changes (`TaskEdit`, `DeviceChange`) and word its answer.
+    @Test func noFrontEndWritesATask() throws {
+        let forbidden: [(String, Regex<AnyRegexOutput>)] = [
+            ("an inout Task", try Regex(#"inout\s+Task\b"#)),
+            ("a Task writing call", try Regex(#"\.write\(\s*"|\.(setValue|setTag|setItem|setOccurrence|setTurn|setCompletion|setRecurrence|setRotation|setRotationEntry|changeRotation|setAnchor|setAlarm|setScheduleMode|setRotateMode|deviceComplete|deviceUncomplete)\("#)),
+            ("a stamp or tag state by name", try Regex(#"\.(stamps|tagStates)\["#)),
+            ("an unknown field by name", try Regex(#"\.extra\[\s*""#)),
+            ("a stored field's constant", try Regex(#"CalDAVRecord\.field|Task\.(stampedFields|fieldOrder)"#)),
+        ]
+        var files = 0
+        var found: [String] = []
+        for folder in ["Sources/TodoServe", "Sources/TodoCLI"] {
+            for (path, text) in try Self.swiftFiles(under: folder) {
+                files += 1
+                for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                    let code = line.drop(while: { $0 == " " })
+                    if code.hasPrefix("//") { continue }
+                    for (what, pattern) in forbidden where line.contains(pattern) {
+                        found.append("\(path):\(number + 1) (\(what))")
+                    }
+                }
+            }
+        }
+        #expect(files > 50, "the scan found the sources")
+        #expect(found.isEmpty, "a front end writes a task: \(found.joined(separator: ", "))")
+    }
+
     /// `try?` as a word: not the end of `entry?` or `retry?`.
     static var tryQuestionMark: Regex<(Substring, Substring)> { /(^|[^A-Za-z0-9_])try\?/ }
 }

@@ -68,6 +68,7 @@ public enum WordingSamples {
             .leaveToSelf("Ann"),
             .badAwayWindow(from: later, until: today, today: today),
             .dateOutOfRange(field: "due", date: CivilDate(year: 1, month: 1, day: 1)!),
+            .fieldRefused(field: .title, value: " ", problem: .empty),
             .git(GitError(code: -1, errorClass: 2, message: "failed to open '\(local)/data/home/.git/HEAD'", function: "git_reference_lookup")),
         ]
     }
@@ -112,12 +113,13 @@ public enum WordingSamples {
         case .leaveToSelf: "leaveToSelf"
         case .badAwayWindow: "badAwayWindow"
         case .dateOutOfRange: "dateOutOfRange"
+        case .fieldRefused: "fieldRefused"
         case .git: "git"
         }
     }
 
     /// How many cases `StoreError` has: `name` lists them all.
-    public static let storeErrorCases = 39
+    public static let storeErrorCases = 40
 
     /// Every `SyncProblem` case; the remotes that can be a path are under `local` (a path remote
     /// of this machine) and, once more, a URL of another machine.

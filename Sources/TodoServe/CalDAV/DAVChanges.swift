@@ -15,21 +15,41 @@ struct DAVRefusal: Error {
     static func object(_ reason: String) -> DAVRefusal { DAVRefusal(status: 403, caldav: "valid-calendar-object-resource", reason: reason) }
     static func precondition(_ reason: String) -> DAVRefusal { DAVRefusal(status: 412, reason: reason) }
 
-    /// A write's store call: the store's refusal of a date outside `DateBounds` is the client's
-    /// calendar data (403 `valid-calendar-data`, the range in the reason); any other failure
-    /// as `Site.store` words it.
+    /// A write's store call: the store's refusals of what the client sent are its calendar
+    /// data, worded for a client (a date outside `DateBounds`: 403 `valid-calendar-data`; a
+    /// value the field rules refuse: 403 `valid-calendar-object-resource`, kept lines past their
+    /// bounds: 403 `max-resource-size`; a tick the chore does not take yet: 403; an item no
+    /// longer on the list: 409); any other failure as `Site.store` words it.
     static func storing<T>(_ site: Site, _ body: () throws(StoreError) -> T) throws -> T {
         do {
             return try body()
         } catch {
-            if case .dateOutOfRange = error { throw DAVRefusal.calendarData(Worded(error).fact) }
-            return try site.store { () throws(StoreError) -> T in throw error }
+            switch error {
+            case .dateOutOfRange: throw DAVRefusal.calendarData(Worded(error).fact)
+            case .fieldRefused(let field, let value, let problem): throw refusal(field: field, value: value, problem: problem)
+            case .notYetDue, .notAnOccurrence, .memberAbsent, .notInRotation: throw DAVRefusal.object(Worded(error).fact)
+            case .itemNotFound: throw DAVRefusal(status: 409, reason: "The item is no longer on the list.")
+            default: return try site.store { () throws(StoreError) -> T in throw error }
+            }
+        }
+    }
+
+    /// A value the store's field rules refused, in a client's words.
+    static func refusal(field: StoreError.RuledField, value: String, problem: FieldRules.Problem) -> DAVRefusal {
+        switch field {
+        case .title: return .object("The title is empty or too long.")
+        case .notes: return .object("The notes are too long.")
+        case .item: return .object("The item's text is empty or too long.")
+        case .tag: return .object("The category \"\(value)\" cannot be a tag.")
+        case .keptLines:
+            return DAVRefusal(status: 403, caldav: "max-resource-size", reason: "The to-do carries more properties than the server keeps.")
+        case .assignee: return .object(Worded.refusal(field: field, value: value, problem: problem))
         }
     }
 }
 
-/// What a client changed in one VTODO, against the version it started from, written into a
-/// task (the device's version in `Household.deviceChange`). Only what differs is written.
+/// What a client changed in one VTODO, against the version it started from, as the store's
+/// device edits (`DeviceEdit`): only what differs. The store checks and writes them.
 enum DAVApply {
     /// The base with every field the item already has as sent counted as unchanged, so a
     /// client that sends the same thing twice changes nothing the second time.
@@ -51,208 +71,83 @@ enum DAVApply {
     /// reopens what its base had completed, or marks in process what its base had open while
     /// the task is now done (`currentDone`), reopens it; a NEEDS-ACTION as in its base leaves
     /// a completion made since alone.
-    static func task(
-        _ sent: VTodo, against base: VTodo, to t: inout Task, stamp: FieldStamp, currentDone: Bool = false
-    ) throws -> [String] {
-        var fields: [String] = []
+    static func task(_ sent: VTodo, against base: VTodo, currentDone: Bool = false) throws -> [DeviceEdit] {
+        var edits: [DeviceEdit] = []
         if sent.rrule != nil || sent.rruleText != nil, base.rrule == nil {
             throw DAVRefusal.object("A repeat rule can be given only when a to-do is created.")
         }
-        if sent.summary != base.summary {
-            guard case .success(let title) = FieldRules.title(sent.summary) else { throw DAVRefusal.object("The title is empty or too long.") }
-            try t.write("title", .string(title), stamp: stamp)
-            fields.append("title")
-        }
-        if sent.notes != base.notes {
-            guard case .success(let notes) = FieldRules.notes(sent.notes) else { throw DAVRefusal.object("The notes are too long.") }
-            try t.write("notes", .string(notes), stamp: stamp)
-            fields.append("notes")
-        }
-        if sent.due != base.due {
-            try t.write("due", sent.due.map { .string($0.description) } ?? .null, stamp: stamp)
-            fields.append("due")
-        }
-        if sent.priority != base.priority {
-            try t.write("priority", .string(sent.priority.rawValue), stamp: stamp)
-            fields.append("priority")
-        }
-        if sent.alarm != base.alarm {
-            try t.write("alarm", sent.alarm.map { .string($0.text) } ?? .null, stamp: stamp)
-            fields.append("alarm")
-        }
-        let sentTags = try tags(sent.categories)
+        if sent.summary != base.summary { edits.append(.title(sent.summary)) }
+        if sent.notes != base.notes { edits.append(.notes(sent.notes)) }
+        if sent.due != base.due { edits.append(.due(sent.due)) }
+        if sent.priority != base.priority { edits.append(.priority(sent.priority)) }
+        if sent.alarm != base.alarm { edits.append(.alarm(sent.alarm)) }
+        let sentTags = tags(sent.categories)
         let baseTags = Set(base.categories)
-        for tag in sentTags where !baseTags.contains(tag) {
-            t.setTag(tag, present: true, stamp: stamp)
-            fields.append("+" + tag)
-        }
-        for tag in base.categories where !sentTags.contains(tag) {
-            t.setTag(tag, present: false, stamp: stamp)
-            fields.append("-" + tag)
-        }
+        for tag in sentTags where !baseTags.contains(tag) { edits.append(.tag(tag, present: true)) }
+        for tag in base.categories where !sentTags.contains(tag) { edits.append(.tag(tag, present: false)) }
         let wasDone = base.status == .completed
         switch sent.status {
-        case .completed where !wasDone:
-            try t.write("status", .string("done"), stamp: stamp)
-            fields.append("status")
+        case .completed where !wasDone: edits.append(.complete)
         case .needsAction, .inProcess:
-            if wasDone || (currentDone && sent.status != base.status) {
-                try t.write("status", .string("open"), stamp: stamp)
-                fields.append("status")
-            }
-        case .cancelled where base.status != .cancelled:
-            try t.write("deleted", .bool(true), stamp: stamp)
-            fields.append("deleted")
+            if wasDone || (currentDone && sent.status != base.status) { edits.append(.reopen) }
+        case .cancelled where base.status != .cancelled: edits.append(.delete)
         default: break
         }
-        if sent.kept != base.kept {
-            var record = CalDAVRecord(t)
-            record.item.kept = try kept(sent.kept)
-            try t.write(CalDAVRecord.field, record.json, stamp: stamp)
-            fields.append(CalDAVRecord.field)
-        }
-        return fields
+        if sent.kept != base.kept { edits.append(.keptLines(sent.kept)) }
+        return edits
     }
 
     /// One occurrence of a chore: a tick, an un-tick, a skip, a new title for the chore, or
     /// the kept lines; anything else is refused.
-    static func occurrence(
-        _ sent: VTodo, against base: VTodo, date: CivilDate, to t: inout Task, stamp: FieldStamp, member: String,
-        context: TurnContext, today: CivilDate, zone: TimeZoneRules
-    ) throws -> [String] {
+    static func occurrence(_ sent: VTodo, against base: VTodo, date: CivilDate, today: CivilDate, zone: TimeZoneRules) throws -> [DeviceEdit] {
         if sent.notes != base.notes || sent.due != base.due || sent.priority != base.priority || sent.alarm != base.alarm
             || Set(sent.categories) != Set(base.categories) || sent.rrule != nil || sent.rruleText != nil
         {
             throw DAVRefusal.object(
                 "This is one occurrence of a repeating chore: only its title, done or not, and skipping it can change here. Change the chore itself on the household's page or with todo.")
         }
-        var fields: [String] = []
-        if sent.summary != base.summary {
-            guard case .success(let title) = FieldRules.title(sent.summary) else { throw DAVRefusal.object("The title is empty or too long.") }
-            try t.write("title", .string(title), stamp: stamp)
-            fields.append("title")
-        }
+        var edits: [DeviceEdit] = []
+        if sent.summary != base.summary { edits.append(.title(sent.summary)) }
         if sent.status != base.status {
             switch sent.status {
-            case .completed:
-                let day = sent.completed.map { DAVRender.day($0, zone) } ?? today
-                do {
-                    if try t.deviceComplete(date, member: member, day: min(day, today), stamp: stamp, context: context, today: today) {
-                        fields.append(date.description)
-                    }
-                } catch {
-                    throw DAVRefusal.object(Worded(error).fact)
-                }
+            case .completed: edits.append(.completeOccurrence(date, day: sent.completed.map { DAVRender.day($0, zone) } ?? today))
             case .needsAction, .inProcess:
                 if base.status == .completed {
-                    if t.deviceUncomplete(date, member: member, stamp: stamp, context: context, today: today) { fields.append(date.description) }
+                    edits.append(.uncompleteOccurrence(date))
                 } else if base.status == .cancelled {
-                    t.setOccurrence(date, .open, stamp: stamp)
-                    fields.append(date.description)
+                    edits.append(.reopenOccurrence(date))
                 }
-            case .cancelled:
-                t.setOccurrence(date, .skipped, stamp: stamp)
-                fields.append(date.description)
+            case .cancelled: edits.append(.skipOccurrence(date))
             }
         }
-        if sent.kept != base.kept {
-            var record = CalDAVRecord(t)
-            var entry = record.occurrences[date.description] ?? CalDAVRecord.Entry()
-            entry.kept = try kept(sent.kept)
-            record.occurrences[date.description] = entry
-            try t.write(CalDAVRecord.field, record.json, stamp: stamp)
-            fields.append(CalDAVRecord.field)
-        }
-        return fields
+        if sent.kept != base.kept { edits.append(.occurrenceKeptLines(date, sent.kept)) }
+        return edits
     }
 
     /// One checklist item: its text (the item keeps its place and UID), its tick, its kept lines.
-    static func item(_ sent: VTodo, against base: VTodo, key: String, to t: inout Task, stamp: FieldStamp) throws -> [String] {
+    static func item(_ sent: VTodo, against base: VTodo, key: String) throws -> [DeviceEdit] {
         if sent.notes != base.notes || sent.due != base.due || sent.priority != base.priority || sent.alarm != base.alarm
             || !sent.categories.isEmpty || sent.rrule != nil || sent.rruleText != nil
         {
             throw DAVRefusal.object("A checklist item has only its text and its tick.")
         }
-        guard var item = t.checklist.first(where: { $0.key == key }) else {
-            throw DAVRefusal(status: 409, reason: "The item is no longer on the list.")
-        }
-        var fields: [String] = []
-        var record = CalDAVRecord(t)
-        var entry = record.items[key] ?? CalDAVRecord.Entry()
-        var recordChanged = false
-        if sent.summary != base.summary {
-            guard case .success(let text) = FieldRules.item(sent.summary) else { throw DAVRefusal.object("The item's text is empty or too long.") }
-            let newKey = Checklist.key(text)
-            if newKey == key {
-                item.text = text
-                item.stamp = stamp
-                t.setItem(item)
-            } else {
-                // Another key: the old item is removed and the new one takes its place in the
-                // order (its `added` stamp) and its UID and href.
-                var old = item
-                old.state = .removed
-                old.stamp = stamp
-                t.setItem(old)
-                let existing = t.checklist.first { $0.key == newKey }
-                item = ChecklistItem(key: newKey, state: item.state, text: text, added: existing?.added ?? item.added, stamp: stamp)
-                t.setItem(item)
-                if entry.uid == nil { entry.uid = "\(t.id.hex)-\(key)" }
-                if entry.href == nil { entry.href = "\(t.id.hex)-\(key).ics" }
-                record.items[key] = nil
-                recordChanged = true
-            }
-            fields.append("item")
-        }
-        let checked = sent.status == .completed
-        if checked != (item.state == .checked) {
-            item.state = checked ? .checked : .open
-            item.stamp = stamp
-            t.setItem(item)
-            fields.append("item")
-        }
-        if sent.kept != base.kept {
-            entry.kept = try kept(sent.kept)
-            recordChanged = true
-        }
-        if recordChanged {
-            record.items[item.key] = entry.isEmpty ? nil : entry
-            try t.write(CalDAVRecord.field, record.json, stamp: stamp)
-            fields.append(CalDAVRecord.field)
-        }
-        return fields
+        var edits: [DeviceEdit] = []
+        if sent.summary != base.summary { edits.append(.itemText(key: key, text: sent.summary)) }
+        edits.append(.itemChecked(key: key, sent.status == .completed))
+        if sent.kept != base.kept { edits.append(.itemKeptLines(key: key, sent.kept)) }
+        return edits
     }
 
-    /// A new item on a checklist, keeping the client's UID and href.
-    static func addItem(_ sent: VTodo, name: String, to t: inout Task, stamp: FieldStamp) throws -> [String] {
-        guard case .success(let text) = FieldRules.item(sent.summary) else { throw DAVRefusal.object("The item's text is empty or too long.") }
-        let key = Checklist.key(text)
-        let existing = t.checklist.first { $0.key == key }
-        let state: ItemState = sent.status == .completed ? .checked : .open
-        t.setItem(ChecklistItem(key: key, state: state, text: text, added: existing?.added ?? stamp, stamp: stamp))
-        var record = CalDAVRecord(t)
-        record.items[key] = CalDAVRecord.Entry(uid: sent.uid, href: name, kept: try kept(sent.kept))
-        try t.write(CalDAVRecord.field, record.json, stamp: stamp)
-        return ["item"]
-    }
-
-    /// CATEGORIES as tags: white space inside one becomes `-` (a tag is one word).
-    static func tags(_ categories: [String]) throws -> [String] {
+    /// CATEGORIES as tags: white space inside one becomes `-` (a tag is one word); the store
+    /// checks each.
+    static func tags(_ categories: [String]) -> [String] {
         var out: [String] = []
         for c in categories {
-            let word = c.split(whereSeparator: { $0.isWhitespace }).joined(separator: "-")
-            guard !word.isEmpty else { continue }
-            guard case .success(let tag) = FieldRules.tag(word) else { throw DAVRefusal.object("The category \"\(word)\" cannot be a tag.") }
-            if !out.contains(tag) { out.append(tag) }
+            var word = c.split(whereSeparator: { $0.isWhitespace }).joined(separator: "-")
+            if word.hasPrefix("+") { word.removeFirst() }
+            guard !word.isEmpty, !out.contains(word) else { continue }
+            out.append(word)
         }
         return out
-    }
-
-    /// Kept lines, within the record's bounds.
-    static func kept(_ lines: [String]) throws -> [String] {
-        guard lines.count <= CalDAVRecord.maxKeptLines, lines.allSatisfy({ $0.utf8.count <= CalDAVRecord.maxKeptLine }) else {
-            throw DAVRefusal(status: 403, caldav: "max-resource-size", reason: "The to-do carries more properties than the server keeps.")
-        }
-        return lines
     }
 }

@@ -26,9 +26,9 @@ enum DAVRender {
             }
             // Done: in Mine for the member it was assigned to or who completed it, for 14 days.
             guard mine, !record.isHidden("", from: member) else { return [] }
-            let doneBy = t.stamps["status"]?.member
+            let doneBy = t.statusStamp?.member
             guard t.assignee == member || doneBy == member else { return [] }
-            let doneAt = t.stamps["status"]?.stamp.wall ?? 0
+            let doneAt = t.statusStamp?.stamp.wall ?? 0
             guard day(doneAt, state.zone).adding(days: doneDays) >= state.today else { return [] }
             return [taskItem(t, record: record, blob: blob, state: state, turnLine: nil)]
         }
@@ -100,7 +100,7 @@ enum DAVRender {
         v.due = t.due
         if t.status == .done {
             v.status = .completed
-            v.completed = t.stamps["status"]?.stamp.wall
+            v.completed = t.statusStamp?.stamp.wall
         }
         return v
     }

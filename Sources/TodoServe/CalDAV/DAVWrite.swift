@@ -62,16 +62,10 @@ enum DAVWrite {
             sent = sent.withoutBase(current: existing.vtodo, statesStatus: statement.statesStatus, modified: statement.modified)
         }
         let effective = base == nil ? baseItem : DAVApply.effectiveBase(baseItem, current: existing.vtodo, sent: sent)
-        let final = sent
-        let outcome = try change(r, existing, base: base, verb: verb(final, was: existing.vtodo)) { t, stamp, context, today in
-            var fields = try apply(final, against: effective, kind: existing.kind, to: &t, stamp: stamp, context: context, today: today, r: r, state: state)
-            // A task moved into Mine from Household becomes the member's (never a chore's turn).
-            if case .task = existing.kind, c == .mine, t.assignee != r.member, !fields.isEmpty, t.recurrence == nil {
-                try t.write("assignee", .string(r.member), stamp: stamp)
-                fields.append("assignee")
-            }
-            return fields
-        }
+        let edits = try apply(sent, against: effective, kind: existing.kind, task: existing.task, state: state)
+        // A task edited in Mine becomes the member's (never a chore's turn).
+        let claim = existing.kind == .task && c == .mine
+        let outcome = try change(r, existing, base: base, verb: verb(sent, was: existing.vtodo), DeviceChange(edits, claim: claim))
         r.site.afterChange(commit: outcome.commit)
         return try answer(r, c, name: name, sent: sent, status: 204)
     }
@@ -130,40 +124,24 @@ enum DAVWrite {
         } else if base == current {
             base = nil
         }
-        let final = sent
         // A field the task already has as sent is no change (the same PUT twice changes nothing).
-        let effective = base == nil ? baseItem : DAVApply.effectiveBase(baseItem, current: now, sent: final)
-        let removedItem: Bool
-        if case .item(let key) = item.kind { removedItem = current.checklist.first { $0.key == key }?.state == .removed } else { removedItem = false }
-        let outcome = try change(r, live, base: base, verb: verb(final, was: baseItem)) { t, stamp, context, today in
-            let fields = try apply(final, against: effective, kind: item.kind, to: &t, stamp: stamp, context: context, today: today, r: r, state: state)
-            // An item someone removed stays removed, with the client's text.
-            if removedItem, case .item(let key) = item.kind, !fields.isEmpty, var entry = t.checklist.first(where: { $0.key == key }),
-                entry.state != .removed
-            {
-                entry.state = .removed
-                entry.stamp = stamp
-                t.setItem(entry)
-            }
-            return fields
-        }
+        let effective = base == nil ? baseItem : DAVApply.effectiveBase(baseItem, current: now, sent: sent)
+        // An item someone removed stays removed, with the client's text (the store's rule).
+        let edits = try apply(sent, against: effective, kind: item.kind, task: item.task, state: state)
+        let outcome = try change(r, live, base: base, verb: verb(sent, was: baseItem), DeviceChange(edits))
         r.site.afterChange(commit: outcome.commit)
         return Response(status: .noContent)
     }
 
-    /// The fields of one item of `kind` a client changed, written into `t`.
-    static func apply(
-        _ sent: VTodo, against base: VTodo, kind: DAVItemKind, to t: inout Task, stamp: FieldStamp, context: TurnContext,
-        today: CivilDate, r: DAVRequest, state: DAVState
-    ) throws -> [String] {
+    /// What a client changed in one item of `kind`, as the store's device edits.
+    static func apply(_ sent: VTodo, against base: VTodo, kind: DAVItemKind, task: TaskID, state: DAVState) throws -> [DeviceEdit] {
         switch kind {
         case .task:
-            return try DAVApply.task(sent, against: base, to: &t, stamp: stamp, currentDone: state.task(t.id)?.status == .done)
+            return try DAVApply.task(sent, against: base, currentDone: state.task(task)?.status == .done)
         case .occurrence(let date):
-            return try DAVApply.occurrence(
-                sent, against: base, date: date, to: &t, stamp: stamp, member: r.member, context: context, today: today, zone: state.zone)
+            return try DAVApply.occurrence(sent, against: base, date: date, today: state.today, zone: state.zone)
         case .item(let key):
-            return try DAVApply.item(sent, against: base, key: key, to: &t, stamp: stamp)
+            return try DAVApply.item(sent, against: base, key: key)
         }
     }
 
@@ -186,7 +164,7 @@ enum DAVWrite {
             }
         }
         if t.deleted {
-            guard let stamp = t.stamps["deleted"] else { return false }
+            guard let stamp = t.deletedStamp else { return false }
             return stamp.member == r.member && stamp.stamp.replica == r.site.replica
         }
         return [DAVCollection.mine, .household].contains { c in
@@ -305,33 +283,15 @@ enum DAVWrite {
         case .occurrence: verb = item.vtodo.status == .needsAction || item.vtodo.status == .inProcess ? "skip" : "clear"
         case .item: verb = "edit"
         }
-        let outcome = try change(r, item, base: nil, verb: verb) { t, stamp, context, today in
-            var record = CalDAVRecord(t)
-            switch item.kind {
-            case .task:
-                if t.status == .done {
-                    record.hide("", from: r.member)
-                    try t.write(CalDAVRecord.field, record.json, stamp: stamp)
-                    return [CalDAVRecord.field]
-                }
-                try t.write("deleted", .bool(true), stamp: stamp)
-                return ["deleted"]
-            case .occurrence(let date):
-                if item.vtodo.status == .needsAction || item.vtodo.status == .inProcess {
-                    t.setOccurrence(date, .skipped, stamp: stamp)
-                    return [date.description]
-                }
-                record.hide(date.description, from: r.member)
-                try t.write(CalDAVRecord.field, record.json, stamp: stamp)
-                return [CalDAVRecord.field]
-            case .item(let key):
-                guard var entry = t.checklist.first(where: { $0.key == key }) else { return [] }
-                entry.state = .removed
-                entry.stamp = stamp
-                t.setItem(entry)
-                return ["item"]
-            }
+        let edit: DeviceEdit
+        switch item.kind {
+        case .task: edit = .clear
+        case .occurrence(let date):
+            let open = item.vtodo.status == .needsAction || item.vtodo.status == .inProcess
+            edit = open ? .skipOccurrence(date) : .hideOccurrence(date)
+        case .item(let key): edit = .removeItem(key: key)
         }
+        let outcome = try change(r, item, base: nil, verb: verb, DeviceChange([edit]))
         r.site.afterChange(commit: outcome.commit)
         return Response(status: .noContent)
     }
@@ -350,8 +310,13 @@ enum DAVWrite {
             guard state.task(id) != nil else { throw DAVRefusal(status: 409, reason: "There is no such list.") }
             let listItem = DAVItem(
                 name: name, task: id, kind: .task, blob: state.blobs[id] ?? "", vtodo: sent, turnLine: nil, bytes: [])
-            let outcome = try change(r, listItem, base: nil, verb: "edit") { t, stamp, _, _ in
-                try DAVApply.addItem(sent, name: name, to: &t, stamp: stamp)
+            let add = DeviceEdit.addItem(text: sent.summary, checked: sent.status == .completed, uid: sent.uid, href: name, kept: sent.kept)
+            let outcome = try change(r, listItem, base: nil, verb: "edit", DeviceChange([add]))
+            // The store adds no item whose text is already on the list (as `--add-item`).
+            guard outcome.tasks.first?.changed == true else {
+                throw DAVRefusal(
+                    status: 409,
+                    reason: "\"\(DisplayText.invisiblesShown(sent.summary))\" is already on the list: tick or edit that item instead.")
             }
             r.site.afterChange(commit: outcome.commit)
             return try answer(r, c, name: name, sent: sent, status: 201)
@@ -359,42 +324,27 @@ enum DAVWrite {
         // The same UID elsewhere: a move (Apple sends DELETE and PUT); the task keeps its id.
         if let moved = state.tasks.first(where: { $0.id != HouseholdSettings.id && uid(of: $0) == sent.uid }) {
             let item = DAVItem(name: name, task: moved.id, kind: .task, blob: state.blobs[moved.id] ?? "", vtodo: sent, turnLine: nil, bytes: [])
-            let outcome = try change(r, item, base: nil, verb: "edit") { t, stamp, _, _ in
-                guard t.recurrence == nil else {
-                    throw DAVRefusal.object("A repeating chore's occurrences cannot be moved between lists.")
-                }
-                var before = DAVRender.base(t, CalDAVRecord(t).item)
-                before.uid = sent.uid
-                before.due = t.due
-                if t.status == .done { before.status = .completed }
-                var fields = try DAVApply.task(sent, against: before, to: &t, stamp: stamp)
-                if t.deleted {
-                    try t.write("deleted", .bool(false), stamp: stamp)
-                    fields.append("deleted")
-                }
-                if c == .mine, t.assignee != r.member {
-                    try t.write("assignee", .string(r.member), stamp: stamp)
-                    fields.append("assignee")
-                }
-                var record = CalDAVRecord(t)
-                if record.item.href != name {
-                    record.item.href = name
-                    try t.write(CalDAVRecord.field, record.json, stamp: stamp)
-                    fields.append(CalDAVRecord.field)
-                }
-                return fields
+            guard moved.recurrence == nil else {
+                throw DAVRefusal.object("A repeating chore's occurrences cannot be moved between lists.")
             }
+            var before = DAVRender.base(moved, CalDAVRecord(moved).item)
+            before.uid = sent.uid
+            before.due = moved.due
+            if moved.status == .done { before.status = .completed }
+            var edits = try DAVApply.task(sent, against: before)
+            edits.append(.restore)
+            if c == .mine { edits.append(.assignToActor) }
+            edits.append(.href(name))
+            let outcome = try change(r, item, base: nil, verb: "edit", DeviceChange(edits))
             r.site.afterChange(commit: outcome.commit)
             return try answer(r, c, name: name, sent: sent, status: 201)
         }
-        guard case .success(let title) = FieldRules.title(sent.summary) else { throw DAVRefusal.object("The title is empty or too long.") }
-        guard case .success(let notes) = FieldRules.notes(sent.notes) else { throw DAVRefusal.object("The notes are too long.") }
-        var new = NewTask(title: title)
-        new.notes = notes
+        var new = NewTask(title: sent.summary)
+        new.notes = sent.notes
         new.assignee = c == .mine ? r.member : nil
         new.due = sent.due
         new.priority = sent.priority
-        new.tags = try DAVApply.tags(sent.categories)
+        new.tags = DAVApply.tags(sent.categories)
         new.alarm = sent.alarm
         if sent.rrule != nil || sent.rruleText != nil {
             guard let rule = sent.rrule.flatMap(RepeatRule.init) else {
@@ -404,17 +354,14 @@ enum DAVWrite {
             new.recurrence = Recurrence(rule: rule, from: sent.due?.date ?? state.today)
         }
         var record = CalDAVRecord()
-        record.item = CalDAVRecord.Entry(uid: sent.uid, href: name, kept: try DAVApply.kept(sent.kept))
+        record.item = CalDAVRecord.Entry(uid: sent.uid, href: name, kept: sent.kept)
         new.caldav = record.json
         // A UID that is a task id of ours never names a new task: the client's UID is kept as is.
         let added = try DAVRefusal.storing(r.site) { () throws(StoreError) in try r.site.openForChange(member: r.member).add(new) }
         var commit = added.commit
         if sent.status == .completed, new.recurrence == nil, let id = added.tasks.first?.task.id {
             let done = try DAVRefusal.storing(r.site) { () throws(StoreError) in
-                try r.site.openForChange(member: r.member).deviceChange(id, base: nil, verb: "done") { t, stamp, _, _ in
-                    do { try t.write("status", .string("done"), stamp: stamp) } catch { return [] }
-                    return ["status"]
-                }
+                try r.site.openForChange(member: r.member).deviceChange(id, base: nil, verb: "done", DeviceChange([.complete]))
             }
             commit = done.commit ?? commit
         }
@@ -424,29 +371,11 @@ enum DAVWrite {
 
     // MARK: Helpers
 
-    /// Runs a device change on the item's task as the member; a refusal inside stays a refusal.
-    static func change(
-        _ r: DAVRequest, _ item: DAVItem, base: Task?, verb: String,
-        _ apply: @escaping (inout Task, FieldStamp, TurnContext, CivilDate) throws -> [String]
-    ) throws -> ChangeOutcome {
-        var refusal: DAVRefusal?
-        let outcome = try DAVRefusal.storing(r.site) { () throws(StoreError) in
-            try r.site.openForChange(member: r.member).deviceChange(item.task, base: base, verb: verb) { t, stamp, context, today throws(StoreError) in
-                do {
-                    return try apply(&t, stamp, context, today)
-                } catch let e as DAVRefusal {
-                    refusal = e
-                    return []
-                } catch let e as StoreError {
-                    throw e
-                } catch {
-                    refusal = DAVRefusal.object("The to-do cannot be stored: \(error).")
-                    return []
-                }
-            }
+    /// Runs a device change on the item's task as the member.
+    static func change(_ r: DAVRequest, _ item: DAVItem, base: Task?, verb: String, _ change: DeviceChange) throws -> ChangeOutcome {
+        try DAVRefusal.storing(r.site) { () throws(StoreError) in
+            try r.site.openForChange(member: r.member).deviceChange(item.task, base: base, verb: verb, change)
         }
-        if let refusal { throw refusal }
-        return outcome
     }
 
     /// The answer to a PUT: the item's ETag only when the stored item is byte for byte what
