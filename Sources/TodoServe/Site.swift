@@ -214,8 +214,8 @@ final class ShownOnce: Sendable {
 }
 
 /// A reference back to the site that does not keep it alive.
-final class WeakSite: @unchecked Sendable {
-    weak var site: Site?
+final class WeakSite: Sendable {
+    weak let site: Site?
     init(_ site: Site) { self.site = site }
 }
 

@@ -1,3 +1,4 @@
+import Synchronization
 import Glibc
 import ArgumentParser
 import TodoCore
@@ -24,36 +25,40 @@ extension SyncOptions {
 /// --json, JSON lines on standard output (`{"progress":"receiving","done":450,"total":1000}`,
 /// at most four a second, and the one that reaches the total), before the command's own JSON
 /// line; else a line on the terminal (standard error), written over and cleared at the end.
-final class ProgressPrinter: @unchecked Sendable {
+final class ProgressPrinter: Sendable {
     let json: Bool
     let started = ContinuousClock.now
-    private var lastPrinted: ContinuousClock.Instant?
-    private var last: TransferProgress?
+    /// When a JSON line was last printed, and the progress last shown.
+    private let shown = Mutex<(printed: ContinuousClock.Instant?, last: TransferProgress?)>((nil, nil))
 
     init(json: Bool) { self.json = json }
 
     func report(_ p: TransferProgress) {
         let now = ContinuousClock.now
-        guard now - started > .seconds(1), p != last else { return }
-        if !json {
-            last = p
-            printProgress(SyncMessages.progress(p))
-            return
-        }
-        let (step, done, total) =
-            switch p {
-            case .receiving(let done, let total): ("receiving", done, total)
-            case .sending(let done, let total): ("sending", done, total)
-            case .checking(let done, let total): ("checking", done, total)
-            case .writing(let done, let total): ("writing", done, total)
+        guard now - started > .seconds(1) else { return }
+        let json = self.json
+        shown.withLock { shown in
+            guard p != shown.last else { return }
+            if !json {
+                shown.last = p
+                printProgress(SyncMessages.progress(p))
+                return
             }
-        guard done >= total || lastPrinted.map({ now - $0 >= .milliseconds(250) }) ?? true else { return }
-        last = p
-        lastPrinted = now
-        print(JSONWriter.compact(.object([
-            ("progress", .string(step)), ("done", .number("\(done)")), ("total", .number("\(total)")),
-        ])))
-        fflush(nil)
+            let (step, done, total) =
+                switch p {
+                case .receiving(let done, let total): ("receiving", done, total)
+                case .sending(let done, let total): ("sending", done, total)
+                case .checking(let done, let total): ("checking", done, total)
+                case .writing(let done, let total): ("writing", done, total)
+                }
+            guard done >= total || shown.printed.map({ now - $0 >= .milliseconds(250) }) ?? true else { return }
+            shown.last = p
+            shown.printed = now
+            print(JSONWriter.compact(.object([
+                ("progress", .string(step)), ("done", .number("\(done)")), ("total", .number("\(total)")),
+            ])))
+            fflush(nil)
+        }
     }
 }
 

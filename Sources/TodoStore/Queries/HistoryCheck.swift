@@ -164,18 +164,23 @@ final class HistoryCheck: Sendable {
 
 /// A value, or the error making it failed with, that another thread makes once; `wait` returns
 /// it (as often as asked) once it is there.
-final class Outcome<Value>: @unchecked Sendable {
+final class Outcome<Value: Sendable>: Sendable {
+    /// What `wait` would throw were it ever to find no value (it cannot: `set` signals after).
+    struct Unset: Error {}
+
     private let done = DispatchSemaphore(value: 0)
-    private var result: Result<Value, any Error>?
+    private let result = Mutex<Result<Value, any Error>?>(nil)
 
     func set(_ make: () throws -> Value) {
-        result = Result { try make() }
+        let made = Result { try make() }
+        result.withLock { $0 = made }
         done.signal()
     }
 
     func wait() throws -> Value {
         done.wait()
         defer { done.signal() }
-        return try result!.get()
+        // Set before the semaphore was signalled, so never nil here.
+        return try (result.withLock { $0 } ?? .failure(Unset())).get()
     }
 }
