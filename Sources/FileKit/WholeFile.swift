@@ -13,7 +13,7 @@ public enum WholeFile {
     /// that grows or shrinks while it is read is still read to its end.
     public static func read(_ path: String) throws(FileError) -> [UInt8] {
         let fd = try open(path, .readOnly)
-        defer { _ = try? fd.close() }
+        defer { _ = try? fd.close() }  // closing a file only read: nothing of it is lost
         var info = stat()
         let regular = Glibc.fstat(fd.rawValue, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
         return try readAll(fd, path: path, expected: regular ? Int(info.st_size) : 0)
@@ -33,7 +33,7 @@ public enum WholeFile {
     /// half-written one right), and for scratch files nobody else reads.
     public static func write(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644, sync: Bool = false) throws(FileError) {
         let fd = try open(path, .writeOnly, options: [.create, .truncate], mode: mode)
-        defer { _ = try? fd.close() }
+        defer { _ = try? fd.close() }  // a failed close after a failed write: that write's error is the one reported
         try writeAll(fd, bytes, path: path)
         if sync { try fsync(fd, path: path) }
     }
@@ -50,7 +50,7 @@ public enum WholeFile {
         let tmp = path + suffix
         let fd = try open(tmp, .writeOnly, options: [.create, .truncate], mode: mode)
         do throws(FileError) {
-            defer { _ = try? fd.close() }
+            defer { _ = try? fd.close() }  // closing on the way out of a failure: the failure is the one reported
             try writeAll(fd, bytes, path: tmp)
             if durable { try fsync(fd, path: tmp) }
             try FileFaults.check(.rename, path)
@@ -62,12 +62,20 @@ public enum WholeFile {
         if durable { try syncFolder(of: path) }
     }
 
+    /// Appends all of `bytes` to `path`, creating it with `mode` when it is not there (a log
+    /// line: other writers' lines are never overwritten, O_APPEND).
+    public static func append(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws(FileError) {
+        let fd = try open(path, .writeOnly, options: [.create, .append], mode: mode)
+        defer { _ = try? fd.close() }  // a failed close after the write: the write's own outcome is what counts
+        try writeAll(fd, bytes, path: path)
+    }
+
     /// fsyncs the folder holding `path`: its entries (a rename, a new file) are on disk.
     public static func syncFolder(of path: String) throws(FileError) {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         let fd = try open(folder, .readOnly, options: [.directory])
-        defer { _ = try? fd.close() }
+        defer { _ = try? fd.close() }  // closing a folder only read: nothing of it is lost
         try fsync(fd, path: folder)
     }
 

@@ -60,7 +60,7 @@ public func readFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, w
 /// way (never a truncated file as if whole). For git's own files (the index); the store's files
 /// use `WholeFile`, which says why a read failed.
 public func readBytes(_ path: String) -> [UInt8]? {
-    try? WholeFile.read(path)
+    try? WholeFile.read(path)  // no reason wanted here (callers that need one use WholeFile)
 }
 
 /// A file mapped read-only and privately, unmapped with the value. For files that are replaced

@@ -87,7 +87,7 @@ struct IndexFile {
             let temporary = path + ".tmp"
             let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             if fd < 0 { return }
-            let written = (try? writeAll(fd, line, what: temporary)) != nil
+            let written = (try? writeAll(fd, line, what: temporary)) != nil  // the note is only a hint: one not written is remade
             close(fd)
             if !written || rename(temporary, path) != 0 { unlink(temporary) }
         }

@@ -286,7 +286,7 @@ extension Repository {
         let held = Set(try self.objects(inPackIndex: folder + written + ".idx"))
         removeLoose(loose, heldBy: held, kept: kept, into: &outcome, checkpoint: checkpoint)
         let replaced = old.filter { name in
-            guard name != written, let ids = try? self.objects(inPackIndex: folder + name + ".idx") else { return false }
+            guard name != written, let ids = try? self.objects(inPackIndex: folder + name + ".idx") else { return false }  // an old pack whose index cannot be read is kept, never removed
             return ids.allSatisfy(held.contains)
         }
         if replaced.isEmpty { return }
@@ -441,7 +441,7 @@ extension Repository {
             names.append(name)
             if let target { tips.append(target) }
         }
-        if let head = try? resolve(reference: "HEAD") { tips.append(head) }
+        if let head = try? resolve(reference: "HEAD") { tips.append(head) }  // no HEAD (an unborn branch): nothing more to keep
         for name in names {
             var reflog: OpaquePointer?
             guard git_reflog_read(&reflog, handle, name) == 0 else { continue }

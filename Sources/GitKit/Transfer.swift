@@ -236,7 +236,7 @@ extension Repository {
         if let failure = copy.state.withLock({ $0.failure }) { throw failure }
         var done = total - loose.count
         if !progress(done, total) { throw stopped() }
-        try source.copy(loose.filter { (try? source.contains($0)) == true }, to: self)
+        try source.copy(loose.filter { (try? source.contains($0)) == true }, to: self)  // cannot be looked up in the source: left out of the copy, as an object the source lacks
         done += loose.count
         if !progress(done, total) { throw stopped() }
     }

@@ -48,7 +48,7 @@ enum AutoMaintenance {
         let exact = setting.flatMap { Int($0) }
         let afterSync = writer.syncedRemote
         var due = Household.maintenanceDue(home: Env.home, name: name, exact: exact, afterSync: afterSync)
-        if !due && afterSync, let h = try? Household.openForReading(home: Env.home, name: name, clock: Env.clock),
+        if !due && afterSync, let h = try? Household.openForReading(home: Env.home, name: name, clock: Env.clock),  // unreadable: no estimate, so no housekeeping now; the command's own work is done
             let remote = h.pathRemoteObjectsDirectory()
         {
             due = Household.maintenanceDue(objectsDirectory: remote, exact: exact, afterSync: true)
@@ -63,7 +63,7 @@ enum AutoMaintenance {
             options.auto = true
             options.afterSync = afterSync
             options.exactThreshold = exact
-            _ = try? h.maintain(options)
+            _ = try? h.maintain(options)  // housekeeping on its own: a failure leaves every object where it was, the next run tries again and `todo doctor` reports
             return
         }
         startDetached(["maintenance", "--auto"] + (afterSync ? ["--after-sync"] : []) + ["-H", name])

@@ -192,10 +192,10 @@ extension SyncCommand {
     /// Records the sync's range for `todo changes` and tells, in at most ten lines, what it
     /// received from others. A failure here never fails the sync: the summary is left out.
     func receivedSummary(_ h: Household, before: String??) -> [String] {
-        guard let after = try? h.headCommit(), let before, before != after else { return [] }
+        guard let after = try? h.headCommit(), let before, before != after else { return [] }  // the sync succeeded: without its commit there is only no summary of what came in
         h.recordLastSync(from: before, to: after)
-        guard let changes = try? h.receivedChangeReport(from: before, to: after), !changes.isEmpty,
-            let shorts = try? h.snapshot().shortIDs(changes.taskIDs)
+        guard let changes = try? h.receivedChangeReport(from: before, to: after), !changes.isEmpty,  // what came in cannot be read: no summary; the sync itself succeeded
+            let shorts = try? h.snapshot().shortIDs(changes.taskIDs)  // as above
         else { return [] }
         return ChangesText.lines(changes, shorts: shorts, limit: 10, today: Env.today(h.clock))
     }

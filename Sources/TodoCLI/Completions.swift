@@ -13,8 +13,8 @@ enum Completions {
 
     /// Open tasks' short ids (`--all` on the line: every task's).
     static let taskIDs: CompletionKind = .custom { words, _, _ in
-        guard let h = try? Household.open(home: Env.home, name: household(in: words), clock: Env.clock),
-            let (tasks, _) = try? h.snapshot().loadAll()
+        guard let h = try? Household.open(home: Env.home, name: household(in: words), clock: Env.clock),  // a shell's completion: no household, no suggestions
+            let (tasks, _) = try? h.snapshot().loadAll()  // as above
         else { return [] }
         let lengths = ShortIDs.lengths(tasks.map(\.id))
         let all = words.contains("--all") || words.contains("restore")
@@ -27,11 +27,11 @@ enum Completions {
 
     /// The names tasks are assigned to, and the member's own.
     static let assignees: CompletionKind = .custom { words, _, _ in
-        guard let h = try? Household.open(home: Env.home, name: household(in: words), clock: Env.clock),
-            let (tasks, _) = try? h.snapshot().loadAll()
+        guard let h = try? Household.open(home: Env.home, name: household(in: words), clock: Env.clock),  // a shell's completion: no household, no suggestions
+            let (tasks, _) = try? h.snapshot().loadAll()  // as above
         else { return [] }
         var names = Set(tasks.compactMap(\.assignee))
-        if let me = try? h.identity() { names.insert(me.name) }
+        if let me = try? h.identity() { names.insert(me.name) }  // no identity: the others' names are still offered
         return names.sorted()
     }
 

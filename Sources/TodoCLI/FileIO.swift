@@ -13,8 +13,8 @@ enum FileIO {
     /// The whole file at `path`, or nil when it cannot be opened or read (git's merge driver
     /// protocol has one answer for both: no merged file).
     static func read(_ path: String, limit: Int) -> [UInt8]? {
-        guard let fd = try? WholeFile.open(path, .readOnly) else { return nil }
-        defer { try? fd.close() }
-        return try? readAll(fd, name: path, limit: limit)
+        guard let fd = try? WholeFile.open(path, .readOnly) else { return nil }  // cannot be opened: nil, which the caller words as missing
+        defer { try? fd.close() }  // closing a file only read: nothing of it is lost
+        return try? readAll(fd, name: path, limit: limit)  // cannot be read: nil, which the caller words as missing
     }
 }

@@ -51,7 +51,7 @@ struct Output {
     }
 
     func flush() {
-        _ = try? FileDescriptor.standardOutput.writeAll(text.utf8)
+        _ = try? FileDescriptor.standardOutput.writeAll(text.utf8)  // standard output closed (a pipe's reader gone): nobody to tell
     }
 
     /// Writes what is buffered once it reaches `bytes`, and starts again: a long listing is
@@ -65,5 +65,5 @@ struct Output {
 
 /// Writes a line to standard error.
 func printError(_ s: String) {
-    _ = try? FileDescriptor.standardError.writeAll((s + "\n").utf8)
+    _ = try? FileDescriptor.standardError.writeAll((s + "\n").utf8)  // standard error closed: nobody to tell
 }

@@ -373,11 +373,11 @@ extension Task {
     public mutating func setRecurrence(_ r: Recurrence?, stamp: FieldStamp) {
         let value: JSONValue =
             r.map { .object([("every", .string($0.rule.description)), ("from", .string($0.from.description))]) } ?? .null
-        try? write("repeat", value, stamp: stamp)
+        try? write("repeat", value, stamp: stamp)  // a known field and a value of its own type: `write` refuses neither
     }
 
     public mutating func setRotation(_ names: [String], stamp: FieldStamp) {
-        try? write("rotation", .array(names.map { .string($0) }), stamp: stamp)
+        try? write("rotation", .array(names.map { .string($0) }), stamp: stamp)  // as above
     }
 }
 

@@ -141,6 +141,6 @@ extension Task {
     }
 
     public mutating func setAnchor(_ anchor: ChoreAnchor, stamp: FieldStamp) {
-        try? write("anchor", .string(anchor.rawValue), stamp: stamp)
+        try? write("anchor", .string(anchor.rawValue), stamp: stamp)  // as above
     }
 }

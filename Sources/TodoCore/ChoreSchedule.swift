@@ -567,10 +567,10 @@ extension Task {
     }
 
     public mutating func setScheduleMode(_ mode: ChoreScheduleMode, stamp: FieldStamp) {
-        try? write("schedule", .string(mode.rawValue), stamp: stamp)
+        try? write("schedule", .string(mode.rawValue), stamp: stamp)  // a known field and a value of its own type: `write` refuses neither
     }
 
     public mutating func setRotateMode(_ mode: RotateMode, stamp: FieldStamp) {
-        try? write("rotate", .string(mode.rawValue), stamp: stamp)
+        try? write("rotate", .string(mode.rawValue), stamp: stamp)  // as above
     }
 }

@@ -17,7 +17,7 @@ public enum ImportRecord {
             switch key {
             case "title", "notes": ok = v.stringValue != nil
             case "assignee": ok = v == .null || v.stringValue != nil
-            case "status", "due", "priority", "deleted": ok = (try? probe.setValue(v, of: key)) != nil
+            case "status", "due", "priority", "deleted": ok = (try? probe.setValue(v, of: key)) != nil  // a value its field cannot hold: not ok, as checked
             case "tags":
                 guard case .array(let tags) = v else { ok = false; break }
                 ok = tags.allSatisfy { $0.stringValue != nil }
@@ -104,7 +104,7 @@ extension Task {
                 entries.append((.field, field, ConflictEntry.Version(value: f, stamp: stamp), lost))
                 note(&result.replaced, field)
             }
-            if field == "repeat" { setRecurrence(item.recurrence, stamp: stamp) } else { try? write(field, f, stamp: stamp) }
+            if field == "repeat" { setRecurrence(item.recurrence, stamp: stamp) } else { try? write(field, f, stamp: stamp) }  // a value checked to fit its field when the file was read
             note(&result.updated, field)
         }
 
@@ -172,7 +172,7 @@ extension Task {
             conflicts = ConflictLog.union([conflicts, logged])
         }
         if extra[ImportRecord.field] != fileValues {
-            try? write(ImportRecord.field, fileValues, stamp: stamp)
+            try? write(ImportRecord.field, fileValues, stamp: stamp)  // a field of its own, an object: `write` refuses neither
             result.recordOnly = result.updated.isEmpty
         }
         return result

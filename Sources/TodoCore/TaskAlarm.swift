@@ -60,6 +60,6 @@ extension Task {
 
     /// Sets the alarm, or clears it (`null`).
     public mutating func setAlarm(_ alarm: TaskAlarm?, stamp: FieldStamp) {
-        try? write("alarm", alarm.map { .string($0.text) } ?? .null, stamp: stamp)
+        try? write("alarm", alarm.map { .string($0.text) } ?? .null, stamp: stamp)  // a known field and a value of its own type: `write` refuses neither
     }
 }

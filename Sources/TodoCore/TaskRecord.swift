@@ -105,7 +105,7 @@ public enum TaskRecord {
         var unparsed: ArraySlice<UInt8>?
         if !extraText.isEmpty {
             if parseExtra {
-                guard case .object(let members)? = try? JSONParser.parse(Array(extraText)) else { return nil }
+                guard case .object(let members)? = try? JSONParser.parse(Array(extraText)) else { return nil }  // unparsable: nil, and the caller parses the whole file, which names the problem
                 for (k, v) in members { task.extra[k] = v }
             } else {
                 // A copy: a view would keep the whole cache file's bytes alive as long as the task.

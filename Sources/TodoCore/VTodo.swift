@@ -571,7 +571,7 @@ extension VTodo {
         let states = todo.first("STATUS") != nil || todo.first("COMPLETED") != nil
         // A LAST-MODIFIED or DTSTAMP that is not a date-time says nothing of when: none.
         let modified = (todo.first("LAST-MODIFIED") ?? todo.first("DTSTAMP")).flatMap {
-            try? $0.utcMillis(householdZone: householdZone, zoneNamed: zoneNamed)
+            try? $0.utcMillis(householdZone: householdZone, zoneNamed: zoneNamed)  // no readable LAST-MODIFIED or DTSTAMP: the PUT is read as one without a time
         }
         return (states, modified)
     }

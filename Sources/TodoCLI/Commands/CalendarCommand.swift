@@ -92,7 +92,7 @@ struct CalendarCommand: ParsableCommand {
         if let target {
             try FeedFile.replace(target, with: bytes)
         } else {
-            _ = try? FileDescriptor.standardOutput.writeAll(bytes)
+            _ = try? FileDescriptor.standardOutput.writeAll(bytes)  // standard output closed (a pipe's reader gone): nobody to tell
         }
     }
 }

@@ -88,7 +88,7 @@ struct ImportCommand: ParsableCommand {
         } catch let e as Errno {
             throw CLIError("Cannot read \(Terminal.safe(file)) (\(e)).", exit: e == .noSuchFileOrDirectory ? .notFound : .cannotWrite)
         }
-        defer { if fd != .standardInput { try? fd.close() } }
+        defer { if fd != .standardInput { try? fd.close() } }  // closing a file only read: nothing of it is lost
         let out: [UInt8]
         do throws(FileError) {
             out = try FileIO.readAll(fd, name: file, limit: Self.maxInput)

@@ -71,7 +71,7 @@ struct RemindCommand: ParsableCommand {
         }
         let (today, plans) = try h.planReminders(members: members, state: state, atTheirHour: !now, word: RemindMessages.reminder)
         let override = via.flatMap(Delivery.init(rawValue:))
-        let from = (try? h.identity().email) ?? "todo@localhost"
+        let from = (try? h.identity().email) ?? "todo@localhost"  // no email recorded for this clone: the placeholder sender
         var sender = ReminderSender(
             settings: settings, defaultFrom: from, networkHelper: ServeCommand.find(beside: Env.executablePath), nowMillis: h.clock.nowMillis())
         sender.timeoutSeconds = timeout

@@ -121,7 +121,7 @@ struct SyncCommand: ParsableCommand {
     func run() throws {
         let h = try household.open()
         let report: SyncReport
-        let before = try? h.headCommit()
+        let before = try? h.headCommit()  // no commit yet, or unreadable: no summary of what came in afterwards
         do {
             report = try h.sync(.fromEnvironment(timeout: timeout, quiet: quiet, json: output.json))
         } catch {
@@ -284,7 +284,7 @@ struct CloneCommand: ParsableCommand {
             clearProgress()
             if output.json {
                 let waiting = h.isWaitingForRemote()
-                let count = waiting ? 0 : ((try? h.snapshot().loadAllIDs().count) ?? 0)
+                let count = waiting ? 0 : ((try? h.snapshot().loadAllIDs().count) ?? 0)  // a count for the report only: the sync's own outcome is what is reported
                 print(JSONWriter.compact(.object([
                     ("household", .string(h.name)), ("path", .string(h.path)), ("remote", .string(redactedURL(url))),
                     ("member", .string(identity.name)), ("tasks", .number("\(count)")), ("waiting", .bool(waiting)),
@@ -295,7 +295,7 @@ struct CloneCommand: ParsableCommand {
                 print("Joined household \"\(h.name)\" from \(Terminal.safe(redactedURL(url))) as \(Terminal.safe(identity.name)), but the remote has no history yet: whoever created the household has not synced.\nTasks you add meanwhile are kept here, and join the household's history on the first sync after the creator has synced.")
                 return
             }
-            let count = (try? h.snapshot().loadAllIDs().count) ?? 0
+            let count = (try? h.snapshot().loadAllIDs().count) ?? 0  // as above
             print("Joined household \"\(h.name)\" from \(Terminal.safe(redactedURL(url))) (\(count) task\(count == 1 ? "" : "s")) as \(Terminal.safe(identity.name)).")
         } catch let e as SyncError {
             clearProgress()

@@ -1,4 +1,5 @@
 import Glibc
+import FileKit
 import GitKit
 import TodoCore
 
@@ -52,10 +53,7 @@ struct SyncLog {
             line += " message=\"" + DisplayText.escaped(message.split(separator: "\n").first.map(String.init) ?? "") + "\""
         }
         line += "\n"
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
         // The log is a record, not a promise: a line that cannot be written is left out.
-        try? GitKit.writeAll(fd, Array(line.utf8), what: path)
-        close(fd)
+        try? WholeFile.append(path, Array(line.utf8), mode: 0o600)
     }
 }
