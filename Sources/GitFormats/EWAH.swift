@@ -7,7 +7,10 @@ public enum EWAH {
     /// The positions of the set bits of the bitmap at `offset` in `bytes`, in order, and where
     /// the bitmap ends; refused when it is cut short, malformed or sets a position at or above
     /// `limit` (so a hostile bitmap cannot ask for more work than the positions allowed).
-    public static func decode(_ bytes: UnsafeRawBufferPointer, at offset: Int, end: Int, limit: Int) throws(FormatError) -> (bits: [Int], end: Int) {
+    /// Without `collect`, the bitmap is only checked: no position is kept (`bits` is empty).
+    public static func decode(
+        _ bytes: UnsafeRawBufferPointer, at offset: Int, end: Int, limit: Int, collect: Bool = true
+    ) throws(FormatError) -> (bits: [Int], end: Int) {
         var reader = ByteReader(bytes, at: offset, end: end, part: .ewah)
         guard offset >= 0, offset <= reader.end else { throw .truncated(.ewah, at: offset, needed: 8) }
         try reader.skip(4)  // the bit count, which git does not rely on either
@@ -25,7 +28,7 @@ public enum EWAH {
             if marker & 1 == 1 && running > 0 {
                 // A run of ones: every position in it must be below the limit.
                 guard position + running * 64 <= limit else { throw .invalid(.ewah, .bitOutOfRange, at: markerAt) }
-                bits.append(contentsOf: position..<position + running * 64)
+                if collect { bits.append(contentsOf: position..<position + running * 64) }
             }
             // Positions stop counting at the limit (no bit may be set there or beyond), so no
             // count of words can overflow them.
@@ -35,6 +38,11 @@ public enum EWAH {
                 let wordAt = reader.offset
                 var w = try reader.readUInt64()
                 i += 1
+                if !collect, w != 0 {
+                    // Only the highest bit can reach the limit.
+                    guard position + 63 - w.leadingZeroBitCount < limit else { throw .invalid(.ewah, .bitOutOfRange, at: wordAt) }
+                    w = 0
+                }
                 while w != 0 {
                     let bit = position + w.trailingZeroBitCount
                     guard bit < limit else { throw .invalid(.ewah, .bitOutOfRange, at: wordAt) }

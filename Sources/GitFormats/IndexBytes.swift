@@ -23,15 +23,14 @@ public struct IndexBytes {
     public let link: Link?
     private let table: EntryTable
 
-    /// What a split index adds to its shared index (docs/FORMAT.md, "The git index").
+    /// What a split index adds to its shared index (docs/FORMAT.md, "The git index"): the
+    /// shared index's checksum, and two bitmaps of positions in it, decoded by
+    /// `linkPositions(below:)` once the shared index's size is known.
     public struct Link: Sendable {
         /// The checksum of `sharedindex.<hex>`, 20 bytes.
         public var shared: [UInt8]
-        /// Positions in the shared index, ascending: entries removed.
-        public var deleted: [Int]
-        /// Positions in the shared index, ascending: entries replaced by this file's first
-        /// entries, in order.
-        public var replaced: [Int]
+        /// Where the two bitmaps lie; nil when the link has none.
+        var bitmaps: Range<Int>?
     }
 
     public static let headerSize = 12
@@ -90,17 +89,15 @@ public struct IndexBytes {
             if signature == Array("link".utf8) {
                 guard allowLink, link == nil else { throw reader.fail(.misplacedExtension, at: at) }
                 guard length >= 20 else { throw .truncated(.indexExtension, at: body, needed: 20 - length) }
-                link = Link(shared: Array(try reader.readBytes(20)), deleted: [], replaced: [])
+                link = Link(shared: Array(try reader.readBytes(20)), bitmaps: nil)
                 if length > 20 {
-                    // Both bitmaps, or neither. Their positions are checked against the shared
-                    // index when it is read; here only against what an index could hold, so that
-                    // a run of ones cannot ask for billions of positions.
-                    let limit = Self.maxEntries
-                    let deleted = try EWAH.decode(bytes, at: body + 20, end: body + length, limit: limit)
-                    let replaced = try EWAH.decode(bytes, at: deleted.end, end: body + length, limit: limit)
+                    // Both bitmaps, or neither. Checked here for their form alone (no position
+                    // is collected); their positions are checked against the shared index when
+                    // it is read (`linkPositions`).
+                    let deleted = try EWAH.decode(bytes, at: body + 20, end: body + length, limit: Self.maxEntries, collect: false)
+                    let replaced = try EWAH.decode(bytes, at: deleted.end, end: body + length, limit: Self.maxEntries, collect: false)
                     guard replaced.end == body + length else { throw .invalid(.ewah, .trailingBytes, at: replaced.end) }
-                    link?.deleted = deleted.bits
-                    link?.replaced = replaced.bits
+                    link?.bitmaps = body + 20..<body + length
                 }
             } else if !(signature[0] >= 0x41 && signature[0] <= 0x5A) {
                 throw reader.fail(.unknownRequiredExtension, at: at)
@@ -137,6 +134,17 @@ public struct IndexBytes {
         }
         guard first == count else { return nil }
         return (blocks, entriesEnd)
+    }
+
+    /// The positions the link's bitmaps set, deleted and replaced (ascending), each below
+    /// `limit` (the shared index's entry count): refused when one is not, so that a hostile
+    /// bitmap cannot ask for more positions than the shared index has entries. Empty for a
+    /// file without a link, or a link without bitmaps.
+    public func linkPositions(below limit: Int) throws(FormatError) -> (deleted: [Int], replaced: [Int]) {
+        guard let range = link?.bitmaps else { return ([], []) }
+        let deleted = try EWAH.decode(bytes, at: range.lowerBound, end: range.upperBound, limit: limit)
+        let replaced = try EWAH.decode(bytes, at: deleted.end, end: range.upperBound, limit: limit)
+        return (deleted.bits, replaced.bits)
     }
 
     private var reader: ByteReader { ByteReader(bytes, end: entriesEnd, part: .indexEntry) }

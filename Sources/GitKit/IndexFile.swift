@@ -147,7 +147,8 @@ struct IndexFile {
         let checked = note(place.indexNote, matches: topMapping, stamp: stamp)
         guard let top = IndexBytes.read(topMapping, checked: checked, allowLink: true) else { return .unreadable }
         guard let link = top.link, let linkShared = link.sharedID, !linkShared.isZero else {
-            guard top.link.map({ $0.deleted.isEmpty && $0.replaced.isEmpty }) ?? true else { return .unreadable }
+            // A link naming no shared index may set no position.
+            do { _ = try top.linkPositions(below: 0) } catch { return .unreadable }
             return .read(IndexFile(top: top, shared: nil, replacement: [:], deleted: [], firstAdded: 0, stamp: stamp))
         }
         let sharedPath = place.shared(linkShared)
@@ -162,18 +163,23 @@ struct IndexFile {
         if !sharedChecked { Written(stamp: sharedStamp, checksum: linkShared).save(place.sharedNote) }
         // The positions must be in the shared index, none both deleted and replaced; the
         // replacements have empty names and the entries of its own do not (as git requires).
-        let deleted = Set(link.deleted)
-        guard link.replaced.count <= top.count, link.deleted.last.map({ $0 < shared.count }) ?? true,
-            link.replaced.last.map({ $0 < shared.count }) ?? true, link.replaced.allSatisfy({ !deleted.contains($0) })
-        else { return .unreadable }
+        let positions: (deleted: [Int], replaced: [Int])
+        do {
+            positions = try top.linkPositions(below: shared.count)
+        } catch {
+            // A position outside the shared index, or a bitmap that does not decode.
+            return .unreadable
+        }
+        let deleted = Set(positions.deleted)
+        guard positions.replaced.count <= top.count, positions.replaced.allSatisfy({ !deleted.contains($0) }) else { return .unreadable }
         var replacement: [Int: Int] = [:]
-        for (k, position) in link.replaced.enumerated() {
+        for (k, position) in positions.replaced.enumerated() {
             guard top.path(at: k).isEmpty else { return .unreadable }
             replacement[position] = k
         }
-        for k in link.replaced.count..<top.count where top.path(at: k).isEmpty { return .unreadable }
+        for k in positions.replaced.count..<top.count where top.path(at: k).isEmpty { return .unreadable }
         return .read(
-            IndexFile(top: top, shared: shared, replacement: replacement, deleted: deleted, firstAdded: link.replaced.count, stamp: stamp))
+            IndexFile(top: top, shared: shared, replacement: replacement, deleted: deleted, firstAdded: positions.replaced.count, stamp: stamp))
     }
 
     /// The file at `path` mapped, and its stamp; nil when it cannot be opened or mapped, or

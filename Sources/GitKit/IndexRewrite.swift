@@ -7,49 +7,15 @@ import Glibc
 extension IndexFile {
     // MARK: Writing
 
-    /// One stage-0 entry for a regular file (0o100644) with `st`'s stat data.
+    /// One stage-0 entry for a regular file (0o100644) with `st`'s stat data
+    /// (`IndexEntry.regularFile`).
     static func entry(path: String, id: [UInt8], stat st: stat) -> [UInt8] {
-        var out: [UInt8] = []
-        let name = Array(path.utf8)
-        out.reserveCapacity(IndexBytes.fixedEntrySize + name.count + 8)
-        for value in [
-            UInt32(truncatingIfNeeded: st.st_ctim.tv_sec), UInt32(truncatingIfNeeded: st.st_ctim.tv_nsec),
-            UInt32(truncatingIfNeeded: st.st_mtim.tv_sec), UInt32(truncatingIfNeeded: st.st_mtim.tv_nsec),
-            UInt32(truncatingIfNeeded: st.st_dev), UInt32(truncatingIfNeeded: st.st_ino), UInt32(0o100644),
-            UInt32(truncatingIfNeeded: st.st_uid), UInt32(truncatingIfNeeded: st.st_gid),
-            UInt32(truncatingIfNeeded: st.st_size),
-        ] {
-            appendU32(&out, value)
-        }
-        out += id
-        appendU16(&out, UInt16(min(name.count, 0xFFF)))
-        out += name
-        pad(&out, nameLength: name.count, extended: false)
-        return out
-    }
-
-    /// The NUL bytes that end an entry of `nameLength` bytes of name: one to eight, to a
-    /// multiple of eight.
-    static func pad(_ out: inout [UInt8], nameLength: Int, extended: Bool) {
-        let fixed = IndexBytes.fixedEntrySize + (extended ? 2 : 0)
-        out += [UInt8](repeating: 0, count: ((fixed + nameLength + 8) & ~7) - fixed - nameLength)
-    }
-
-    /// Entry bytes (fixed part, name, padding) with the name `name` in place of theirs, the
-    /// other flags kept.
-    static func renamed(_ entry: some Collection<UInt8>, to name: some Collection<UInt8>) -> [UInt8] {
-        var bytes = Array(entry)
-        // Only a damaged file's table gives an entry shorter than its fixed part.
-        if bytes.count < IndexBytes.fixedEntrySize + 2 { bytes += [UInt8](repeating: 0, count: IndexBytes.fixedEntrySize + 2 - bytes.count) }
-        let flags = Int(bytes[60]) << 8 | Int(bytes[61])
-        let extended = flags & 0x4000 != 0
-        var out = Array(bytes[0..<IndexBytes.fixedEntrySize + (extended ? 2 : 0)])
-        let newFlags = (flags & ~0xFFF) | min(name.count, 0xFFF)
-        out[60] = UInt8(newFlags >> 8)
-        out[61] = UInt8(newFlags & 0xFF)
-        out += name
-        pad(&out, nameLength: name.count, extended: extended)
-        return out
+        IndexEntry.regularFile(
+            path: path, id: id,
+            stat: IndexEntry.Stat(
+                ctimeSeconds: st.st_ctim.tv_sec, ctimeNanoseconds: st.st_ctim.tv_nsec, mtimeSeconds: st.st_mtim.tv_sec,
+                mtimeNanoseconds: st.st_mtim.tv_nsec, device: UInt64(st.st_dev), inode: UInt64(st.st_ino), uid: st.st_uid, gid: st.st_gid,
+                size: Int(st.st_size)))
     }
 
     /// A new index made of this one's bytes and new ones: written piece by piece, never
@@ -219,7 +185,7 @@ extension IndexFile {
             let positions = shared.entries(at: key, in: 0..<shared.count)
             if positions.count == 1, shared.stage(at: positions.lowerBound) == 0 {
                 // One plain shared entry: replaced (git's form for a changed file), name empty.
-                replacements[positions.lowerBound] = Self.renamed(entry, to: [UInt8]())
+                replacements[positions.lowerBound] = IndexEntry.renamed(entry, to: [UInt8]())
                 deleted.remove(positions.lowerBound)
             } else {
                 // None, or conflict stages: those go, and the entry is the index's own.
@@ -284,7 +250,7 @@ extension IndexFile {
                 guard cursor < end else { break }
                 // `cursor` is special: deleted, or replaced by the index's entry with the shared name.
                 if let k = replacement[cursor] {
-                    pieces.append(.new(Self.renamed(top.entryBytes(k), to: shared.path(at: cursor))))
+                    pieces.append(.new(IndexEntry.renamed(top.entryBytes(k), to: shared.path(at: cursor))))
                     count += 1
                 }
                 cursor += 1
