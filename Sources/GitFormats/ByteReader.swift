@@ -32,25 +32,16 @@ public struct ByteReader {
     /// Whether `count` bytes from `at` lie inside `0..<end`.
     @inline(__always) public func contains(_ at: Int, count: Int) -> Bool { at >= 0 && count >= 0 && at <= end && count <= end - at }
 
-    @inline(__always) public func byte(at: Int) -> UInt8? {
-        guard contains(at, count: 1), let base = bytes.baseAddress else { return nil }
-        return base.load(fromByteOffset: at, as: UInt8.self)
+    /// The big-endian integer of type `T` at `at`.
+    @inline(__always) public func integer<T: FixedWidthInteger>(at: Int, as: T.Type = T.self) -> T? {
+        guard contains(at, count: MemoryLayout<T>.size), let base = bytes.baseAddress else { return nil }
+        return T(bigEndian: base.loadUnaligned(fromByteOffset: at, as: T.self))
     }
 
-    @inline(__always) public func uint16(at: Int) -> UInt16? {
-        guard contains(at, count: 2), let base = bytes.baseAddress else { return nil }
-        return UInt16(bigEndian: base.loadUnaligned(fromByteOffset: at, as: UInt16.self))
-    }
-
-    @inline(__always) public func uint32(at: Int) -> UInt32? {
-        guard contains(at, count: 4), let base = bytes.baseAddress else { return nil }
-        return UInt32(bigEndian: base.loadUnaligned(fromByteOffset: at, as: UInt32.self))
-    }
-
-    @inline(__always) public func uint64(at: Int) -> UInt64? {
-        guard contains(at, count: 8), let base = bytes.baseAddress else { return nil }
-        return UInt64(bigEndian: base.loadUnaligned(fromByteOffset: at, as: UInt64.self))
-    }
+    @inline(__always) public func byte(at: Int) -> UInt8? { integer(at: at) }
+    @inline(__always) public func uint16(at: Int) -> UInt16? { integer(at: at) }
+    @inline(__always) public func uint32(at: Int) -> UInt32? { integer(at: at) }
+    @inline(__always) public func uint64(at: Int) -> UInt64? { integer(at: at) }
 
     /// The `count` bytes at `at`, without copying.
     @inline(__always) public func slice(at: Int, count: Int) -> UnsafeRawBufferPointer? {
@@ -86,29 +77,17 @@ public struct ByteReader {
 
     public func fail(_ problem: FormatProblem, at: Int? = nil) -> FormatError { .invalid(part, problem, at: at ?? offset) }
 
-    public mutating func readUInt8() throws(FormatError) -> UInt8 {
-        guard let value = byte(at: offset) else { throw short(1) }
-        offset += 1
+    /// The big-endian integer of type `T` at the cursor, moving past it.
+    @inline(__always) public mutating func readInteger<T: FixedWidthInteger>(as: T.Type = T.self) throws(FormatError) -> T {
+        guard let value: T = integer(at: offset) else { throw short(MemoryLayout<T>.size) }
+        offset += MemoryLayout<T>.size
         return value
     }
 
-    public mutating func readUInt16() throws(FormatError) -> UInt16 {
-        guard let value = uint16(at: offset) else { throw short(2) }
-        offset += 2
-        return value
-    }
-
-    public mutating func readUInt32() throws(FormatError) -> UInt32 {
-        guard let value = uint32(at: offset) else { throw short(4) }
-        offset += 4
-        return value
-    }
-
-    public mutating func readUInt64() throws(FormatError) -> UInt64 {
-        guard let value = uint64(at: offset) else { throw short(8) }
-        offset += 8
-        return value
-    }
+    public mutating func readUInt8() throws(FormatError) -> UInt8 { try readInteger() }
+    public mutating func readUInt16() throws(FormatError) -> UInt16 { try readInteger() }
+    public mutating func readUInt32() throws(FormatError) -> UInt32 { try readInteger() }
+    public mutating func readUInt64() throws(FormatError) -> UInt64 { try readInteger() }
 
     /// The next `count` bytes, without copying.
     public mutating func readBytes(_ count: Int) throws(FormatError) -> UnsafeRawBufferPointer {
