@@ -10,6 +10,8 @@
 #   make install   release build of todo and todo-serve into $(DESTDIR)$(PREFIX)/bin, man page into .../share/man/man1,
 #                  bash, zsh and fish completions into .../share/{bash-completion,zsh,fish}
 #   make bench     release build, then the benchmark table (BENCH_RUNS, BENCH_OUT)
+#   make fuzz      build the libFuzzer targets of GitFormats (.build/fuzz), replay their corpus, run each
+#                  for FUZZ_SECONDS (default 30); fails on any crash, leak or timeout (docs/TESTING.md)
 #   make clean     remove the build directories (.build-compat too) and bench-results.md (COMPAT_CACHE stays)
 
 SWIFT ?= swift
@@ -60,7 +62,7 @@ TEST_BUNDLE = $(DEBUG_DIR)/todoPackageTests.xctest
 # caldav-server-tester, Radicale), pinned, in a virtual environment scripts/deps.sh --test makes.
 CALDAV_VENV = $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/todo/caldav-venv
 
-.PHONY: all deps build release release-todo old-todo test demo bench install uninstall clean
+.PHONY: all deps build release release-todo old-todo test demo bench install uninstall clean fuzz
 
 all: build
 
@@ -132,6 +134,39 @@ install: release
 
 uninstall:
 	rm -f "$(BINDIR)/todo" "$(BINDIR)/todo-serve" "$(MAN1DIR)/todo.1" "$(BASHCOMPDIR)/todo" "$(ZSHCOMPDIR)/_todo" "$(FISHCOMPDIR)/todo.fish"
+
+# The decoders of git's formats (Sources/GitFormats) under libFuzzer and AddressSanitizer: the
+# module built once, one executable per decoder (Tests/Fuzz/<target>.swift), each first replaying
+# its corpus (Tests/Fuzz/corpus/<target>, -runs=0), then mutating for FUZZ_SECONDS with leak
+# detection on. New inputs go to .build/fuzz/found/<target>, crashes to .build/fuzz/crash-<target>-*.
+FUZZ_SECONDS ?= 30
+FUZZ_DIR = .build/fuzz
+FUZZ_TARGETS = idx entry tree commit loose index
+FUZZ_FLAGS = -sanitize=fuzzer,address -O -g -parse-as-library
+FUZZ_RUN_FLAGS = -timeout=10 -rss_limit_mb=2048 -detect_leaks=1
+GITFORMATS_SOURCES = $(wildcard Sources/GitFormats/*.swift)
+
+$(FUZZ_DIR)/libGitFormats.a: $(GITFORMATS_SOURCES)
+	mkdir -p $(FUZZ_DIR)
+	swiftc $(FUZZ_FLAGS) -module-name GitFormats -emit-module -emit-module-path $(FUZZ_DIR)/GitFormats.swiftmodule \
+		-emit-library -static -o $@ $(GITFORMATS_SOURCES)
+
+$(FUZZ_DIR)/fuzz-%: Tests/Fuzz/%.swift $(FUZZ_DIR)/libGitFormats.a
+	rm -f $@
+	swiftc $(FUZZ_FLAGS) -I $(FUZZ_DIR) -L $(FUZZ_DIR) -lGitFormats $< -o $@ 2>&1 | grep -v "Cannot export local symbol" || true
+	test -x $@
+
+fuzz: $(addprefix $(FUZZ_DIR)/fuzz-,$(FUZZ_TARGETS))
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_DIR)/found/$$t Tests/Fuzz/corpus/$$t; \
+		echo "fuzz $$t: replaying Tests/Fuzz/corpus/$$t"; \
+		$(FUZZ_DIR)/fuzz-$$t $(FUZZ_RUN_FLAGS) -runs=0 -artifact_prefix=$(FUZZ_DIR)/crash-$$t- Tests/Fuzz/corpus/$$t \
+			> $(FUZZ_DIR)/$$t-replay.log 2>&1 || { tail -40 $(FUZZ_DIR)/$$t-replay.log; exit 1; }; \
+		echo "fuzz $$t: $(FUZZ_SECONDS) s"; \
+		$(FUZZ_DIR)/fuzz-$$t $(FUZZ_RUN_FLAGS) -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(FUZZ_DIR)/crash-$$t- \
+			$(FUZZ_DIR)/found/$$t Tests/Fuzz/corpus/$$t > $(FUZZ_DIR)/$$t.log 2>&1 || { tail -40 $(FUZZ_DIR)/$$t.log; exit 1; }; \
+		grep -E "^(#[0-9]+: |Done)" $(FUZZ_DIR)/$$t.log | tail -1; \
+	done
 
 clean:
 	rm -rf .build $(RELEASE_SCRATCH) .build-compat bench-results.md

@@ -60,8 +60,13 @@ let package = Package(
         // FileDescriptor, failing with a `FileError` (call, path, errno). Below GitKit, whose own
         // read and write loops are these.
         .target(name: "FileKit", dependencies: [systemPackage]),
+        // git's binary and text formats decoded (pack index, pack entries, deltas, trees, commits,
+        // loose object headers, the index) through one bounds-checked byte reader, failing with a
+        // named `FormatError`: pure Swift, no libgit2, no zlib, fuzzed (`make fuzz`).
+        .target(name: "GitFormats"),
         // The one Swift module that talks to libgit2.
-        .target(name: "GitKit", dependencies: ["CLibgit2", "CInterposers", "FileKit", systemPackage], linkerSettings: libgit2Link),
+        .target(
+            name: "GitKit", dependencies: ["CLibgit2", "CInterposers", "FileKit", "GitFormats", systemPackage], linkerSettings: libgit2Link),
         // Pure Swift: task model, clock, canonical encoding, dates, merge. Never prints or exits.
         // Optimized in debug builds too: it is pure Swift with no state to step through, the
         // code a release ships is optimized, and the property tests and every `todo` the

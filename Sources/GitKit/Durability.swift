@@ -1,6 +1,7 @@
 import Glibc
 import CInterposers
 import CLibgit2
+import GitFormats
 
 /// Making writes durable with few sync calls. libgit2 fsyncs each loose object, its folder, the
 /// ref, its folder and each reflog and its folder: 15 calls for a one-file commit. A commit needs
@@ -147,14 +148,29 @@ extension Repository {
             var size = 0
             var whole = false
             if let content = todo_inflate_file(file, 1 << 30, &size) {
+                let bytes = UnsafeRawBufferPointer(start: content, count: size)
                 let sha = SHA1()
-                sha.update(UnsafeBufferPointer(start: content, count: size))
-                whole = sha.finish() == withUnsafeBytes(of: id.raw.id) { Array($0) }
+                sha.update(bytes)
+                whole = sha.finish() == withUnsafeBytes(of: id.raw.id) { Array($0) } && Self.headerFits(bytes)
                 free(content)
             }
             if !whole && unlink(file) == 0 { removed += 1 }
         }
         return removed
+    }
+}
+
+extension Repository {
+    /// Whether a loose object's inflated content opens with a header (`LooseHeader`) whose
+    /// size is that of the content after it.
+    static func headerFits(_ content: UnsafeRawBufferPointer) -> Bool {
+        do {
+            let header = try LooseHeader(content)
+            return header.size == content.count - header.contentStart
+        } catch {
+            // A header git would not read: damaged.
+            return false
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 import CLibgit2
+import GitFormats
 import Glibc
 
 /// libgit2's packbuilder for one run: single-threaded as every write here is (the machines
@@ -132,9 +133,13 @@ extension Repository {
         var head = [UInt8](repeating: 0, count: 8 + 256 * 4)
         let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard n == head.count else { return nil }
-        func u32(_ at: Int) -> Int { Int(head[at]) << 24 | Int(head[at + 1]) << 16 | Int(head[at + 2]) << 8 | Int(head[at + 3]) }
-        // Version 2 opens with "\377tOc" and the version; version 1 with the fan-out itself.
-        let versioned = head[0] == 0xFF && head[1] == 0x74 && head[2] == 0x4F && head[3] == 0x63
-        return u32((versioned ? 8 : 0) + 255 * 4)
+        return head.withUnsafeBytes { bytes in
+            do {
+                return try PackIndex.objectCount(head: bytes)
+            } catch {
+                // Not a pack index: the caller counts it as unreadable.
+                return nil
+            }
+        }
     }
 }

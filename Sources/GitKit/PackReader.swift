@@ -1,4 +1,5 @@
 import CInterposers
+import GitFormats
 import Glibc
 
 /// A repository's packs, mapped for `PackReader`s: each `.idx` (version 2) with its `.pack`.
@@ -9,9 +10,8 @@ import Glibc
 /// for whatever reason, is left to libgit2 (`PackReader` answers nil).
 public final class PackFiles: @unchecked Sendable {
     struct Pack {
-        let index: UnsafeRawBufferPointer
+        let index: PackIndex
         let data: UnsafeRawBufferPointer
-        let count: Int
     }
 
     let packs: [Pack]
@@ -34,8 +34,8 @@ public final class PackFiles: @unchecked Sendable {
                     munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
                     continue
                 }
-                if let count = Self.objectCount(index: index, data: data) {
-                    packs.append(Pack(index: index, data: data, count: count))
+                if let pack = Self.pack(index: index, data: data) {
+                    packs.append(pack)
                 } else {
                     munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
                     munmap(UnsafeMutableRawPointer(mutating: data.baseAddress), data.count)
@@ -47,7 +47,7 @@ public final class PackFiles: @unchecked Sendable {
 
     deinit {
         for pack in packs {
-            munmap(UnsafeMutableRawPointer(mutating: pack.index.baseAddress), pack.index.count)
+            munmap(UnsafeMutableRawPointer(mutating: pack.index.bytes.baseAddress), pack.index.bytes.count)
             munmap(UnsafeMutableRawPointer(mutating: pack.data.baseAddress), pack.data.count)
         }
     }
@@ -63,62 +63,33 @@ public final class PackFiles: @unchecked Sendable {
         return UnsafeRawBufferPointer(start: base, count: Int(st.st_size))
     }
 
-    /// The number of objects of a version 2 index whose tables fit in it and whose fan-out
-    /// never falls, and whose pack has the header a pack has; nil otherwise.
-    private static func objectCount(index: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer) -> Int? {
-        guard index.count >= 8 + 1024 + 40, index[0] == 0xFF, index[1] == 0x74, index[2] == 0x4F, index[3] == 0x63,
-            Int(IndexFile.u32(index, 4)) == 2
-        else { return nil }
-        var previous = 0
-        for i in 0..<256 {
-            let n = Int(IndexFile.u32(index, 8 + 4 * i))
-            guard n >= previous else { return nil }
-            previous = n
+    /// The pack of a version 2 index whose tables fit in it and whose fan-out never falls,
+    /// and whose pack has the header a pack has (`PackIndex`); nil otherwise.
+    private static func pack(index: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer) -> Pack? {
+        do {
+            try PackIndex.checkPack(data)
+            return Pack(index: try PackIndex(index, packSize: data.count), data: data)
+        } catch {
+            // Passed over: its objects are read by libgit2, which says what is wrong.
+            return nil
         }
-        let count = previous
-        // Ids, CRCs and offsets, then the checksums; large offsets between them, if any.
-        guard count <= (index.count - 1072) / 28 else { return nil }
-        guard data.count >= 32, data[0] == 0x50, data[1] == 0x41, data[2] == 0x43, data[3] == 0x4B else { return nil }
-        return count
     }
 
     /// Where object `id` starts: its pack and offset there; nil when no pack holds it (or its
     /// offset makes no sense).
     func locate(_ id: ObjectID) -> (pack: Int, offset: Int)? {
         withUnsafeBytes(of: id.raw.id) { key -> (Int, Int)? in
-            let first = Int(key[0])
             for (p, pack) in packs.enumerated() {
-                let idx = pack.index
-                var low = first == 0 ? 0 : Int(IndexFile.u32(idx, 8 + 4 * (first - 1)))
-                var high = Int(IndexFile.u32(idx, 8 + 4 * first))
-                guard low <= high, high <= pack.count else { continue }
-                let ids = 1032
-                while low < high {
-                    let mid = (low + high) / 2
-                    let order = memcmp(idx.baseAddress! + ids + 20 * mid, key.baseAddress!, 20)
-                    if order == 0 {
-                        guard let offset = Self.offset(pack, mid) else { return nil }
-                        return (p, offset)
-                    }
-                    if order < 0 { low = mid + 1 } else { high = mid }
+                guard let position = pack.index.position(of: key) else { continue }
+                do {
+                    return (p, try pack.index.offset(at: position))
+                } catch {
+                    // An offset outside the pack: left to libgit2.
+                    return nil
                 }
             }
             return nil
         }
-    }
-
-    /// The pack offset of the `n`th object of `pack`'s index; nil when it lies outside the pack.
-    private static func offset(_ pack: Pack, _ n: Int) -> Int? {
-        let idx = pack.index
-        let offsets = 1032 + 24 * pack.count
-        var offset = Int(IndexFile.u32(idx, offsets + 4 * n))
-        if offset & 0x8000_0000 != 0 {
-            let at = offsets + 4 * pack.count + 8 * (offset & 0x7FFF_FFFF)
-            guard at + 8 <= idx.count - 40 else { return nil }
-            offset = Int(IndexFile.u32(idx, at)) << 32 | Int(IndexFile.u32(idx, at + 4))
-        }
-        guard offset >= 12, offset < pack.data.count - 20 else { return nil }
-        return offset
     }
 }
 
@@ -171,9 +142,14 @@ public final class PackReader {
         case 6, 7:
             // The delta's two sizes, base and result, take at most 20 bytes.
             guard let start = inflate(pack: pack, entry, first: min(20, entry.size)) else { return nil }
-            var i = 0
-            guard Self.varint(start[...], &i) != nil, let size = Self.varint(start[...], &i) else { return nil }
-            return size
+            return start.withUnsafeBytes { bytes in
+                do {
+                    return try Delta.sizes(bytes).result
+                } catch {
+                    // Left to libgit2, as for `read`.
+                    return nil
+                }
+            }
         default: return nil
         }
     }
@@ -185,8 +161,7 @@ public final class PackReader {
         (data.baseAddress! + offset).assumingMemoryBound(to: UInt8.self)
     }
 
-    /// An entry's header: its type, the size of its data (inflated), where its zlib stream
-    /// starts, and for a delta where its base is.
+    /// An entry's header (`PackEntryHeader`) and, for a delta, where its base is.
     private struct Header {
         let type: UInt8
         let size: Int
@@ -195,47 +170,19 @@ public final class PackReader {
     }
 
     private func header(pack: Int, offset: Int) -> Header? {
-        let data = files.packs[pack].data
-        let end = data.count - 20
-        var i = offset
-        guard i < end else { return nil }
-        var c = data[i]
-        let type = (c >> 4) & 7
-        var size = Int(c & 15)
-        var shift = 4
-        while c & 0x80 != 0 {
-            i += 1
-            guard i < end, shift <= 49 else { return nil }
-            c = data[i]
-            size |= Int(c & 0x7F) << shift
-            shift += 7
-        }
-        i += 1
-        guard size <= PackFiles.maxObject else { return nil }
-        switch type {
-        case 1...4:
-            return Header(type: type, size: size, start: i)
-        case 6:
-            guard i < end else { return nil }
-            c = data[i]
-            var distance = Int(c & 0x7F)
-            while c & 0x80 != 0 {
-                i += 1
-                guard i < end, distance < 1 << 48 else { return nil }
-                c = data[i]
-                distance = ((distance + 1) << 7) | Int(c & 0x7F)
-            }
-            i += 1
-            guard distance > 0, distance <= offset - 12 else { return nil }
-            return Header(type: type, size: size, start: i, base: (pack, offset - distance))
-        case 7:
-            guard i + 20 <= end else { return nil }
-            guard let id = ObjectID(raw: Array(UnsafeRawBufferPointer(rebasing: data[i..<i + 20]))[...]), let base = files.locate(id) else {
-                return nil
-            }
-            return Header(type: type, size: size, start: i + 20, base: base)
-        default:
+        let entry: PackEntryHeader
+        do {
+            entry = try PackEntryHeader(pack: files.packs[pack].data, at: offset, maxSize: PackFiles.maxObject)
+        } catch {
+            // Left to libgit2, which says what is wrong.
             return nil
+        }
+        switch entry.base {
+        case .none: return Header(type: entry.type, size: entry.size, start: entry.start)
+        case .offset(let base): return Header(type: entry.type, size: entry.size, start: entry.start, base: (pack, base))
+        case .id(let raw):
+            guard let id = ObjectID(raw: raw[...]), let base = files.locate(id) else { return nil }
+            return Header(type: entry.type, size: entry.size, start: entry.start, base: base)
         }
     }
 
@@ -301,70 +248,14 @@ public final class PackReader {
         }
     }
 
-    /// A delta's little-endian base-128 number at `i`, moving `i` past it.
-    static func varint(_ bytes: ArraySlice<UInt8>, _ i: inout Int) -> Int? {
-        var value = 0
-        var shift = 0
-        while true {
-            guard i < bytes.count, shift <= 56 else { return nil }
-            let c = bytes[bytes.startIndex + i]
-            i += 1
-            value |= Int(c & 0x7F) << shift
-            shift += 7
-            if c & 0x80 == 0 { return value }
-        }
-    }
-
-    /// `base` with git's delta `delta` applied; nil when the delta is not one for `base` (its
-    /// sizes differ, a copy reaches past `base`, the result would differ from the size it
-    /// states) or is damaged.
+    /// `base` with git's delta `delta` applied (`Delta.apply`); nil when the delta is not one
+    /// for `base` or is damaged.
     static func apply(_ delta: [UInt8], to base: [UInt8]) -> [UInt8]? {
-        var i = 0
-        guard let baseSize = varint(delta[...], &i), baseSize == base.count, let size = varint(delta[...], &i),
-            size <= PackFiles.maxObject
-        else { return nil }
-        var failed = false
-        let result = [UInt8](unsafeUninitializedCapacity: size) { out, count in
-            count = 0
-            delta.withUnsafeBufferPointer { d in
-                base.withUnsafeBufferPointer { b in
-                    var at = 0
-                    while i < d.count {
-                        let op = d[i]
-                        i += 1
-                        if op & 0x80 != 0 {
-                            var from = 0
-                            var length = 0
-                            for bit in 0..<4 where op & (1 << bit) != 0 {
-                                guard i < d.count else { failed = true; return }
-                                from |= Int(d[i]) << (8 * bit)
-                                i += 1
-                            }
-                            for bit in 0..<3 where op & (0x10 << bit) != 0 {
-                                guard i < d.count else { failed = true; return }
-                                length |= Int(d[i]) << (8 * bit)
-                                i += 1
-                            }
-                            if length == 0 { length = 0x10000 }
-                            guard from <= b.count, length <= b.count - from, length <= size - at else { failed = true; return }
-                            (out.baseAddress! + at).initialize(from: b.baseAddress! + from, count: length)
-                            at += length
-                        } else if op != 0 {
-                            let length = Int(op)
-                            guard length <= d.count - i, length <= size - at else { failed = true; return }
-                            (out.baseAddress! + at).initialize(from: d.baseAddress! + i, count: length)
-                            at += length
-                            i += length
-                        } else {
-                            failed = true
-                            return
-                        }
-                    }
-                    if at != size { failed = true }
-                }
-            }
-            count = failed ? 0 : size
+        do {
+            return try Delta.apply(delta, to: base, maxSize: PackFiles.maxObject)
+        } catch {
+            // The caller leaves the object to libgit2.
+            return nil
         }
-        return failed ? nil : result
     }
 }

@@ -1,4 +1,5 @@
 import CLibgit2
+import GitFormats
 import Glibc
 
 /// An entry of a tree that differs from the entry of the same name in an older tree (or has
@@ -106,58 +107,13 @@ public final class TreeChanges {
     /// A commit's tree, parents and committer time (seconds; 0 when the line has none), as
     /// libgit2 reads them, when the commit has the form `treeAndFirstParent` takes; nil otherwise.
     static func commitFacts(_ bytes: [UInt8]) -> (tree: ObjectID, parents: [ObjectID], time: Int64)? {
-        bytes.withUnsafeBufferPointer { b -> (tree: ObjectID, parents: [ObjectID], time: Int64)? in
-            var time: Int64 = 0
-            var i = 0
-            func id(after prefix: StaticString) -> ObjectID? {
-                let p = prefix.utf8Start
-                let n = prefix.utf8CodeUnitCount
-                guard b.count - i >= n + 41, memcmp(b.baseAddress! + i, p, n) == 0, b[i + n + 40] == 0x0A else { return nil }
-                var raw = [UInt8](repeating: 0, count: 20)
-                for k in 0..<20 {
-                    guard let high = hexValue(b[i + n + 2 * k]), let low = hexValue(b[i + n + 2 * k + 1]) else { return nil }
-                    raw[k] = high << 4 | low
-                }
-                i += n + 41
-                return ObjectID(raw: raw[...])
-            }
-            func signature(_ prefix: StaticString) -> Bool {
-                let p = prefix.utf8Start
-                let n = prefix.utf8CodeUnitCount
-                guard b.count - i > n, memcmp(b.baseAddress! + i, p, n) == 0 else { return false }
-                guard let end = (i + n..<b.count).first(where: { b[$0] == 0x0A }) else { return false }
-                let line = i + n..<end
-                guard let open = line.last(where: { b[$0] == 0x3C }), let close = line.last(where: { b[$0] == 0x3E }), close > open else {
-                    return false
-                }
-                // After the e-mail: nothing, or a space and 1 to 18 digits, then the end or a space.
-                var t = close + 1
-                if t < end {
-                    guard b[t] == 0x20 else { return false }
-                    t += 1
-                    let digits = t
-                    while t < end, b[t] >= 0x30, b[t] <= 0x39 { t += 1 }
-                    guard t > digits, t - digits <= 18, t == end || b[t] == 0x20 else { return false }
-                    time = 0
-                    for k in digits..<t { time = time * 10 + Int64(b[k] - 0x30) }
-                }
-                i = end + 1
-                return true
-            }
-            guard let tree = id(after: "tree ") else { return nil }
-            var parents: [ObjectID] = []
-            while let parent = id(after: "parent ") { parents.append(parent) }
-            guard signature("author ") else { return nil }
-            // Further "author" lines (some programs write them) must parse too.
-            while b.count - i >= 7, b[i] == 0x61, b[i + 1] == 0x75, b[i + 2] == 0x74, b[i + 3] == 0x68, b[i + 4] == 0x6F, b[i + 5] == 0x72,
-                b[i + 6] == 0x20
-            {
-                guard signature("author ") else { return nil }
-            }
-            // The time that counts is the committer's: the last signature read.
-            time = 0
-            guard signature("committer ") else { return nil }
-            return (tree, parents, time)
+        do {
+            let header = try CommitHeader(bytes)
+            guard let tree = ObjectID(raw: header.tree[...]) else { return nil }
+            return (tree, header.parents.compactMap { ObjectID(raw: $0[...]) }, header.time)
+        } catch {
+            // Not the form git writes: left to libgit2.
+            return nil
         }
     }
 
@@ -194,15 +150,6 @@ public final class TreeChanges {
         return walked
     }
 
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: return c - 0x30
-        case 0x61...0x66: return c - 0x61 + 10
-        case 0x41...0x46: return c - 0x41 + 10
-        default: return nil
-        }
-    }
-
     /// Tree `id` from the packs when it differs from `known` only inside ids
     /// (`ParsedTree.sameLayout`), remembered; nil otherwise.
     private func sibling(_ id: ObjectID, of known: ParsedTree) -> ParsedTree? {
@@ -234,14 +181,7 @@ public final class TreeChanges {
 /// a space, a name of at least one byte ended by a NUL, 20 bytes of id), but stricter: whatever
 /// libgit2 might take and this does not is left to libgit2.
 struct ParsedTree {
-    struct Entry {
-        let mode: UInt32
-        /// Where the entry (its mode) starts.
-        let start: Int
-        /// Where the name starts and how long it is; the id follows its NUL.
-        let name: Int
-        let length: Int
-    }
+    typealias Entry = TreeFormat.Entry
 
     let bytes: [UInt8]
     let entries: [Entry]
@@ -251,37 +191,15 @@ struct ParsedTree {
         self.entries = entries
     }
 
-    /// Nil for content this does not parse.
+    /// Nil for content this does not parse (`TreeFormat.entries`).
     init?(_ bytes: [UInt8]) {
-        var entries: [Entry] = []
-        // An entry takes at least 28 bytes (a mode, a one-byte name, the id), mostly 30 or more.
-        entries.reserveCapacity(bytes.count / 28)
-        let ok = bytes.withUnsafeBufferPointer { b -> Bool in
-            var i = 0
-            while i < b.count {
-                let start = i
-                var mode: UInt32 = 0
-                var digits = 0
-                while i < b.count, b[i] >= 0x30, b[i] <= 0x37 {
-                    mode = mode << 3 | UInt32(b[i] - 0x30)
-                    digits += 1
-                    i += 1
-                    guard digits <= 7 else { return false }
-                }
-                guard digits > 0, mode <= 0xFFFF, i < b.count, b[i] == 0x20 else { return false }
-                i += 1
-                let name = i
-                while i < b.count, b[i] != 0 { i += 1 }
-                let length = i - name
-                guard i < b.count, length > 0, length <= 0xFFFF, b.count - (i + 1) >= 20 else { return false }
-                entries.append(Entry(mode: mode, start: start, name: name, length: length))
-                i += 21
-            }
-            return true
+        do {
+            entries = try TreeFormat.entries(bytes)
+        } catch {
+            // Left to libgit2, which refuses it or not as it always did.
+            return nil
         }
-        guard ok else { return nil }
         self.bytes = bytes
-        self.entries = entries
     }
 
     /// The entries of a tree libgit2 parsed, written out as a tree's content.

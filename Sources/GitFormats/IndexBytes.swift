@@ -1,0 +1,212 @@
+/// One file in git's index format (versions 2 and 3), its entries located: the index itself,
+/// or the shared part of a split index. A lookup is a binary search over the entries.
+///
+/// Entries have no fixed size, so finding the middle one means knowing where each starts: a
+/// pass over every entry's flags. At 100,000 tasks that pass over the shared index's 11 MB was
+/// a sixth of a one-task change, so the shared indexes `todo` writes carry git's own table of
+/// where each block of entries starts (the optional IEOT and EOIE extensions, which git writes
+/// for its threaded reads): with it, only the entries a lookup visits are read.
+///
+/// Every read goes through `ByteReader`: an entry the table places wrongly (a file whose
+/// checksum holds but whose table lies) reads as empty, never past the entries.
+public struct IndexBytes {
+    /// What keeps `bytes` valid (a mapping), held as long as this value.
+    private let owner: AnyObject?
+    /// The file's bytes, valid while this value lives.
+    public let bytes: UnsafeRawBufferPointer
+    public let version: UInt32
+    /// How many entries the file holds.
+    public let count: Int
+    /// Where the entries end (extensions or the checksum begin).
+    public let entriesEnd: Int
+    /// The split index's `link` extension, when the file has one.
+    public let link: Link?
+    private let table: EntryTable
+
+    /// What a split index adds to its shared index (docs/FORMAT.md, "The git index"): the
+    /// shared index's checksum, and two bitmaps of positions in it, decoded by
+    /// `linkPositions(below:)` once the shared index's size is known.
+    public struct Link: Sendable {
+        /// The checksum of `sharedindex.<hex>`, 20 bytes.
+        public var shared: [UInt8]
+        /// Where the two bitmaps lie; nil when the link has none.
+        var bitmaps: Range<Int>?
+    }
+
+    public static let headerSize = 12
+    public static let fixedEntrySize = 62
+    /// The most entries an index may hold here: files of up to 1 GB (GitKit maps no larger),
+    /// each entry at least 64 bytes long.
+    public static let maxEntries = (1 << 30) / 64
+    /// Entries in each block of the entry table a shared index is written with.
+    public static let blockSize = 32
+
+    /// The file in `bytes` (kept valid by `owner`), its trailing checksum verified with
+    /// `checksum` when one is given; refused when it is not an index this reads (another
+    /// version, a required extension other than `link`, a `link` where `allowLink` is false, a
+    /// bad checksum, anything cut short).
+    public init(
+        bytes: UnsafeRawBufferPointer, owner: AnyObject?, checksum: ((UnsafeRawBufferPointer) -> [UInt8])?, allowLink: Bool
+    ) throws(FormatError) {
+        self.owner = owner
+        self.bytes = bytes
+        var reader = ByteReader(bytes, part: .index)
+        guard bytes.count >= Self.headerSize + 20 else { throw .truncated(.index, at: bytes.count, needed: Self.headerSize + 20 - bytes.count) }
+        guard reader.consume("DIRC".utf8) else { throw .badSignature(.index, at: 0) }
+        version = try reader.readUInt32()
+        guard version == 2 || version == 3 else { throw .unsupportedVersion(.index, version: version) }
+        count = Int(try reader.readUInt32())
+        let end = bytes.count - 20
+        if let checksum {
+            guard let body = reader.slice(at: 0, count: end), checksum(body).elementsEqual(bytes[end...]) else {
+                throw .invalid(.index, .badChecksum, at: end)
+            }
+        }
+        guard count <= (end - Self.headerSize) / Self.fixedEntrySize else { throw .invalid(.index, .countTooLarge, at: 8) }
+        let table: EntryTable
+        if let blocks = Self.entryBlocks(bytes, count: count, end: end) {
+            table = EntryTable(blocks: blocks.list, entriesEnd: blocks.entriesEnd)
+        } else {
+            table = try EntryTable.scan(bytes, count: count, end: end, version: version)
+        }
+        self.table = table
+        entriesEnd = table.entriesEnd
+        link = try Self.extensions(bytes, from: entriesEnd, end: end, allowLink: allowLink)
+    }
+
+    /// The extensions from `offset`: `link` is read; any other required one (lower-case first
+    /// letter) is not understood; optional ones (caches such as TREE) are passed over (and
+    /// dropped when the file is rewritten).
+    private static func extensions(_ bytes: UnsafeRawBufferPointer, from offset: Int, end: Int, allowLink: Bool) throws(FormatError) -> Link? {
+        var reader = ByteReader(bytes, at: offset, end: end, part: .indexExtension)
+        var link: Link?
+        while !reader.isAtEnd {
+            let at = reader.offset
+            let signature = Array(try reader.readBytes(4))
+            let length = Int(try reader.readUInt32())
+            let body = reader.offset
+            guard length <= reader.remaining else { throw .truncated(.indexExtension, at: body, needed: length - reader.remaining) }
+            if signature == Array("link".utf8) {
+                guard allowLink, link == nil else { throw reader.fail(.misplacedExtension, at: at) }
+                guard length >= 20 else { throw .truncated(.indexExtension, at: body, needed: 20 - length) }
+                link = Link(shared: Array(try reader.readBytes(20)), bitmaps: nil)
+                if length > 20 {
+                    // Both bitmaps, or neither. Checked here for their form alone (no position
+                    // is collected); their positions are checked against the shared index when
+                    // it is read (`linkPositions`).
+                    let deleted = try EWAH.decode(bytes, at: body + 20, end: body + length, limit: Self.maxEntries, collect: false)
+                    let replaced = try EWAH.decode(bytes, at: deleted.end, end: body + length, limit: Self.maxEntries, collect: false)
+                    guard replaced.end == body + length else { throw .invalid(.ewah, .trailingBytes, at: replaced.end) }
+                    link?.bitmaps = body + 20..<body + length
+                }
+            } else if !(signature[0] >= 0x41 && signature[0] <= 0x5A) {
+                throw reader.fail(.unknownRequiredExtension, at: at)
+            }
+            try reader.seek(to: body + length)
+        }
+        return link
+    }
+
+    /// The entry table of a file with git's EOIE (last) and IEOT extensions, when they are
+    /// there and consistent: each block's first entry and where it starts, and where the
+    /// entries end. A block's entries are not read here: each is checked as it is walked.
+    private static func entryBlocks(_ bytes: UnsafeRawBufferPointer, count: Int, end: Int) -> (list: [EntryTable.Block], entriesEnd: Int)? {
+        let reader = ByteReader(bytes, end: end, part: .indexExtension)
+        let eoie = end - 32
+        guard count > 0, eoie > headerSize, reader.matches("EOIE".utf8, at: eoie), reader.uint32(at: eoie + 4) == 24,
+            let entriesEnd = reader.uint32(at: eoie + 8).map(Int.init)
+        else { return nil }
+        guard entriesEnd >= headerSize, entriesEnd + 8 <= eoie, reader.matches("IEOT".utf8, at: entriesEnd),
+            let length = reader.uint32(at: entriesEnd + 4).map(Int.init)
+        else { return nil }
+        guard length >= 4, (length - 4) % 8 == 0, entriesEnd + 8 + length <= eoie, reader.uint32(at: entriesEnd + 8) == 1 else { return nil }
+        var blocks: [EntryTable.Block] = []
+        var first = 0
+        var previous = headerSize - 1
+        for at in stride(from: entriesEnd + 12, to: entriesEnd + 8 + length, by: 8) {
+            guard let offset = reader.uint32(at: at).map(Int.init), let n = reader.uint32(at: at + 4).map(Int.init) else { return nil }
+            // Blocks in order, each entry at least the smallest entry's 64 bytes long.
+            guard offset > previous, offset < entriesEnd, n > 0, n <= (entriesEnd - offset) / 64, first + n <= count else { return nil }
+            guard blocks.isEmpty ? offset == headerSize : true else { return nil }
+            blocks.append(EntryTable.Block(first: first, offset: offset))
+            first += n
+            previous = offset
+        }
+        guard first == count else { return nil }
+        return (blocks, entriesEnd)
+    }
+
+    /// The positions the link's bitmaps set, deleted and replaced (ascending), each below
+    /// `limit` (the shared index's entry count): refused when one is not, so that a hostile
+    /// bitmap cannot ask for more positions than the shared index has entries. Empty for a
+    /// file without a link, or a link without bitmaps.
+    public func linkPositions(below limit: Int) throws(FormatError) -> (deleted: [Int], replaced: [Int]) {
+        guard let range = link?.bitmaps else { return ([], []) }
+        let deleted = try EWAH.decode(bytes, at: range.lowerBound, end: range.upperBound, limit: limit)
+        let replaced = try EWAH.decode(bytes, at: deleted.end, end: range.upperBound, limit: limit)
+        return (deleted.bits, replaced.bits)
+    }
+
+    private var reader: ByteReader { ByteReader(bytes, end: entriesEnd, part: .indexEntry) }
+
+    /// Where entry `entry` starts; `entriesEnd` for `count` (and anything outside the entries).
+    public func entryStart(_ entry: Int) -> Int {
+        entry >= 0 && entry < count ? table.start(entry, in: bytes, version: version) : entriesEnd
+    }
+
+    /// The bytes of entry `entry`, padding included.
+    public func entryBytes(_ entry: Int) -> Slice<UnsafeRawBufferPointer> { entries(from: entry, to: entry + 1) }
+
+    /// The bytes of entries `from..<to`. A table that lies gives fewer bytes, never a trap.
+    public func entries(from: Int, to: Int) -> Slice<UnsafeRawBufferPointer> {
+        let start = entryStart(from)
+        return reader.clampedSlice(start..<max(start, entryStart(to)))
+    }
+
+    /// Locates every entry at once (one pass), for work that visits them all in order; a
+    /// file whose table was wrong keeps the table's answers.
+    public func locateAll() { table.locateAll(in: bytes, count: count, version: version) }
+
+    /// The entry's 16 bits of flags (0 for an entry outside the entries).
+    public func flags(at entry: Int) -> Int { Int(reader.uint16(at: entryStart(entry) + 60) ?? 0) }
+
+    public func path(at entry: Int) -> Slice<UnsafeRawBufferPointer> {
+        let reader = self.reader
+        let start = entryStart(entry)
+        let flags = Int(reader.uint16(at: start + 60) ?? 0)
+        let pathStart = start + Self.fixedEntrySize + (flags & 0x4000 != 0 ? 2 : 0)
+        var length = flags & 0xFFF
+        if length == 0xFFF { length = reader.firstIndex(of: 0, from: pathStart).map { $0 - pathStart } ?? 0 }
+        return reader.clampedSlice(pathStart..<pathStart + length)
+    }
+
+    public func stage(at entry: Int) -> Int { (flags(at: entry) >> 12) & 3 }
+
+    /// The entry's object id (20 bytes; zeros for an entry outside the entries) and raw mode.
+    public func object(at entry: Int) -> (id: [UInt8], mode: UInt32) {
+        let reader = self.reader
+        let start = entryStart(entry)
+        let id = reader.slice(at: start + 40, count: 20).map(Array.init) ?? [UInt8](repeating: 0, count: 20)
+        return (id, reader.uint32(at: start + 24) ?? 0)
+    }
+
+    /// The first entry in `range` whose path is not less than `path` (byte order, as git
+    /// sorts); `range` must be sorted by path.
+    public func lowerBound(_ path: [UInt8], in range: Range<Int>) -> Int {
+        var low = range.lowerBound
+        var high = range.upperBound
+        while low < high {
+            let mid = (low + high) / 2
+            if self.path(at: mid).lexicographicallyPrecedes(path) { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// The entries in `range` (sorted by path) whose path is `path`.
+    public func entries(at path: [UInt8], in range: Range<Int>) -> Range<Int> {
+        let low = lowerBound(path, in: range)
+        var high = low
+        while high < range.upperBound, self.path(at: high).elementsEqual(path) { high += 1 }
+        return low..<high
+    }
+}
