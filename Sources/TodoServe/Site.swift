@@ -31,6 +31,8 @@ final class Site: Sendable {
     /// signs with it and the `/r/` routes check with it; nil when the state folder cannot keep it.
     let reminderLinks: ReminderLinks?
     private let taskCache = Mutex<(commit: String, tasks: [Task], bad: [BadFile])?>(nil)
+    /// Each member's standing, by the commit of `main` it was read at (`standing(of:)`).
+    private let standings = Mutex<[String: (commit: String?, standing: Standing)]>([:])
     private let agendaCache = BoundedCache<Agenda>(limit: 64)
     private let pageCache = BoundedCache<String>(limit: 64)
 
@@ -133,8 +135,22 @@ final class Site: Sendable {
     /// `main` there.
     func standing(of member: String) throws(StoreError) -> Standing {
         let open = { () throws(StoreError) in try Household.openForReading(home: self.home, name: self.household, clock: self.clock) }
-        guard let request = RequestReading.current else { return try open().standing(of: member) }
-        return try request.open(open) { reader throws(StoreError) in try reader.standing(of: member) }
+        guard let request = RequestReading.current else { return try standing(of: member, open()) }
+        return try request.open(open) { reader throws(StoreError) in try self.standing(of: member, reader) }
+    }
+
+    /// `member`'s standing in the roster of `main` as `reader` finds it, kept by `main`'s
+    /// commit: a request whose `main` is the one seen before reads no roster.
+    private func standing(of member: String, _ reader: HouseholdReader) throws(StoreError) -> Standing {
+        let key = member.lowercased()
+        let commit = try reader.mainCommit()
+        if let kept = standings.withLock({ $0[key] }), kept.commit == commit { return kept.standing }
+        let standing = try reader.standing(of: member)
+        standings.withLock { all in
+            if all.count >= 256 { all.removeAll() }
+            all[key] = (commit, standing)
+        }
+        return standing
     }
 
     /// Checks a token at its use against its member's standing now; one without a membership

@@ -23,8 +23,11 @@ final class Workers: Sendable {
     }
 
     private func run<T: Sendable>(on queue: DispatchQueue, _ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result { try body() }) }
+        // The request's reading (`RequestReading`) goes along: task-local values stay with
+        // the task, not the queue's thread.
+        let reading = RequestReading.current
+        return try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try RequestReading.$current.withValue(reading) { try body() } }) }
         }
     }
 }

@@ -3,7 +3,7 @@
 household of 10,000 tasks, p50 and p99 in milliseconds.
 
     python3 scripts/bench/caldav.py [--todo BIN] [--serve BIN] [--venv DIR] [--tasks 10000]
-        [--runs 20] [--json FILE] [--keep] [--hostile-only]
+        [--runs 20] [--json FILE] [--keep] [--hostile-only | --todo-serve-only]
 
 --todo and --serve default to $TODO_BIN and $TODO_SERVE_BIN (as scripts/bench.sh sets them),
 else the release build; --venv is the venv of `scripts/deps.sh --test` holding Radicale
@@ -46,7 +46,8 @@ calendar-multiget naming one item in every href of a 1 MB body, a sync-collectio
 of day 9999-12-31; one at a time, then 16 at once; the peak memory again (target ≤ 256 MB).
 Last, Bob's PROPFIND depth 0 of his Mine, --runs times alone and twice that while 16 threads of
 Alice's device keep those requests in flight (target p50 ≤ 50 ms). --hostile-only runs only
-this part.
+this part; --todo-serve-only runs only todo-serve's timed operations (no Radicale, no hostile
+requests), to alternate this build with an earlier one in the same run.
 
 Prints a markdown table; --json writes the figures. Standard library only (Radicale runs from
 the venv). Exit 1 when a request failed.
@@ -664,6 +665,9 @@ def main():
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--hostile-only", action="store_true",
                         help="only the hostile requests' rows (no Radicale, no timed reads and writes)")
+    parser.add_argument("--todo-serve-only", action="store_true",
+                        help="only todo-serve's timed reads and writes (no Radicale, no hostile requests): "
+                             "for alternating two builds of todo-serve")
     args = parser.parse_args()
     args.todo = os.path.abspath(args.todo)
     args.serve = os.path.abspath(args.serve or os.path.join(os.path.dirname(args.todo), "todo-serve"))
@@ -681,11 +685,13 @@ def main():
         tasks = household_tasks(args.tasks, random.Random(args.seed))
         results = {}
         if not args.hostile_only:
-            for name, bench in (("todo-serve", bench_todo_serve), ("Radicale", bench_radicale)):
+            benches = (("todo-serve", bench_todo_serve),) + (() if args.todo_serve_only else (("Radicale", bench_radicale),))
+            for name, bench in benches:
                 log(f"{name}: {args.runs} runs of each operation")
                 results[name] = bench(args, tmp, tasks, figures)
-        log("todo-serve: the hostile requests")
-        bench_hostile(args, tmp, tasks, figures)
+        if not args.todo_serve_only:
+            log("todo-serve: the hostile requests")
+            bench_hostile(args, tmp, tasks, figures)
     except (Failed, OSError, ET.ParseError, http.client.HTTPException) as e:
         log(f"failed: {e}")
         return 1
@@ -705,6 +711,18 @@ def main():
         "propfind": "ahead of Radicale", "query": "ahead of Radicale",
         "sync": "≤ 20 ms p50, ahead of Radicale", "put": "within 2× Radicale",
     }
+    if args.todo_serve_only:
+        print(f"CalDAV, {args.tasks:,} tasks, {args.runs} runs each, todo-serve alone ({args.serve}).\n")
+        print("| operation | todo-serve p50 / p99 |")
+        print("|---|---|")
+        for op, label in labels.items():
+            t = results["todo-serve"][op]
+            figures[op] = {"todo-serve": {"p50": percentile(t, 50), "p99": percentile(t, 99)}}
+            print(f"| {label} | {percentile(t, 50):.1f} / {percentile(t, 99):.1f} ms |")
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(figures, f, indent=1)
+        return 0
     h = figures["hostile"]
     hostile_rows = [
         (f"todo-serve's peak memory (VmHWM), fresh, after the hostile requests one at a time and then 16 at once "

@@ -24,6 +24,7 @@ public struct HouseholdReader {
 
     public func snapshot() throws(StoreError) -> Snapshot { try household.snapshot() }
     public func headCommit() throws(StoreError) -> String? { try household.headCommit() }
+    public func mainCommit() throws(StoreError) -> String? { try household.mainCommit() }
     public func identity() throws(StoreError) -> Identity { try household.identity() }
     public func roster() throws(StoreError) -> Roster { try household.roster() }
     public func standing(of name: String) throws(StoreError) -> Standing { try household.standing(of: name) }
