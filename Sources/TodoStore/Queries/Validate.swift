@@ -78,7 +78,7 @@ enum Incoming {
     }
 
     /// A check of received commits, walked and started (`startCheck`), for `finishCheck`.
-    struct StartedCheck: @unchecked Sendable {
+    struct StartedCheck: Sendable {
         let check: HistoryCheck
         /// What the walk failed with, after the commits before the failure (without progress).
         let walkError: (any Error)?
