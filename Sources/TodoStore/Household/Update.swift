@@ -39,17 +39,6 @@ extension Household {
         }
     }
 
-    /// The commit `main` names now, as 40 hex digits (nil before the first commit): the
-    /// reference alone, nothing of the commit read, for a front end that keeps what it derives
-    /// from a commit (the roster's standing, a page) by that commit.
-    public func mainCommit() throws(StoreError) -> String? {
-        do {
-            return try repo.resolve(reference: Self.branch)?.hex
-        } catch {
-            throw StoreError.from(error, path: path)
-        }
-    }
-
     /// Runs one change under the household lock: `body` reads the current state and says what
     /// to write; this makes it exactly one commit on `main` (none if nothing changed) and brings
     /// the index and work tree up to date.

@@ -38,6 +38,17 @@ extension Household {
     /// The current commit of `main`, in hex.
     public func headCommit() throws(StoreError) -> String? { try snapshot().commit?.hex }
 
+    /// The commit `main` names now, as 40 hex digits (nil before the first commit): the
+    /// reference alone, nothing of the commit read, for a front end that keeps what it derives
+    /// from a commit (the roster's standing, a page) by that commit.
+    public func mainCommit() throws(StoreError) -> String? {
+        do {
+            return try repo.resolve(reference: Self.branch)?.hex
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
     /// What others changed to tasks between two commits of `main`, each task change told on
     /// its own (a leave's reassignments too); the household settings file is left out.
     /// With `viewer` (a member's name and email, lowercased), "others" are every writer but
