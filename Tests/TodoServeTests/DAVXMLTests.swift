@@ -326,6 +326,21 @@ struct DAVXMLTests {
         #expect(root.child(caldav, "comp")?.attribute("name") == kept)
     }
 
+    /// Only U+FFFE and U+FFFF of the three-byte characters starting `EF BF` or `EF BE` are
+    /// dropped, wherever they stand; a run of plain text between escapes comes through whole.
+    @Test func theNoncharactersAreDroppedAndTheirNeighboursKept() throws {
+        let cases: [(String, String)] = [
+            ("\u{FFFE}", ""), ("x\u{FFFF}", "x"), ("\u{FFFD}\u{FFBE}\u{FFFF}\u{FEFF}", "\u{FFFD}\u{FFBE}\u{FEFF}"),
+            ("plain text, long enough to be one run of bytes & one more", "plain text, long enough to be one run of bytes &amp; one more"),
+        ]
+        for (given, written) in cases {
+            var out: [UInt8] = []
+            DAVWriter.escape(given, into: &out, attribute: false)
+            #expect(String(decoding: out, as: UTF8.self) == written, "\(given.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+        #expect(DAVWriter.isName("a\u{00B7}b") && !DAVWriter.isName("\u{00B7}a") && DAVWriter.isName("É"))
+    }
+
     @Test func aNameThatIsNotAnXMLNameWritesNoTags() throws {
         var w = DAVWriter()
         w.open(dav, "prop")

@@ -51,6 +51,9 @@ struct DAVItem: Sendable {
     /// At most how many bytes `bytes` take as XML text (`calendar-data`): counted once, when the
     /// item is rendered, so that an answer's size is known before it is written.
     let xmlLength: Int
+    /// `"<blob>.<8 hex of the bytes' FNV-1a>"`, quotes included: made once, when the item is
+    /// rendered.
+    let etag: String
 
     init(name: String, task: TaskID, kind: DAVItemKind, blob: String, vtodo: VTodo, turnLine: String?, bytes: [UInt8]) {
         self.name = name
@@ -61,10 +64,8 @@ struct DAVItem: Sendable {
         self.turnLine = turnLine
         self.bytes = bytes
         xmlLength = DAVWriter.escapedLength(bytes)
+        etag = "\"\(blob).\(String(hex64(fnv1a64(bytes)).suffix(8)))\""
     }
-
-    /// `"<blob>.<8 hex of the bytes' FNV-1a>"`, quotes included.
-    var etag: String { "\"\(blob).\(String(hex64(fnv1a64(bytes)).suffix(8)))\"" }
 }
 
 /// The household as a member's collections see it at one commit and day: the tasks, their

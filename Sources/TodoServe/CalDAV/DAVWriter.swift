@@ -54,8 +54,14 @@ struct DAVWriter {
 
     /// The document so far, starting with its XML declaration.
     private(set) var bytes: [UInt8] = Array(#"<?xml version="1.0" encoding="utf-8"?>"#.utf8) + [UInt8(ascii: "\n")]
-    /// The qualified names of the open elements, innermost last; nil for one whose name was invalid.
-    private var stack: [String?] = []
+    /// An element's prefix ("" for none) and local name.
+    private struct Tag {
+        let prefix: String
+        let name: String
+    }
+
+    /// The open elements, innermost last; nil for one whose name was invalid.
+    private var stack: [Tag?] = []
     private var rootWritten = false
     private var otherPrefixes = 0
 
@@ -65,19 +71,27 @@ struct DAVWriter {
     /// are unprefixed, in no namespace, as CalDAV's `name` and `collation`.
     mutating func open(_ namespace: String, _ name: String, attributes: [(name: String, value: String)] = []) {
         let tag = startTag(namespace, name, attributes: attributes)
-        if let tag { bytes += tag.bytes + [UInt8(ascii: ">")] }
-        stack.append(tag?.qualified)
+        if tag != nil { bytes.append(UInt8(ascii: ">")) }
+        stack.append(tag)
     }
 
     /// The end tag of the innermost open element; nothing when none is open.
     mutating func close() {
         guard let last = stack.popLast() else { return }
-        if let last { bytes += Array("</\(last)>".utf8) }
+        if let last {
+            bytes.append(UInt8(ascii: "<"))
+            bytes.append(UInt8(ascii: "/"))
+            write(last)
+            bytes.append(UInt8(ascii: ">"))
+        }
     }
 
     /// `<name/>`.
     mutating func empty(_ namespace: String, _ name: String, attributes: [(name: String, value: String)] = []) {
-        if let tag = startTag(namespace, name, attributes: attributes) { bytes += tag.bytes + Array("/>".utf8) }
+        if startTag(namespace, name, attributes: attributes) != nil {
+            bytes.append(UInt8(ascii: "/"))
+            bytes.append(UInt8(ascii: ">"))
+        }
     }
 
     /// `<name>text</name>`.
@@ -95,7 +109,7 @@ struct DAVWriter {
     /// A fragment already escaped and well-formed, written as it is; its prefixes must be the
     /// fixed ones or declared within it.
     mutating func raw(_ fragment: String) {
-        bytes += Array(fragment.utf8)
+        bytes.append(contentsOf: fragment.utf8)
     }
 
     /// The document with every element still open closed.
@@ -104,97 +118,155 @@ struct DAVWriter {
         return bytes
     }
 
-    private mutating func startTag(_ namespace: String, _ name: String, attributes: [(name: String, value: String)]) -> (bytes: [UInt8], qualified: String)? {
+    /// Writes `<p:name` with its declarations and attributes (not the closing `>` or `/>`), and
+    /// returns the prefix ("" for none) and name; writes nothing and returns nil for a name that
+    /// is not valid.
+    private mutating func startTag(_ namespace: String, _ name: String, attributes: [(name: String, value: String)]) -> Tag? {
         guard Self.isName(name) else { return nil }
-        var tag = "<"
-        var declarations = ""
+        let prefix: String
+        var declared = false
         if namespace.isEmpty {
-            tag += name
+            prefix = ""
         } else if let fixed = Self.prefixes.first(where: { $0.namespace == namespace }) {
-            tag += fixed.prefix + ":" + name
+            prefix = fixed.prefix
         } else {
             // Unique in the document, so that it cannot clash with one declared further out.
             otherPrefixes += 1
-            let prefix = "x\(otherPrefixes)"
-            tag += prefix + ":" + name
-            declarations = " xmlns:\(prefix)=\"" + Self.escapedAttribute(namespace) + "\""
+            prefix = "x\(otherPrefixes)"
+            declared = true
         }
-        let qualified = String(tag.dropFirst())
-        if !rootWritten {
-            rootWritten = true
-            for p in Self.prefixes { tag += " xmlns:\(p.prefix)=\"\(p.namespace)\"" }
+        let tag = Tag(prefix: prefix, name: name)
+        bytes.append(UInt8(ascii: "<"))
+        write(tag)
+        writeRootDeclarations()
+        if declared {
+            bytes.append(contentsOf: " xmlns:\(prefix)=\"".utf8)
+            Self.escape(namespace, into: &bytes, attribute: true)
+            bytes.append(UInt8(ascii: "\""))
         }
-        tag += declarations
         for a in attributes where Self.isName(a.name) {
-            tag += " \(a.name)=\"" + Self.escapedAttribute(a.value) + "\""
+            bytes.append(UInt8(ascii: " "))
+            bytes.append(contentsOf: a.name.utf8)
+            bytes.append(UInt8(ascii: "="))
+            bytes.append(UInt8(ascii: "\""))
+            Self.escape(a.value, into: &bytes, attribute: true)
+            bytes.append(UInt8(ascii: "\""))
         }
-        return (Array(tag.utf8), qualified)
+        return tag
+    }
+
+    /// `p:name`, or `name` without a prefix.
+    private mutating func write(_ tag: Tag) {
+        if !tag.prefix.isEmpty {
+            bytes.append(contentsOf: tag.prefix.utf8)
+            bytes.append(UInt8(ascii: ":"))
+        }
+        bytes.append(contentsOf: tag.name.utf8)
+    }
+
+    /// The fixed prefixes' declarations, on the document's first element only.
+    private mutating func writeRootDeclarations() {
+        guard !rootWritten else { return }
+        rootWritten = true
+        for p in Self.prefixes { bytes.append(contentsOf: " xmlns:\(p.prefix)=\"\(p.namespace)\"".utf8) }
     }
 
     /// Whether `s` is an XML name without a colon (an NCName), by a conservative reading: ASCII
     /// letters, `_` or any non-ASCII letter first; then also digits, `-` and `.`. Every name this
     /// server writes, and every name libxml2 read from a request, passes.
     static func isName(_ s: String) -> Bool {
-        guard let first = s.unicodeScalars.first else { return false }
+        var ascii = true
+        var first = true
+        for b in s.utf8 {
+            if b >= 0x80 {
+                ascii = false
+                break
+            }
+            let letter = (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || b == 0x5F
+            if first {
+                guard letter else { return false }
+                first = false
+            } else if !(letter || (b >= 0x30 && b <= 0x39) || b == 0x2D || b == 0x2E) {
+                return false
+            }
+        }
+        if ascii { return !first }
+        guard let head = s.unicodeScalars.first else { return false }
         func start(_ c: Unicode.Scalar) -> Bool {
             (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || c == "_" || (c.value >= 0xC0 && c.properties.isAlphabetic)
         }
-        return start(first)
+        return start(head)
             && s.unicodeScalars.allSatisfy { c in
                 start(c) || (c >= "0" && c <= "9") || c == "-" || c == "." || c.value == 0xB7
                     || (c.value >= 0x300 && (c.properties.isAlphabetic || c.properties.generalCategory == .nonspacingMark))
             }
     }
 
-    private static func escapedAttribute(_ s: String) -> String {
-        var out: [UInt8] = []
-        escape(s, into: &out, attribute: true)
-        return String(decoding: out, as: UTF8.self)
-    }
-
     /// `s` as XML character data: `&`, `<`, `>` and `"` as entities, a carriage return (and in an
     /// attribute a tab or line feed, which a parser would turn into spaces) as a character
     /// reference, characters XML 1.0 does not allow dropped.
     static func escape(_ s: String, into out: inout [UInt8], attribute: Bool) {
-        for c in s.unicodeScalars {
-            switch c.value {
-            case 0x26: out += Array("&amp;".utf8)
-            case 0x3C: out += Array("&lt;".utf8)
-            case 0x3E: out += Array("&gt;".utf8)
-            case 0x22: out += Array("&quot;".utf8)
-            case 0x0D: out += Array("&#13;".utf8)
-            case 0x09 where attribute: out += Array("&#9;".utf8)
-            case 0x0A where attribute: out += Array("&#10;".utf8)
-            case 0x09, 0x0A: out.append(UInt8(c.value))
-            case 0..<0x20, 0xFFFE, 0xFFFF: break
-            case 0x20..<0x80: out.append(UInt8(c.value))
-            default: UTF8.encode(c) { out.append($0) }
+        var s = s
+        s.withUTF8 { escape(utf8: $0, into: &out, attribute: attribute) }
+    }
+
+    /// `escape` of text given as valid UTF-8. A run of bytes that need no change is copied whole.
+    static func escape(utf8 text: UnsafeBufferPointer<UInt8>, into out: inout [UInt8], attribute: Bool) {
+        out.reserveCapacity(out.count + text.count)
+        var run = 0
+        var i = 0
+        let n = text.count
+        while i < n {
+            let b = text[i]
+            let replacement: StaticString?
+            var skip = 1
+            switch b {
+            case 0x26: replacement = "&amp;"
+            case 0x3C: replacement = "&lt;"
+            case 0x3E: replacement = "&gt;"
+            case 0x22: replacement = "&quot;"
+            case 0x0D: replacement = "&#13;"
+            case 0x09: replacement = attribute ? "&#9;" : nil
+            case 0x0A: replacement = attribute ? "&#10;" : nil
+            case 0..<0x20: replacement = ""
+            // U+FFFE and U+FFFF: EF BF BE, EF BF BF.
+            case 0xEF where i + 2 < n && text[i + 1] == 0xBF && text[i + 2] >= 0xBE:
+                replacement = ""
+                skip = 3
+            default: replacement = nil
+            }
+            if let replacement {
+                if run < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: text[run..<i])) }
+                replacement.withUTF8Buffer { out.append(contentsOf: $0) }
+                i += skip
+                run = i
+            } else {
+                i += 1
             }
         }
+        if run < n { out.append(contentsOf: UnsafeBufferPointer(rebasing: text[run..<n])) }
     }
 
     /// `HTTP/1.1 404 Not Found`, as a `<d:status>` holds it.
     static func statusLine(_ code: Int) -> String {
-        let phrase =
-            switch code {
-            case 200: "OK"
-            case 201: "Created"
-            case 204: "No Content"
-            case 400: "Bad Request"
-            case 401: "Unauthorized"
-            case 403: "Forbidden"
-            case 404: "Not Found"
-            case 405: "Method Not Allowed"
-            case 409: "Conflict"
-            case 412: "Precondition Failed"
-            case 415: "Unsupported Media Type"
-            case 423: "Locked"
-            case 424: "Failed Dependency"
-            case 500: "Internal Server Error"
-            case 507: "Insufficient Storage"
-            default: ""
-            }
-        return "HTTP/1.1 \(code) \(phrase)"
+        switch code {
+        case 200: "HTTP/1.1 200 OK"
+        case 201: "HTTP/1.1 201 Created"
+        case 204: "HTTP/1.1 204 No Content"
+        case 400: "HTTP/1.1 400 Bad Request"
+        case 401: "HTTP/1.1 401 Unauthorized"
+        case 403: "HTTP/1.1 403 Forbidden"
+        case 404: "HTTP/1.1 404 Not Found"
+        case 405: "HTTP/1.1 405 Method Not Allowed"
+        case 409: "HTTP/1.1 409 Conflict"
+        case 412: "HTTP/1.1 412 Precondition Failed"
+        case 415: "HTTP/1.1 415 Unsupported Media Type"
+        case 423: "HTTP/1.1 423 Locked"
+        case 424: "HTTP/1.1 424 Failed Dependency"
+        case 500: "HTTP/1.1 500 Internal Server Error"
+        case 507: "HTTP/1.1 507 Insufficient Storage"
+        default: "HTTP/1.1 \(code) "
+        }
     }
 
     /// A `207 Multi-Status` body (RFC 4918 §13): one `<d:response>` per entry, and a
