@@ -17,6 +17,11 @@ let libgit2Link: [LinkerSetting] = [
                "git_mbedtls_stream_wrap", "git_mbedtls__set_cert_location"].flatMap { ["-Xlinker", "--wrap=\($0)"] })
 ]
 
+/// Every Swift target under Sources/: an import is internal unless it says `public import` (so a
+/// module's public API names only what it chose to expose), and a file uses only members of the
+/// modules it imports itself.
+let strictImports: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility"), .enableUpcomingFeature("InternalImportsByDefault")]
+
 let package = Package(
     name: "todo",
     // Linux only: Debian and its derivatives, x86_64 and arm64 (the NAS or Raspberry Pi a family
@@ -59,37 +64,39 @@ let package = Package(
         // The file layer: whole-file reads and writes and the atomic replace, on swift-system's
         // FileDescriptor, failing with a `FileError` (call, path, errno). Below GitKit, whose own
         // read and write loops are these.
-        .target(name: "FileKit", dependencies: [systemPackage]),
+        .target(name: "FileKit", dependencies: [systemPackage], swiftSettings: strictImports),
         // git's binary and text formats decoded (pack index, pack entries, deltas, trees, commits,
         // loose object headers, the index) through one bounds-checked byte reader, failing with a
         // named `FormatError`: pure Swift, no libgit2, no zlib, fuzzed (`make fuzz`).
-        .target(name: "GitFormats"),
+        .target(name: "GitFormats", swiftSettings: strictImports),
         // The one Swift module that talks to libgit2.
         .target(
-            name: "GitKit", dependencies: ["CLibgit2", "CInterposers", "FileKit", "GitFormats", systemPackage], linkerSettings: libgit2Link),
+            name: "GitKit", dependencies: ["CLibgit2", "CInterposers", "FileKit", "GitFormats", systemPackage], swiftSettings: strictImports,
+            linkerSettings: libgit2Link),
         // Pure Swift: task model, clock, canonical encoding, dates, merge. Never prints or exits.
         // Optimized in debug builds too: it is pure Swift with no state to step through, the
         // code a release ships is optimized, and the property tests and every `todo` the
         // end-to-end tests start run its merge and schedules five times faster (docs/TESTING.md).
-        .target(name: "TodoCore", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        .target(name: "TodoCore", swiftSettings: strictImports + [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // A household: every transaction and query, sync, credentials; reads and writes through GitKit.
         .target(
             name: "TodoStore",
-            dependencies: ["FileKit", "GitKit", "TodoCore", systemPackage, .product(name: "Subprocess", package: "swift-subprocess")]
+            dependencies: ["FileKit", "GitKit", "TodoCore", systemPackage, .product(name: "Subprocess", package: "swift-subprocess")],
+            swiftSettings: strictImports
         ),
         // The sentences a person reads for refused input and store or sync failures, and the exit
         // codes: shared by every front end (no ArgumentParser, no flag names).
-        .target(name: "TodoWording", dependencies: ["FileKit", "TodoStore", "TodoCore", systemPackage]),
+        .target(name: "TodoWording", dependencies: ["FileKit", "TodoStore", "TodoCore", systemPackage], swiftSettings: strictImports),
         // The commands: parsing, output, messages and exit codes.
         .target(
             name: "TodoCLI",
             dependencies: ["TodoWording", "TodoStore", "TodoCore", "FileKit", systemPackage, .product(name: "ArgumentParser", package: "swift-argument-parser")],
             // The tests' hooks (TODO_ID_SEED, TODO_MAINTENANCE_GRACE, TODO_MAINTENANCE_STOP_AT;
             // docs/TESTING.md) are compiled into the debug build the tests run, never a release.
-            swiftSettings: [.define("TODO_TEST_HOOKS", .when(configuration: .debug))]
+            swiftSettings: strictImports + [.define("TODO_TEST_HOOKS", .when(configuration: .debug))]
         ),
         // The executable exports the interposers, so that libgit2's calls bind to them.
-        .executableTarget(name: "todo", dependencies: ["TodoCLI"]),
+        .executableTarget(name: "todo", dependencies: ["TodoCLI"], swiftSettings: strictImports),
         // The web front end (docs/SERVE.md): routes, pages, tokens, middleware, background sync.
         // A peer of TodoCLI over the store; never TodoCLI, GitKit or ArgumentParser.
         .target(
@@ -106,7 +113,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: strictImports
         ),
         // Reminders over the network (docs/ARCHITECTURE.md, "Reminders"): POSTs through
         // async-http-client, SMTP with STARTTLS or TLS over swift-nio and NIOSSL, certificates
@@ -123,14 +131,15 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ]
+            ],
+            swiftSettings: strictImports
         ),
-        .executableTarget(name: "todo-serve", dependencies: ["TodoServe"]),
+        .executableTarget(name: "todo-serve", dependencies: ["TodoServe"], swiftSettings: strictImports),
         // Helpers shared by the test targets only.
         .target(name: "TestKit", path: "Tests/TestKit"),
         // One value of every failure the front ends word, and the check that words stay
         // front-end neutral (docs/ARCHITECTURE.md, "Words").
-        .target(name: "WordingSamples", dependencies: ["TodoStore", "TodoCore", "GitKit", systemPackage], path: "Tests/WordingSamples"),
+        .target(name: "WordingSamples", dependencies: ["TodoStore", "TodoCore", systemPackage], path: "Tests/WordingSamples"),
         .testTarget(name: "TodoCoreTests", dependencies: ["TodoCore", "TestKit"]),
         .testTarget(name: "TodoStoreTests", dependencies: ["FileKit", "TodoStore", "TodoCore", "TestKit"]),
         .testTarget(name: "TodoWordingTests", dependencies: ["TodoWording", "TodoStore", "TodoCore", "TestKit", "WordingSamples"]),

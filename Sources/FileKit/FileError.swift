@@ -1,5 +1,5 @@
 import Glibc
-import SystemPackage
+public import SystemPackage
 
 /// A failed call of the file layer: which call, on which file, and the errno the system gave.
 /// Front ends word it by its errno (TodoWording `Worded`, README "Exit codes").

@@ -1,5 +1,5 @@
 import Synchronization
-import SystemPackage
+package import SystemPackage
 
 /// Test-only: makes a call of the file layer fail as if the system had returned an errno,
 /// so that tests can reach every failure path without root tricks. Each fault applies to paths

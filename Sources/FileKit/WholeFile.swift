@@ -1,5 +1,5 @@
-import Glibc
-import SystemPackage
+public import Glibc
+public import SystemPackage
 
 /// The one file layer for files that are not git objects (the household's state files, the
 /// list cache, reminders' state, the server's tokens, calendar feeds): a whole-file read, a

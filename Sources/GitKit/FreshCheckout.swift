@@ -54,7 +54,6 @@ extension Repository {
         }
         if !files.isEmpty { runs.append(start..<files.count) }
         let written = FreshFiles(count: files.count)
-        let caller = pthread_self()
         var reported = 0
         func report(_ done: Int) {
             guard let progress, done > reported, done >= reported + 128 || done == files.count else { return }
@@ -64,43 +63,48 @@ extension Repository {
         let list = files
         let folderRuns = runs
         let gitDirectory = self.gitDirectory
-        try withoutActuallyEscaping(report) { report in
-            let reportBox = CallerOnly(report)
-            DispatchQueue.concurrentPerform(iterations: max(1, min(threads, folderRuns.count))) { _ in
-                let reader = PackReader(packs)
-                var libgit2: Repository?
-                let onCaller = pthread_equal(pthread_self(), caller) != 0
-                while let run = written.take(folderRuns) {
-                    for i in folderRuns[run] {
-                        let (path, id) = list[i]
-                        do {
-                            let bytes: [UInt8]
-                            if let (kind, content) = reader.read(id), kind == .blob {
-                                bytes = content
-                            } else {
-                                if libgit2 == nil { libgit2 = try Repository.open(path: gitDirectory) }
-                                bytes = try libgit2!.readBlob(id)
-                            }
-                            written.set(i, try Self.writeNewFile(root + path, bytes))
-                        } catch {
-                            written.fail(error)
-                            return
+        // Runs of files until none is left; `done` (on the calling thread only) gets the count
+        // of files written after each.
+        let work: @Sendable (_ done: ((Int) -> Void)?) -> Void = { done in
+            let reader = PackReader(packs)
+            var libgit2: Repository?
+            while let run = written.take(folderRuns) {
+                for i in folderRuns[run] {
+                    let (path, id) = list[i]
+                    do {
+                        let bytes: [UInt8]
+                        if let (kind, content) = reader.read(id), kind == .blob {
+                            bytes = content
+                        } else {
+                            if libgit2 == nil { libgit2 = try Repository.open(path: gitDirectory) }
+                            bytes = try libgit2!.readBlob(id)
                         }
-                        if onCaller { reportBox.body(written.done) }
+                        written.set(i, try Self.writeNewFile(root + path, bytes))
+                    } catch {
+                        written.fail(error)
+                        return
                     }
+                    done?(written.done)
                 }
             }
-            if let error = written.failure { throw error }
-            report(files.count)
         }
+        // The other threads on a queue of their own (the global queues' few threads may all be
+        // held by callers that wait), this one with them.
+        let others = DispatchGroup()
+        for _ in 1..<max(1, min(threads, folderRuns.count)) { Self.freshQueue.async(group: others) { work(nil) } }
+        work(report)
+        others.wait()
+        if let error = written.failure { throw error }
+        report(files.count)
         // The index: every entry with its file's stat data, written as `stage` writes one.
         var index: OpaquePointer?
         try check(git_repository_index(&index, handle), call: "git_repository_index")
         defer { git_index_free(index) }
         try check(git_index_write(index), call: "git_index_write")
         guard let empty = loadIndexFile() else { throw GitError.missing("IndexFile.load") }
+        let stats = written.stats
         let entries = files.indices.map { i in
-            (path: files[i].path, entry: IndexFile.entry(path: files[i].path, id: withUnsafeBytes(of: files[i].id.raw.id) { Array($0) }, stat: written.stats[i]))
+            (path: files[i].path, entry: IndexFile.entry(path: files[i].path, id: withUnsafeBytes(of: files[i].id.raw.id) { Array($0) }, stat: stats[i]))
         }
         guard let rewrite = empty.replacing(entries, rule: try splitRule()) else { throw GitError.missing("IndexFile.replacing") }
         // libgit2's copy of the empty index is read again (the file changed) before it is next
@@ -108,6 +112,9 @@ extension Repository {
         try writeIndex(rewrite)
         return true
     }
+
+    /// Where `writeFreshWorkTree`'s other threads run.
+    static let freshQueue = DispatchQueue(label: "todo.fresh-checkout", attributes: .concurrent)
 
     /// The depth of folders `writeFreshWorkTree` writes (a household has two: `tasks/xx`).
     static let freshDepth = 32
@@ -144,31 +151,25 @@ extension Repository {
     }
 }
 
-/// A closure handed to the threads of `concurrentPerform`, called only on the thread that made it.
-private struct CallerOnly: @unchecked Sendable {
-    let body: (Int) -> Void
-    init(_ body: @escaping (Int) -> Void) { self.body = body }
-}
-
 /// What the threads of `writeFreshWorkTree` share: the next run of files to write, each file's
 /// stat data (each slot written by one thread), the files done, the first failure.
-private final class FreshFiles: @unchecked Sendable {
+private final class FreshFiles: Sendable {
     private struct State {
         var next = 0
         var done = 0
         var failure: (any Error)?
+        /// One slot a file, set by the thread that writes the file.
+        var stats: [stat]
     }
 
-    private let state = Mutex(State())
-    /// One slot a file, each written by the thread that writes the file, read once all are done.
-    let stats: UnsafeMutableBufferPointer<stat>
+    private let state: Mutex<State>
 
     init(count: Int) {
-        stats = .allocate(capacity: count)
-        stats.initialize(repeating: stat())
+        state = Mutex(State(stats: Array(repeating: stat(), count: count)))
     }
 
-    deinit { stats.deallocate() }
+    /// Each file's stat data, once all are written.
+    var stats: [stat] { state.withLock { $0.stats } }
 
     /// The index of the next run to write; nil when none is left or one failed.
     func take(_ runs: [Range<Int>]) -> Int? {
@@ -180,8 +181,10 @@ private final class FreshFiles: @unchecked Sendable {
     }
 
     func set(_ i: Int, _ st: stat) {
-        stats[i] = st
-        state.withLock { $0.done += 1 }
+        state.withLock {
+            $0.stats[i] = st
+            $0.done += 1
+        }
     }
 
     var done: Int { state.withLock { $0.done } }

@@ -1,5 +1,5 @@
 import CLibgit2
-import SystemPackage
+public import SystemPackage
 
 /// A failed libgit2 call: its return code, libgit2's error class and message, and the C function.
 public struct GitError: Error, CustomStringConvertible, Sendable {

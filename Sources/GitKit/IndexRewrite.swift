@@ -1,3 +1,4 @@
+import CLibgit2
 import CInterposers
 import GitFormats
 import Glibc

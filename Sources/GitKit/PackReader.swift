@@ -1,3 +1,4 @@
+import CLibgit2
 import CInterposers
 import GitFormats
 import Glibc
@@ -8,7 +9,7 @@ import Glibc
 /// indexer, which computed every id from the content; the household's own): nothing read is
 /// hashed again. Every byte is still treated as untrusted: an entry that cannot be read here,
 /// for whatever reason, is left to libgit2 (`PackReader` answers nil).
-public final class PackFiles: @unchecked Sendable {
+public final class PackFiles: @unchecked Sendable {  // immutable after init; the mapped bytes are only read, and unmapped in deinit
     struct Pack {
         let index: PackIndex
         let data: UnsafeRawBufferPointer

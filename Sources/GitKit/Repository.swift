@@ -56,7 +56,7 @@ public final class Repository {
 
     /// A handle given to another thread, which alone uses it from then on (a libgit2
     /// repository is for one thread at a time; each thread of a parallel job opens its own).
-    public struct Handoff: @unchecked Sendable {
+    public struct Handoff: @unchecked Sendable {  // the receiving thread alone uses the handle from then on
         public let repo: Repository
         public init(_ repo: Repository) { self.repo = repo }
     }

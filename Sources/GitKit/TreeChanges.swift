@@ -101,53 +101,14 @@ public final class TreeChanges {
     /// anything. libgit2's commit parser takes all of these (it refuses only a missing id or
     /// signature, an e-mail without its brackets, a time that is not a number). Nil otherwise.
     static func treeAndFirstParent(_ bytes: [UInt8]) -> (tree: ObjectID, parent: ObjectID?)? {
-        commitFacts(bytes).map { ($0.tree, $0.parents.first) }
-    }
-
-    /// A commit's tree, parents and committer time (seconds; 0 when the line has none), as
-    /// libgit2 reads them, when the commit has the form `treeAndFirstParent` takes; nil otherwise.
-    static func commitFacts(_ bytes: [UInt8]) -> (tree: ObjectID, parents: [ObjectID], time: Int64)? {
         do {
             let header = try CommitHeader(bytes)
             guard let tree = ObjectID(raw: header.tree[...]) else { return nil }
-            return (tree, header.parents.compactMap { ObjectID(raw: $0[...]) }, header.time)
+            return (tree, header.parents.first.flatMap { ObjectID(raw: $0[...]) })
         } catch {
             // Not the form git writes: left to libgit2.
             return nil
         }
-    }
-
-    /// The commits reachable from `tip`, each with its tree and first parent, in the order
-    /// libgit2's unsorted walk with nothing hidden gives them (`Repository.walk(sorted: false)`):
-    /// from a list that starts with `tip`, the first commit is taken and its parents not met
-    /// before are put in by committer time, after every commit of the same time or newer.
-    /// Read from the packs; nil when a commit is not in them or not in the form git writes,
-    /// or without packs (the caller walks with libgit2, which reports what is wrong).
-    public func walkFromPacks(_ tip: ObjectID) -> [(commit: ObjectID, tree: ObjectID, parent: ObjectID?)]? {
-        guard let reader else { return nil }
-        var facts: [ObjectID: (tree: ObjectID, parents: [ObjectID], time: Int64)] = [:]
-        func read(_ id: ObjectID) -> (tree: ObjectID, parents: [ObjectID], time: Int64)? {
-            if let known = facts[id] { return known }
-            guard let (kind, bytes) = reader.read(id), kind == .commit, let found = Self.commitFacts(bytes) else { return nil }
-            facts[id] = found
-            return found
-        }
-        guard let first = read(tip) else { return nil }
-        var queue: [(id: ObjectID, time: Int64)] = [(tip, first.time)]
-        var seen: Set<ObjectID> = [tip]
-        var walked: [(commit: ObjectID, tree: ObjectID, parent: ObjectID?)] = []
-        while !queue.isEmpty {
-            let next = queue.removeFirst().id
-            guard let commit = facts[next] else { return nil }
-            for parent in commit.parents {
-                guard let p = read(parent) else { return nil }
-                guard seen.insert(parent).inserted else { continue }
-                let at = queue.firstIndex { $0.time < p.time } ?? queue.count
-                queue.insert((parent, p.time), at: at)
-            }
-            walked.append((next, commit.tree, commit.parents.first))
-        }
-        return walked
     }
 
     /// Tree `id` from the packs when it differs from `known` only inside ids

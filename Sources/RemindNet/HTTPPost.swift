@@ -1,3 +1,4 @@
+import SystemPackage
 import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1

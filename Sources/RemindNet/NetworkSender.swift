@@ -4,7 +4,7 @@ import NIOPosix
 import NIOSSL
 import SystemPackage
 import TodoCore
-import TodoStore
+public import TodoStore
 
 /// Reminders over the network: SMTP (`SMTPClient`) and HTTP POST (`HTTPPost`). Failures are
 /// values, as `todo remind` words them (`DeliveryFailure`). Used by the server's scheduler and by

@@ -1,3 +1,4 @@
+import TodoWording
 import TodoStore
 
 /// The command line's words for what a person can do (`Advice`): the command, flag or file that

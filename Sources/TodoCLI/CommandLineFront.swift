@@ -1,3 +1,4 @@
+import TodoWording
 import ArgumentParser
 
 /// What happens to the command line before argument-parser sees it: the household options may

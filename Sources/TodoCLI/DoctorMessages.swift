@@ -1,3 +1,4 @@
+import TodoWording
 import TodoStore
 
 /// The words for every doctor finding: what was found, and what to do. The store reports the

@@ -1,6 +1,4 @@
-// The sentences shared with the other front ends, and `Exit`; re-exported so that what uses
-// the commands sees them as before.
-@_exported import TodoWording
+import TodoWording
 
 /// A failure the command layer reports: a message of one or two lines and an exit code.
 struct CLIError: Error {

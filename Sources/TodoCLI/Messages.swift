@@ -1,3 +1,4 @@
+import TodoWording
 import TodoStore
 
 /// The one table from failures to messages and exit codes (README "Exit codes"): the facts and

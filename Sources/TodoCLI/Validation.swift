@@ -1,3 +1,4 @@
+import TodoWording
 import TodoCore
 import TodoStore
 

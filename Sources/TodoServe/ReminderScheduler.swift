@@ -49,21 +49,26 @@ final class ReminderScheduler: Service, Sendable {
     }
 
     /// What one look found to send, with the lock held until it is recorded.
-    private final class Round: @unchecked Sendable {
-        let lock: AnyObject
+    private final class Round: Sendable {
+        let lock: any AnyObject & Sendable
         let path: String
-        var state: ReminderState
+        /// The record, changed by the planning and then by each delivery in turn (on `queue`).
+        let state: Mutex<ReminderState>
         let today: CivilDate
-        var jobs: [(plan: ReminderPlan, message: ReminderMessage)] = []
+        let jobs: [(plan: ReminderPlan, message: ReminderMessage)]
         let settings: ReminderSettings
         let from: String
         let nowMillis: Int64
 
-        init(lock: AnyObject, path: String, state: ReminderState, today: CivilDate, settings: ReminderSettings, from: String, nowMillis: Int64) {
+        init(
+            lock: any AnyObject & Sendable, path: String, state: ReminderState, today: CivilDate, jobs: [(plan: ReminderPlan, message: ReminderMessage)],
+            settings: ReminderSettings, from: String, nowMillis: Int64
+        ) {
             self.lock = lock
             self.path = path
-            self.state = state
+            self.state = Mutex(state)
             self.today = today
+            self.jobs = jobs
             self.settings = settings
             self.from = from
             self.nowMillis = nowMillis
@@ -107,12 +112,13 @@ final class ReminderScheduler: Service, Sendable {
             if lastQuiet.withLock({ $0 == look }) { return nil }
             // Another `todo remind` sends now: the next look.
             let lock = try ReminderState.lock(path)
-            let state = try ReminderState.load(path)
+            var state = try ReminderState.load(path)
             let settings = try ReminderSettings.load(path: configHome + "/todo/remind") { env.get($0) }
             let (today, plans) = try h.planReminders(members: nil, state: state, word: ReminderWording.reminder)
             // No identity (no email of the clone): the same default as `todo remind`'s.
             let from = settings.smtpFrom ?? (try? h.identity().email) ?? "todo@localhost"
-            round = Round(lock: lock, path: path, state: state, today: today, settings: settings, from: from, nowMillis: h.clock.nowMillis())
+            let nowMillis = h.clock.nowMillis()
+            var jobs: [(plan: ReminderPlan, message: ReminderMessage)] = []
             let now = ContinuousClock.now
             let waiting = nextTry.withLock { $0 }
             var waitingOne = false
@@ -124,17 +130,18 @@ final class ReminderScheduler: Service, Sendable {
                 }
                 guard var message = plan.message else {
                     // Nothing to say: what is theirs is noted, so that it is not "new" later.
-                    if round.state.members[key]?.theirs != plan.theirs {
-                        round.state.members[key, default: .init()].theirs = plan.theirs
-                        try round.state.save(path)
+                    if state.members[key]?.theirs != plan.theirs {
+                        state.members[key, default: .init()].theirs = plan.theirs
+                        try state.save(path)
                     }
                     continue
                 }
                 links?.decorate(&message, base: site.base)
-                if round.state.beginSending(&message, member: plan.member, nowMillis: round.nowMillis) { try round.state.save(path) }
-                round.jobs.append((plan, message))
+                if state.beginSending(&message, member: plan.member, nowMillis: nowMillis) { try state.save(path) }
+                jobs.append((plan, message))
             }
-            lastQuiet.withLock { $0 = round.jobs.isEmpty && !waitingOne ? look : nil }
+            lastQuiet.withLock { $0 = jobs.isEmpty && !waitingOne ? look : nil }
+            round = Round(lock: lock, path: path, state: state, today: today, jobs: jobs, settings: settings, from: from, nowMillis: nowMillis)
         } catch ReminderConfigError.busy {
             return nil
         } catch {
@@ -192,16 +199,16 @@ final class ReminderScheduler: Service, Sendable {
         let day = round.today.description
         if let failure {
             nextTry.withLock { $0[key] = ContinuousClock.now + retryAfter }
-            guard round.state.members[key]?.failing != day else { return }
+            guard round.state.withLock({ $0.members[key]?.failing != day }) else { return }
             printError(
                 "todo-serve: could not remind \(plan.member) by \(plan.details.delivery.rawValue): \(ReminderWording.reason(failure)). It will be tried again.")
-            round.state.members[key, default: .init()].failing = day
+            round.state.withLock { $0.members[key, default: .init()].failing = day }
         } else {
             nextTry.withLock { $0[key] = nil }
-            round.state.members[key] = .init(day: day, theirs: plan.theirs, failing: nil)
+            round.state.withLock { $0.members[key] = .init(day: day, theirs: plan.theirs, failing: nil) }
         }
         do {
-            try round.state.save(round.path)
+            try round.state.withLock { state throws in try state.save(round.path) }
         } catch {
             printError("todo-serve: cannot record the reminders sent in \(round.path).")
             return

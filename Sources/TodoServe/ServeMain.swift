@@ -1,3 +1,4 @@
+import Synchronization
 import Glibc
 import Hummingbird
 import HummingbirdCore

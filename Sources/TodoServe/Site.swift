@@ -186,7 +186,7 @@ final class Site: Sendable {
 
     func tasksAndCommit(_ h: HouseholdReader) throws -> (tasks: [Task], commit: String, bad: [BadFile]) {
         let snap = try store { () throws(StoreError) in try h.snapshot() }
-        let commit = snap.commit?.hex ?? ""
+        let commit = snap.commitHex
         if let cached = taskCache.withLock({ c in c?.commit == commit ? c : nil }) { return (cached.tasks, commit, cached.bad) }
         let (tasks, bad) = try store { () throws(StoreError) in try snap.loadAll() }
         taskCache.withLock { $0 = (commit, tasks, bad) }

@@ -1,3 +1,4 @@
+import SystemPackage
 import FileKit
 import Glibc
 import TodoStore

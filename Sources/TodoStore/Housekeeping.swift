@@ -1,4 +1,4 @@
-import Glibc
+public import Glibc
 import GitKit
 
 /// How a maintenance run is told what to do (docs/FORMAT.md, "Housekeeping").

@@ -1,8 +1,8 @@
 import FileKit
 import Glibc
 import GitKit
-import SystemPackage
-import TodoCore
+public import SystemPackage
+public import TodoCore
 
 /// What went wrong in a household operation. Each case is a code a caller can switch on and
 /// carries the facts a message needs; failures of the system or of libgit2 keep their cause.
@@ -83,7 +83,7 @@ public enum StoreError: Error, Sendable {
     /// A value the field rules refuse (`FieldRules`; a device's kept lines past their bounds):
     /// `value` is what was given. Nothing is written.
     case fieldRefused(field: RuledField, value: String, problem: FieldRules.Problem)
-    case git(GitError)
+    case git(RepositoryFailure)
 
     /// What `fieldRefused` refused.
     public enum RuledField: String, Sendable {
@@ -166,7 +166,7 @@ extension StoreError {
         {
             return byErrno(errno, path: path, cause: cause)
         }
-        return .git(g)
+        return .git(RepositoryFailure(g))
     }
 
     /// A failed system call on `path`, by its errno.
@@ -183,5 +183,28 @@ extension StoreError {
     /// The cause of a system call on `path` that failed with `errno`.
     static func systemCause(path: String, errno: Int32) -> Cause {
         Cause(source: .system(Errno(rawValue: errno)), path: path, text: String(cString: strerror(errno)))
+    }
+}
+
+/// A failed call into the repository library (libgit2) that is none of the store's other
+/// failures: what it said, and the call with its codes for a report.
+public struct RepositoryFailure: Error, Sendable, CustomStringConvertible {
+    /// libgit2's message.
+    public let message: String
+    /// The call, the message and the codes: `git_reference_lookup failed: … (code -1, class 2)`.
+    public let description: String
+    /// libgit2's return code and error class.
+    public let code: Int32
+    public let errorClass: Int32
+
+    public init(message: String, function: String, code: Int32, errorClass: Int32) {
+        self.message = message
+        self.code = code
+        self.errorClass = errorClass
+        description = "\(function) failed: \(message) (code \(code), class \(errorClass))"
+    }
+
+    init(_ g: GitError) {
+        self.init(message: g.message, function: g.function, code: g.code, errorClass: g.errorClass)
     }
 }

@@ -1,4 +1,4 @@
-import TodoCore
+public import TodoCore
 
 /// What a person can do about a failure, as a value, not a sentence: each front end words it in
 /// its own terms (docs/ARCHITECTURE.md, "Words"). The command line names the command, flag or

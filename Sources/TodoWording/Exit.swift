@@ -1,4 +1,4 @@
-import SystemPackage
+public import SystemPackage
 
 /// The exit codes `todo` documents (README "Exit codes", todo(1) EXIT STATUS); based on sysexits.
 public enum Exit: Int32, Sendable {

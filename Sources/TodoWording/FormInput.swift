@@ -1,5 +1,5 @@
-import TodoCore
-import TodoStore
+public import TodoCore
+public import TodoStore
 
 /// Why a typed value was refused: the sentence to show beside the field.
 public struct InputProblem: Error, Sendable, Equatable {

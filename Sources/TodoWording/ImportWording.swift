@@ -1,4 +1,4 @@
-import TodoCore
+public import TodoCore
 
 /// The words for an import file's problems and for what became of attributes without a field
 /// (`todo import`'s report and `--json` `outcome`). TodoCore gives the facts.

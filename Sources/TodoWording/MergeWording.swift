@@ -1,4 +1,4 @@
-import TodoCore
+public import TodoCore
 
 /// The words for a merge that produced no file (`MergeFailure`) and for what a merge that did
 /// produce one should tell (`MergeWarning`): the merge driver's, `todo sync`'s and a failed

@@ -1,7 +1,7 @@
 import Glibc
 import SystemPackage
-import TodoCore
-import TodoStore
+public import TodoCore
+public import TodoStore
 
 /// A reminder's words (docs/FORMAT.md, "What a reminder holds"), the same for `todo remind` and
 /// the hub's scheduler: the message's identity hashes them, so both send one reminder with one

@@ -1,6 +1,6 @@
 import SystemPackage
-import TodoCore
-import TodoStore
+public import TodoCore
+public import TodoStore
 
 /// A failure worded for a person: the fact (what happened, and what it did or did not change, in
 /// words any front end can show), what the person can do about it (`advice`, a value each front

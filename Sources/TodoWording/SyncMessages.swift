@@ -1,4 +1,4 @@
-import TodoStore
+public import TodoStore
 
 /// The facts of every sync problem, in words any front end can show, and what a person can do
 /// about it as a value (`Advice`) that each front end words. The store reports the facts

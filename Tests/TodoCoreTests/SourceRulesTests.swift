@@ -97,6 +97,35 @@ import Testing
         #expect(found.isEmpty, "a front end writes a task: \(found.joined(separator: ", "))")
     }
 
+    /// Shared state the compiler checks: at most two types under Sources/ opt out of the
+    /// compiler's Sendable checking (`@unchecked Sendable`, `nonisolated(unsafe)`), each with a
+    /// `//` reason on its line; and no module re-exports another (`@_exported import`).
+    @Test func atMostTwoUncheckedSendablesEachWithItsReason() throws {
+        var unchecked: [String] = []
+        var silent: [String] = []
+        var exported: [String] = []
+        var files = 0
+        for folder in try FileManager.default.contentsOfDirectory(atPath: Self.top.appendingPathComponent("Sources").path).sorted() {
+            for (path, text) in try Self.swiftFiles(under: "Sources/" + folder) {
+                files += 1
+                for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                    let code = line.drop(while: { $0 == " " })
+                    if code.hasPrefix("//") { continue }
+                    let before = line.firstRange(of: "//").map { line[..<$0.lowerBound] } ?? line[...]
+                    if before.contains("@unchecked Sendable") || before.contains("nonisolated(unsafe)") {
+                        unchecked.append("\(path):\(number + 1)")
+                        if !line.contains("//") { silent.append("\(path):\(number + 1)") }
+                    }
+                    if before.contains("@_exported") { exported.append("\(path):\(number + 1)") }
+                }
+            }
+        }
+        #expect(files > 100, "the scan found the sources")
+        #expect(unchecked.count <= 2, "unchecked: \(unchecked.joined(separator: ", "))")
+        #expect(silent.isEmpty, "unchecked without a reason on its line: \(silent.joined(separator: ", "))")
+        #expect(exported.isEmpty, "re-exported: \(exported.joined(separator: ", "))")
+    }
+
     /// `try?` as a word: not the end of `entry?` or `retry?`.
     static var tryQuestionMark: Regex<(Substring, Substring)> { /(^|[^A-Za-z0-9_])try\?/ }
 }

@@ -37,38 +37,119 @@ import Testing
         return (dir, repo, try #require(try repo.resolve(reference: "refs/heads/main")))
     }
 
-    /// What checking one commit after another in walk order reports first, as the check did
-    /// before it was spread over threads.
-    func sequentialFirstProblem(_ repo: Repository, tip: ObjectID) throws -> (commit: ObjectID, path: String)? {
-        let trees = TreeChanges(repo)
-        var found: (ObjectID, String)?
-        try repo.walk(from: tip, sorted: false) { oid in
-            if let problem = try Incoming.problem(repo, commit: oid, trees: trees) { found = (oid, problem.path) }
-            return found == nil
-        }
-        return found
-    }
-
-    @Test func ofTwoBadCommitsEveryNumberOfThreadsNamesTheOneTheSequentialWalkReports() throws {
-        // Far apart, so that different threads find them.
+    @Test func ofTwoBadCommitsEveryNumberOfThreadsNamesTheOlder() throws {
+        // Far apart, so that different threads find them; the walk from the tip meets the
+        // later one first.
         let (dir, repo, tip) = try history(2000, bad: [150: "early.txt", 1850: "late.txt"])
         defer { withExtendedLifetime(dir) {} }
-        let expected = try #require(try sequentialFirstProblem(repo, tip: tip))
-        // The walk goes from the tip: the later of the two is met first.
-        #expect(expected.path == "late.txt")
         for threads in [1, 2, 3, 4] {
             let (info, problem) = try #require(try Incoming.firstProblem(repo, tip: tip, have: [], threads: threads))
-            #expect(info.id == expected.commit, "\(threads) threads")
-            #expect(problem.path == expected.path, "\(threads) threads")
+            #expect(info.message == "add 150", "\(threads) threads")
+            #expect(problem.path == "early.txt", "\(threads) threads")
             #expect(problem.kind == .pathNotAllowed)
             // And the error `validate` throws names that commit.
-            #expect(throws: SyncError.self) { try Incoming.validate(repo, tip: tip, have: [], threads: threads) }
+            let error = #expect(throws: SyncError.self) { try Incoming.validate(repo, tip: tip, have: [], threads: threads) }
+            guard case .remoteData(let violation, _)? = error?.problem else {
+                Issue.record("not a refused commit: \(error as Any)")
+                continue
+            }
+            #expect(violation.path == "early.txt")
         }
-        // From the later bad commit's parent, the earlier one is found.
-        let parent = try #require(try repo.commitTreeAndFirstParent(expected.commit).parent)
-        let (info, problem) = try #require(try Incoming.firstProblem(repo, tip: parent, have: [], threads: 2))
-        #expect(problem.path == "early.txt")
-        #expect(info.message == "add 150")
+        // With the older one already held, the later one is what is left.
+        let held = try #require(ObjectID(hex: try git("--git-dir", dir.path, "rev-parse", "main~1000", in: dir.path).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let (info, problem) = try #require(try Incoming.firstProblem(repo, tip: tip, have: [held], threads: 2))
+        #expect(problem.path == "late.txt")
+        #expect(info.message == "add 1850")
+    }
+
+    /// A line of `count` commits (`main`, each adding a task file, a second apart) with a branch
+    /// taken from commit `from`, of `side` commits, merged back as commit `merge`; each side
+    /// commit in `sideBad` adds the file named there and in `sideRemoved` removes it; each
+    /// commit of the line in `bad` adds the file named there.
+    func mergedHistory(
+        _ count: Int, from: Int, side: Int, merge: Int, sideBad: [Int: String], sideRemoved: [Int: String] = [:], bad: [Int: String] = [:]
+    ) throws -> (dir: TempDir, repo: Repository, tip: ObjectID) {
+        let dir = TempDir()
+        try git("init", "-q", "--bare", "-b", "main", dir.path, in: dir.path)
+        var script = ""
+        func data(_ text: String) { script += "data \(text.utf8.count)\n\(text)\n" }
+        func commit(_ ref: String, _ mark: Int, _ time: Int, _ message: String) {
+            script += "commit \(ref)\nmark :\(mark)\ncommitter Test <test@example.org> \(1_700_000_000 + time) +0000\n"
+            data(message)
+        }
+        func taskFile(_ n: Int) -> String {
+            let id = String(format: "%08x%024x", n * 2_654_435_761 % 0xffff_ffff, n)
+            return "tasks/\(id.prefix(2))/\(id).json"
+        }
+        func line(_ i: Int) {
+            commit("refs/heads/main", i, i * 2, i == merge ? "merge" : "add \(i)")
+            if i > 1 { script += "from :\(i - 1)\n" }
+            if i == merge {
+                // fast-import starts a commit from its first parent's tree: what the branch
+                // still holds comes in by hand, as a merge brings it.
+                script += "merge :\(10_000 + side)\n"
+                for name in Set(sideBad.values).subtracting(sideRemoved.values).sorted() {
+                    script += "M 100644 inline \(name)\n"
+                    data("not a task\n")
+                }
+            }
+            script += "M 100644 inline \(taskFile(i))\n"
+            data("{\"title\":\"task \(i)\"}\n")
+            if let name = bad[i] {
+                script += "M 100644 inline \(name)\n"
+                data("not a task\n")
+            }
+        }
+        // The line up to the merge, the branch (its commits declared before the merge names
+        // the last), then the rest of the line.
+        for i in 1..<merge { line(i) }
+        for j in 1...side {
+            commit("refs/heads/side", 10_000 + j, from * 2 + j, "side \(j)")
+            script += "from :\(j == 1 ? from : 10_000 + j - 1)\n"
+            script += "M 100644 inline \(taskFile(100_000 + j))\n"
+            data("{\"title\":\"side \(j)\"}\n")
+            if let name = sideBad[j] {
+                script += "M 100644 inline \(name)\n"
+                data("not a task\n")
+            }
+            if let name = sideRemoved[j] { script += "D \(name)\n" }
+        }
+        for i in merge...count { line(i) }
+        let r = try run(["git", "fast-import", "--quiet"], in: dir.path, input: script)
+        #expect(r.status == 0, "\(r.stderr)")
+        GitLibrary.start()
+        let repo = try Repository.open(path: dir.path)
+        return (dir, repo, try #require(try repo.resolve(reference: "refs/heads/main")))
+    }
+
+    /// A bad file brought in by a merge is reported at the merge, the first commit of the line
+    /// from the tip that has it, before a bad commit of the line made later.
+    @Test func aBadFileMergedInIsReportedAtTheMergeBeforeALaterOne() throws {
+        let (dir, repo, tip) = try mergedHistory(700, from: 100, side: 5, merge: 300, sideBad: [2: "side.txt"], bad: [600: "late.txt"])
+        defer { withExtendedLifetime(dir) {} }
+        for threads in [1, 2] {
+            let (info, problem) = try #require(try Incoming.firstProblem(repo, tip: tip, have: [], threads: threads))
+            #expect(info.message == "merge", "\(threads) threads")
+            #expect(problem.path == "side.txt", "\(threads) threads")
+        }
+    }
+
+    /// A bad file added and removed on a branch before its merge leaves the line from the tip
+    /// clean: a bad commit of the line is reported, older side commit or not; with no other,
+    /// the side commit is.
+    @Test func aBadFileGoneBeforeItsMergeYieldsToTheLinesOwn() throws {
+        let (dir, repo, tip) = try mergedHistory(
+            700, from: 100, side: 5, merge: 300, sideBad: [2: "side.txt"], sideRemoved: [3: "side.txt"], bad: [600: "late.txt"])
+        defer { withExtendedLifetime(dir) {} }
+        let (info, problem) = try #require(try Incoming.firstProblem(repo, tip: tip, have: [], threads: 2))
+        #expect(info.message == "add 600")
+        #expect(problem.path == "late.txt")
+        let (cleanDir, clean, cleanTip) = try mergedHistory(
+            700, from: 100, side: 5, merge: 300, sideBad: [2: "side.txt"], sideRemoved: [3: "side.txt"])
+        defer { withExtendedLifetime(cleanDir) {} }
+        let (sideInfo, sideProblem) = try #require(try Incoming.firstProblem(clean, tip: cleanTip, have: [], threads: 2))
+        #expect(sideInfo.message == "side 2")
+        #expect(sideProblem.path == "side.txt")
     }
 
     @Test func aLongValidHistoryIsCheckedOnSeveralThreadsWithProgressRisingToTheTotal() throws {

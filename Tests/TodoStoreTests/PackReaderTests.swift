@@ -250,47 +250,6 @@ import Testing
         }
     }
 
-    /// Branches that merge, committer times that tie and go back: the walk from the packs
-    /// gives libgit2's unsorted walk's commits in its order, with their trees and first parents.
-    @Test func theWalkFromThePacksIsLibgit2sWalk() throws {
-        var rng = SplitMix64(seed: PropertySeed.run ^ 0x77616c6b)
-        for round in 0..<4 {
-            let dir = TempDir()
-            try git("init", "-q", "--bare", "-b", "main", dir.path, in: dir.path)
-            var script = ""
-            var heads: [Int?] = [nil, nil, nil]
-            for i in 1...240 {
-                let branch = rng.int(heads.count)
-                // Times within a small range: ties, and parents newer than their children.
-                script += "commit refs/heads/b\(branch)\nmark :\(i)\ncommitter T <t@e> \(1_700_000_000 + rng.int(60)) +0000\ndata 1\nx\n"
-                if let head = heads[branch] { script += "from :\(head)\n" }
-                if rng.chance(20), let other = heads.indices.filter({ $0 != branch }).compactMap({ heads[$0] }).first {
-                    script += "merge :\(other)\n"
-                }
-                script += "M 100644 inline f\(i % 7)\ndata 2\n\(i % 10)\n\n"
-                heads[branch] = i
-            }
-            script += "commit refs/heads/main\ncommitter T <t@e> 1700000030 +0000\ndata 1\nm\nfrom :\(heads[0] ?? 1)\n"
-            for head in heads.dropFirst().compactMap({ $0 }) { script += "merge :\(head)\n" }
-            let r = try run(["git", "fast-import", "--quiet"], in: dir.path, input: script)
-            #expect(r.status == 0, "\(r.stderr)")
-            try git("repack", "-q", "-a", "-d", in: dir.path)
-            GitLibrary.start()
-            let repo = try Repository.open(path: dir.path)
-            let tip = try #require(try repo.resolve(reference: "refs/heads/main"))
-            var expected: [ObjectID] = []
-            try repo.walk(from: tip, sorted: false) { expected.append($0); return true }
-            let walked = try #require(TreeChanges(repo, packs: PackFiles(gitDirectory: dir.path + "/")).walkFromPacks(tip))
-            #expect(walked.map(\.commit) == expected, "round \(round); \(PropertySeed.replay)")
-            for step in walked {
-                let facts = try repo.commitTreeAndFirstParent(step.commit)
-                #expect(step.tree == facts.tree && step.parent == facts.parent)
-            }
-            // Without packs, or with a commit outside them, there is no walk from the packs.
-            #expect(TreeChanges(repo).walkFromPacks(tip) == nil)
-        }
-    }
-
     /// Read through the packs or through libgit2, a history's trees compare the same, commit
     /// by commit; and so do commits' trees and parents, and blobs' sizes.
     @Test func historyReadThroughThePacksComparesAsThroughLibgit2() throws {

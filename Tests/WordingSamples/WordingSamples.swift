@@ -1,4 +1,3 @@
-import GitKit
 import SystemPackage
 import TodoCore
 
@@ -69,7 +68,7 @@ public enum WordingSamples {
             .badAwayWindow(from: later, until: today, today: today),
             .dateOutOfRange(field: "due", date: CivilDate(year: 1, month: 1, day: 1)!),
             .fieldRefused(field: .title, value: " ", problem: .empty),
-            .git(GitError(code: -1, errorClass: 2, message: "failed to open '\(local)/data/home/.git/HEAD'", function: "git_reference_lookup")),
+            .git(RepositoryFailure(message: "failed to open '\(local)/data/home/.git/HEAD'", function: "git_reference_lookup", code: -1, errorClass: 2)),
         ]
     }
 

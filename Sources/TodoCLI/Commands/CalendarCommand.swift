@@ -1,3 +1,4 @@
+import TodoWording
 import Glibc
 import ArgumentParser
 import FileKit

@@ -1,3 +1,4 @@
+import TodoWording
 import ArgumentParser
 import TodoCore
 import TodoStore

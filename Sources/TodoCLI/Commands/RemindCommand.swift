@@ -1,3 +1,4 @@
+import TodoWording
 import ArgumentParser
 import TodoCore
 import TodoStore
@@ -61,7 +62,7 @@ struct RemindCommand: ParsableCommand {
         let statePath = Self.stateFolder + "/\(h.name).state"
         var state: ReminderState
         let settings: ReminderSettings
-        let lock: AnyObject?
+        let lock: (any AnyObject & Sendable)?
         do {
             lock = dryRun ? nil : try ReminderState.lock(statePath)
             state = try ReminderState.load(statePath)

@@ -1,3 +1,4 @@
+import TodoWording
 import Synchronization
 import Glibc
 import ArgumentParser
@@ -331,7 +332,7 @@ struct StatusCommand: ParsableCommand {
                 ("unsentUnreadable", .array(s.unsentUnreadable.map { .string($0) })),
                 ("blocked", s.blocked.map { b in .object([
                     ("path", .string(b.path)), ("problem", .string(SyncMessages.refusal(b.problem))),
-                    ("commit", b.commit.map { .string($0.id.hex) } ?? .null),
+                    ("commit", b.commit.map { .string($0.fullID) } ?? .null),
                 ]) } ?? .null),
                 ("waiting", .bool(s.waiting)),
                 ("handEdits", .array(edited.map { .string($0) })),
@@ -352,7 +353,7 @@ struct StatusCommand: ParsableCommand {
             ? "" : ", \(s.unsentUnreadable.count) file\(s.unsentUnreadable.count == 1 ? "" : "s") that cannot be read as a task"
         out.line("Not sent:  \(s.unsent.count) task\(s.unsent.count == 1 ? "" : "s")\(brokenFiles)")
         if let b = s.blocked {
-            let by = b.commit.map { " (commit \($0.id.hex.prefix(10)) by \(Terminal.safe($0.author.name)))" } ?? ""
+            let by = b.commit.map { " (commit \($0.id) by \(Terminal.safe($0.authorName)))" } ?? ""
             let problem = Terminal.safe(SyncMessages.refusal(b.problem))
             let what = b.path.isEmpty ? "this household has \(problem)" : "\(Terminal.safe(b.path)) \(problem)"
             out.line("Blocked:   nothing can be sent: \(what)\(by).")

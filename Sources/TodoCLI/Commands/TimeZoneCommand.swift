@@ -1,3 +1,5 @@
+import TodoWording
+import TodoCore
 import ArgumentParser
 import TodoStore
 

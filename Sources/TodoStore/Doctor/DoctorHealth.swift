@@ -1,6 +1,6 @@
 import Glibc
 import GitKit
-import TodoCore
+public import TodoCore
 
 // The cheap health checks that `todo list`, `show` and `status` run on every call: task files
 // changed by hand and not committed, and committed task files that cannot be read.

@@ -2,7 +2,7 @@ import Glibc
 
 /// An exclusive kernel lock (flock) on a file. The kernel drops it when the process dies, so a
 /// killed `todo` never leaves the household wedged.
-final class FileLock {
+final class FileLock: Sendable {
     private let fd: Int32
 
     /// Waits up to `timeout` seconds for the lock; nil when someone else still holds it.

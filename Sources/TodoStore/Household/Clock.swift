@@ -1,5 +1,5 @@
 import Glibc
-import TodoCore
+public import TodoCore
 
 /// The wall clock a household uses for stamps and commit times.
 public struct WallClock: Sendable {

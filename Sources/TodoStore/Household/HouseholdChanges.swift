@@ -1,5 +1,5 @@
 import GitKit
-import TodoCore
+public import TodoCore
 
 /// What another member changed in the household settings file (docs/FORMAT.md, "The household
 /// settings file"), as a fact about the household: the file is never told as a task.

@@ -1,4 +1,4 @@
-import TodoCore
+public import TodoCore
 
 /// A household opened for reading (`Household.openForReading`): its queries and nothing that
 /// writes. Every query command and every page a GET shows receives one, so that "reads never

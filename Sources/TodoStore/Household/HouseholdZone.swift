@@ -1,7 +1,7 @@
 import FileKit
 import Glibc
 import GitKit
-import TodoCore
+public import TodoCore
 
 /// The household's time zone (docs/FORMAT.md, "The household settings file"): recorded in a
 /// reserved task file that older versions keep and never list, so that every replica decides

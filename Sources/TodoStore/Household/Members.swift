@@ -1,5 +1,5 @@
 import GitKit
-import TodoCore
+public import TodoCore
 
 /// A change to one member's details; nil leaves a field as it is, "" clears it.
 public struct MemberChange: Sendable {

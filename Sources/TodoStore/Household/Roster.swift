@@ -1,6 +1,6 @@
 import GitKit
 import Synchronization
-import TodoCore
+public import TodoCore
 
 extension WallClock {
     /// The household day of a moment (milliseconds since the epoch), by this clock's offsets.

@@ -1,5 +1,5 @@
 import GitKit
-import TodoCore
+public import TodoCore
 
 /// A task file that could not be read, and why.
 public struct BadFile: Sendable, Equatable {
@@ -10,8 +10,8 @@ public struct BadFile: Sendable, Equatable {
 /// The household as of one commit: read-only, consistent, cheap to take.
 public struct Snapshot {
     let repo: Repository
-    /// The commit read; nil before the first commit.
-    public let commit: ObjectID?
+    /// The commit read; nil before the first commit (`commitHex` outside the store).
+    let commit: ObjectID?
     let tree: ObjectID?
     /// The `tasks` tree, if any.
     let tasksTree: ObjectID?

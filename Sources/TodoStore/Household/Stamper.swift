@@ -1,4 +1,4 @@
-import TodoCore
+public import TodoCore
 
 /// Issues stamps for this clone's writes.
 public struct Stamper: Sendable {

@@ -2,7 +2,7 @@ import FileKit
 import Glibc
 import GitKit
 import SystemPackage
-import TodoCore
+public import TodoCore
 
 extension Household {
     /// What one command writes: the tasks it changed (written to their files), any other files,

@@ -1,4 +1,4 @@
-import TodoCore
+public import TodoCore
 
 /// Why a feed cannot be made.
 public enum CalendarError: Error, Sendable, Equatable {

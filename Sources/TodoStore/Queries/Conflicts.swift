@@ -1,5 +1,6 @@
+import GitKit
 import Glibc
-import TodoCore
+public import TodoCore
 
 /// A conflict-log entry with the task that carries it.
 public struct LoggedConflict: Sendable {

@@ -1,5 +1,5 @@
 import GitKit
-import TodoCore
+public import TodoCore
 
 /// What the CalDAV front end reads beyond the page's queries (docs/CALDAV.md): each task file's
 /// blob (an item's ETag names it), an older version of a task by its blob (the base a phone

@@ -1,5 +1,5 @@
 import GitKit
-import TodoCore
+public import TodoCore
 
 /// One commit in a household's history, with what it did to each task.
 public struct HistoryEntry: Sendable {

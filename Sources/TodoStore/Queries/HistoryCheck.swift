@@ -49,14 +49,10 @@ final class HistoryCheck: Sendable {
     /// The repository's packs, read without libgit2 (`Incoming.validate`'s `packs`).
     let packs: PackFiles?
 
-    /// Each commit's tree and first parent, when the walk read them (`TreeChanges.walkFromPacks`).
-    let facts: [ObjectID: (tree: ObjectID, parent: ObjectID?)]?
-
-    init(_ commits: [ObjectID], verified: ObjectID? = nil, packs: PackFiles? = nil, facts: [ObjectID: (tree: ObjectID, parent: ObjectID?)]? = nil) {
+    init(_ commits: [ObjectID], verified: ObjectID? = nil, packs: PackFiles? = nil) {
         self.commits = commits
         self.verified = verified
         self.packs = packs
-        self.facts = facts
     }
 
     /// The threads for `count` commits: one per online CPU, at most 4; one for few commits.
@@ -135,7 +131,7 @@ final class HistoryCheck: Sendable {
             for i in run {
                 let finding: Finding?
                 do {
-                    finding = try Incoming.problem(repo, commit: commits[i], trees: trees, verified: verified, facts: facts).map(Finding.problem)
+                    finding = try Incoming.problem(repo, commit: commits[i], trees: trees, verified: verified).map(Finding.problem)
                 } catch {
                     finding = .failure(error)
                 }

@@ -1,5 +1,5 @@
 import GitKit
-import TodoCore
+public import TodoCore
 
 /// What `todo status` reports.
 public struct HouseholdStatus: Sendable {
@@ -45,7 +45,7 @@ public struct HouseholdStatus: Sendable {
         public let path: String
         public let problem: SendRefusal
         /// The commit that introduced it, when known.
-        public let commit: CommitInfo?
+        public let commit: CommitFacts?
     }
 }
 
@@ -96,7 +96,7 @@ extension Household {
             var blocked: HouseholdStatus.Blocked?
             let remote = try remoteURL()
             if remote != nil, let head, head != tracking, !behindOnly, let r = try Outgoing.check(repo, head: head, remote: tracking) {
-                blocked = HouseholdStatus.Blocked(path: r.path, problem: r.problem, commit: r.commit)
+                blocked = HouseholdStatus.Blocked(path: r.path, problem: r.problem, commit: r.commit.map(CommitFacts.init))
             }
             var notChecked: [HouseholdStatus.NotChecked] = []
             var edited: [String] = []

@@ -1,3 +1,4 @@
+import Dispatch
 import GitKit
 
 /// Something the household format does not allow in a commit, and where (docs/FORMAT.md). Other
@@ -53,10 +54,10 @@ enum Incoming {
         }
     }
 
-    /// The first commit reachable from `tip` and from none of `have`, in the order of an
-    /// unsorted walk, that adds something the format does not allow, and that thing; nil when
-    /// all is well. An error reading a commit is thrown when no earlier commit has a problem:
-    /// what a single walk checking one commit after another would report, with any `threads`.
+    /// A commit reachable from `tip` and from none of `have` that adds something the format does
+    /// not allow, and that thing; nil when all is well. Of several, the oldest along first
+    /// parents from the tip (`oldestAlongFirstParents`). An error reading a commit is thrown when
+    /// no commit before it in an unsorted walk has a problem, with any `threads`.
     /// `meanwhile`, when given, runs on this thread while at least one other thread checks the
     /// commits; if it throws, the check is given up and its error thrown. A commit whose tree is
     /// `verified` (a tree checked in full) has nothing to report: what it changes is entries of
@@ -80,6 +81,8 @@ enum Incoming {
     /// A check of received commits, walked and started (`startCheck`), for `finishCheck`.
     struct StartedCheck: Sendable {
         let check: HistoryCheck
+        /// The commit the walk started from.
+        let tip: ObjectID
         /// What the walk failed with, after the commits before the failure (without progress).
         let walkError: (any Error)?
     }
@@ -92,37 +95,36 @@ enum Incoming {
     ) throws -> StartedCheck {
         var commits: [ObjectID] = []
         var walkError: (any Error)?
-        var facts: [ObjectID: (tree: ObjectID, parent: ObjectID?)]?
-        // A whole history from the packs: the walk reads each commit's tree and first parent
-        // on the way, which the check then need not read again.
-        if have.isEmpty, let packs, let walked = TreeChanges(repo, packs: packs).walkFromPacks(tip) {
-            commits = walked.map(\.commit)
-            facts = Dictionary(walked.map { ($0.commit, ($0.tree, $0.parent)) }, uniquingKeysWith: { first, _ in first })
-        } else {
-            do {
-                try repo.walk(from: tip, hiding: have, sorted: false) { commits.append($0); return true }
-            } catch {
-                // With progress, the count of the commits came first and failed first; without, the
-                // commits walked before the failure are checked first and may have a problem to report.
-                if progress { throw error }
-                walkError = error
-            }
+        do {
+            try repo.walk(from: tip, hiding: have, sorted: false) { commits.append($0); return true }
+        } catch {
+            // With progress, the count of the commits came first and failed first; without, the
+            // commits walked before the failure are checked first and may have a problem to report.
+            if progress { throw error }
+            walkError = error
         }
-        let check = HistoryCheck(commits, verified: verified, packs: packs, facts: facts)
+        let check = HistoryCheck(commits, verified: verified, packs: packs)
         let count = walkError == nil ? threads ?? HistoryCheck.threads(for: commits.count) : 1
         // With work to do meanwhile, even a few commits are checked on a thread of their own.
         try check.start(repo, threads: count, beside: beside)
-        return StartedCheck(check: check, walkError: walkError)
+        return StartedCheck(check: check, tip: tip, walkError: walkError)
     }
 
-    /// `firstProblem`'s second half: waits for the check `startCheck` started.
+    /// `firstProblem`'s second half: waits for the check `startCheck` started. When it found a
+    /// problem, the one reported is the oldest along first parents from the tip
+    /// (`oldestAlongFirstParents`), whichever the threads met first.
     static func finishCheck(_ started: StartedCheck, _ repo: Repository, progress: ((Int, Int) -> Void)?) throws -> (
         CommitInfo, FormatViolation
     )? {
-        let commits = started.check.commits
-        switch started.check.finish(repo, progress: progress) {
+        let check = started.check
+        let commits = check.commits
+        switch check.finish(repo, progress: progress) {
         case .some((let index, .problem(let problem))):
-            return (try repo.commit(commits[index]), problem)
+            let trees = TreeChanges(repo, limit: 64, packs: check.packs)
+            let oldest = try oldestAlongFirstParents(
+                repo, tip: started.tip, among: Set(commits), trees: trees, verified: check.verified)
+            let (commit, reported) = oldest ?? (commits[index], problem)
+            return (try repo.commit(commit), reported)
         case .some((_, .failure(let error))):
             throw error
         case nil:
@@ -130,6 +132,25 @@ enum Incoming {
             progress?(commits.count, commits.count)
             return nil
         }
+    }
+
+    /// Of the first-parent line from `tip` (the commits in `among` it passes through), the
+    /// oldest commit whose check finds a problem, with it; nil when none does (the problem is
+    /// on a branch merged in and gone before the merge). Checked from the oldest, one commit
+    /// after another: only a history that has a problem comes here.
+    static func oldestAlongFirstParents(
+        _ repo: Repository, tip: ObjectID, among: Set<ObjectID>, trees: TreeChanges, verified: ObjectID?
+    ) throws -> (ObjectID, FormatViolation)? {
+        var line: [ObjectID] = []
+        var next: ObjectID? = tip
+        while let id = next, among.contains(id), line.count < among.count {
+            line.append(id)
+            next = try trees.commitTreeAndFirstParent(id).parent
+        }
+        for id in line.reversed() {
+            if let problem = try problem(repo, commit: id, trees: trees, verified: verified) { return (id, problem) }
+        }
+        return nil
     }
 
     /// Checks what a clone received while `write` puts the tip's tree in the work tree: that
@@ -177,14 +198,10 @@ enum Incoming {
     /// What the format does not allow in `commit` that its first parent does not have; nil
     /// when all is well. The tree and first parent only: the signatures and message are read
     /// for the report of a problem.
-    /// `facts`: commits' trees and first parents, when the walk read them.
-    static func problem(
-        _ repo: Repository, commit: ObjectID, trees: TreeChanges, verified: ObjectID? = nil,
-        facts: [ObjectID: (tree: ObjectID, parent: ObjectID?)]? = nil
-    ) throws -> FormatViolation? {
-        let (tree, parent) = try facts?[commit] ?? trees.commitTreeAndFirstParent(commit)
+    static func problem(_ repo: Repository, commit: ObjectID, trees: TreeChanges, verified: ObjectID? = nil) throws -> FormatViolation? {
+        let (tree, parent) = try trees.commitTreeAndFirstParent(commit)
         if tree == verified { return nil }
-        let parentTree = try parent.map { try facts?[$0]?.tree ?? trees.commitTreeAndFirstParent($0).tree }
+        let parentTree = try parent.map { try trees.commitTreeAndFirstParent($0).tree }
         return try disallowed(repo, tree: tree, old: parentTree, prefix: "", all: false, trees: trees).first?.problem
     }
 

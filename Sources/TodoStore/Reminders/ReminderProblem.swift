@@ -1,4 +1,4 @@
-import SystemPackage
+public import SystemPackage
 
 /// Why a delivery failed. Both kinds are retried on the next run (the state is not advanced);
 /// the kind decides the exit code (75 for a passing failure, 78 for a refusal).

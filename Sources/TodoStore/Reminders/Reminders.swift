@@ -1,4 +1,4 @@
-import TodoCore
+public import TodoCore
 
 /// One member's part of a `todo remind` run, before delivery.
 public struct ReminderPlan: Sendable {

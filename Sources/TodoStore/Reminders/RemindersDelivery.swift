@@ -1,7 +1,7 @@
 import FileKit
 import Glibc
 import SystemPackage
-import TodoCore
+public import TodoCore
 
 /// One member's reminder, ready to leave.
 public struct ReminderMessage: Sendable {

@@ -184,7 +184,7 @@ public struct ReminderState: Sendable, Equatable {
 
     /// Holds this machine's lock for `path` while a run sends: two runs at once (a slow mail
     /// server, two cron lines) would both send. Gives up at once when another run holds it.
-    public static func lock(_ path: String) throws(ReminderConfigError) -> AnyObject {
+    public static func lock(_ path: String) throws(ReminderConfigError) -> any AnyObject & Sendable {
         let dir = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         makeFolders(dir)
         let held: FileLock?

@@ -1,6 +1,6 @@
 import Glibc
 import GitKit
-import TodoCore
+public import TodoCore
 
 /// What merging another line of history into `main` did.
 public struct MergeResult: Sendable {

@@ -1,6 +1,6 @@
 import Glibc
 import GitKit
-import TodoCore
+public import TodoCore
 
 /// One thing another member did to a task, as `todo sync` and `todo changes` tell it.
 public struct ReceivedChange: Sendable {

@@ -1,6 +1,6 @@
 import GitKit
 import Synchronization
-import TodoCore
+public import TodoCore
 
 /// How a sync runs.
 public struct SyncOptions: Sendable {

@@ -1,5 +1,5 @@
 import GitKit
-import TodoCore
+public import TodoCore
 
 /// What went wrong in a sync, as facts: one case per situation, with what a front end needs
 /// to say it (the remote as shown, credentials redacted; the host, the key, the commit...).
@@ -99,22 +99,23 @@ public enum SyncProblem: Sendable {
     case store(StoreError)
 }
 
-/// A commit named in a problem: short id and author.
+/// A commit named in a problem: its id and author.
 public struct CommitFacts: Sendable {
     /// The first 10 hex digits.
     public let id: String
+    /// All 40 (or as many as were given).
+    public let fullID: String
     public let authorName: String
     public let authorEmail: String
 
     public init(id: String, authorName: String, authorEmail: String) {
-        self.id = id
+        self.id = String(id.prefix(10))
+        fullID = id
         self.authorName = authorName
         self.authorEmail = authorEmail
     }
 
     init(_ info: CommitInfo) {
-        id = String(info.id.hex.prefix(10))
-        authorName = info.author.name
-        authorEmail = info.author.email
+        self.init(id: info.id.hex, authorName: info.author.name, authorEmail: info.author.email)
     }
 }

@@ -1,10 +1,14 @@
+import GitKit
 import TodoCore
 
 extension Household {
     /// Adds one task, stamped with this clone's member and clock, in one commit. With
     /// `new.id` the household already has, nothing is committed and the task is returned as
     /// it is (no fields written); an `id` that is not 32 lowercase hex digits is refused.
-    public func add(_ new: NewTask) throws(StoreError) -> ChangeOutcome {
+    /// The fields are held to `FieldRules` here, whatever the front end checked: a value the
+    /// rules refuse is `fieldRefused`, one they trim is stored trimmed.
+    public func add(_ given: NewTask) throws(StoreError) -> ChangeOutcome {
+        let new = try FieldChecks.ruled(given)
         var chosen: TaskID?
         if let hex = new.id {
             guard let id = TaskID(hex), id != HouseholdSettings.id else { throw .invalidTaskID(hex) }

@@ -2,7 +2,9 @@ import TodoCore
 
 extension Household {
     /// Changes one task's fields and tags (only those that differ) in one commit.
-    public func edit(_ id: String, _ edit: TaskEdit) throws(StoreError) -> ChangeOutcome {
+    /// Held to `FieldRules` as `add` is.
+    public func edit(_ id: String, _ given: TaskEdit) throws(StoreError) -> ChangeOutcome {
+        let edit = try FieldChecks.ruled(given)
         let values = edit.values
         let today = clock.today
         return try change(ids: [id], verb: "edit") { task, stamp, context in

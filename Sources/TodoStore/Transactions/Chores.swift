@@ -1,4 +1,4 @@
-import TodoCore
+public import TodoCore
 
 /// What `done` or `skip` does to a chore's current occurrence.
 public enum OccurrenceAction: String, Sendable {

@@ -27,13 +27,13 @@ struct DeviceApply {
 
     mutating func apply(_ edit: DeviceEdit) throws(StoreError) {
         switch edit {
-        case .title(let text): try write("title", .string(Self.checked(.title, text, FieldRules.title)))
-        case .notes(let text): try write("notes", .string(Self.checked(.notes, text, FieldRules.notes)))
+        case .title(let text): try write("title", .string(FieldChecks.checked(.title, text, FieldRules.title)))
+        case .notes(let text): try write("notes", .string(FieldChecks.checked(.notes, text, FieldRules.notes)))
         case .due(let date): try write("due", date.map { .string($0.description) } ?? .null)
         case .priority(let p): try write("priority", .string(p.rawValue))
         case .alarm(let alarm): try write("alarm", alarm.map { .string($0.text) } ?? .null)
         case .tag(let tag, let present):
-            let name = present ? try Self.checked(.tag, tag, FieldRules.tag) : tag
+            let name = present ? try FieldChecks.checked(.tag, tag, FieldRules.tag) : tag
             task.setTag(name, present: present, stamp: stamp)
             note((present ? "+" : "-") + name)
         case .complete: try write("status", .string("done"))
@@ -94,7 +94,7 @@ struct DeviceApply {
                 r.items[item.key] = entry.isEmpty ? nil : entry
             }
         case .addItem(let text, let checked, let uid, let href, let kept):
-            let clean = try Self.checked(.item, text, FieldRules.item)
+            let clean = try FieldChecks.checked(.item, text, FieldRules.item)
             let lines = try Self.kept(kept)
             let key = Checklist.key(clean)
             let existing = task.checklist.first { $0.key == key }
@@ -132,7 +132,7 @@ struct DeviceApply {
     private func wasRemoved(_ key: String) -> Bool { current.checklist.first { $0.key == key }?.state == .removed }
 
     private mutating func itemText(_ key: String, _ text: String) throws(StoreError) {
-        let clean = try Self.checked(.item, text, FieldRules.item)
+        let clean = try FieldChecks.checked(.item, text, FieldRules.item)
         var item = try item(key)
         let newKey = Checklist.key(clean)
         if newKey == item.key {
@@ -178,14 +178,6 @@ struct DeviceApply {
 
     private mutating func note(_ field: String) {
         if !fields.contains(field) { fields.append(field) }
-    }
-
-    /// `value` as `rule` keeps it, else the store's refusal naming the field.
-    static func checked(_ field: StoreError.RuledField, _ value: String, _ rule: (String) -> Result<String, FieldRules.Problem>) throws(StoreError) -> String {
-        switch rule(value) {
-        case .success(let kept): return kept
-        case .failure(let problem): throw StoreError.fieldRefused(field: field, value: value, problem: problem)
-        }
     }
 
     /// Kept property lines, within the record's bounds (docs/CALDAV.md).

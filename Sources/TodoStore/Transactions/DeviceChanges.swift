@@ -1,4 +1,4 @@
-import TodoCore
+public import TodoCore
 
 /// What a device changed in one task (docs/CALDAV.md, "Changes from a client"), as values: the
 /// front end translates what the device sent into these, and the store applies them by its own

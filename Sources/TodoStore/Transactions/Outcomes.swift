@@ -1,4 +1,4 @@
-import TodoCore
+public import TodoCore
 
 /// What one task looked like after a command, and what the command did to it.
 public struct ChangedTask: Sendable {

@@ -1,4 +1,4 @@
-import TodoCore
+public import TodoCore
 
 /// What `todo log` shows: commits newest first, and the short ids to name tasks by.
 public struct HouseholdLog: Sendable {

@@ -1,4 +1,4 @@
-import TodoCore
+public import TodoCore
 
 /// What `member leave` did, for a front end to tell.
 public struct LeaveOutcome: Sendable {

@@ -1,4 +1,4 @@
-import TodoCore
+public import TodoCore
 
 /// A field that someone changed after the commit being undone.
 public struct UndoConflict: Sendable {

@@ -1,3 +1,4 @@
+import GitKit
 import Glibc
 
 /// What this clone's `undo` and `redo` took back, kept in `.git/todo/undo-stack` (docs/FORMAT.md):
