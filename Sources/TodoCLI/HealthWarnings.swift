@@ -1,3 +1,4 @@
+import TodoWording
 import TodoStore
 
 /// The one-line warnings `todo list`, `show` and `status` print on stderr about task files
