@@ -194,7 +194,7 @@ extension Worded {
                 exit: .data)
         case .git(let g):
             self.init(
-                "The household repository could not be updated\(paths == .shown ? " (\(safe(g.message)))" : ""). Nothing was changed.",
+                "The household repository could not be read or written\(paths == .shown ? " (\(safe(g.message)))" : ""). Nothing was changed.",
                 exit: .software, detail: safe(g.description))
         case .internalError(let path, let cause):
             self.init(internal: paths == .shown ? "\(cause.text) (in \(path))" : Self.reason(cause, paths))
