@@ -10,7 +10,9 @@
 # programs would otherwise differ with the folder of the clone. Only the files that changed are
 # copied over, so the build folder DIST_SCRATCH (default ~/.cache/todo/dist-build) rebuilds only
 # what changed since the last make dist. Flags as the Makefile's release build: static Swift
-# runtime.
+# runtime. The dependencies' versions: DIST_RESOLVED (a Package.resolved; make dist passes the
+# clone's, which git ignores) when given, else the Package.resolved the last build in DIST_SRC
+# left, else what SwiftPM resolves now (and keeps for the next build).
 set -eu
 [ $# = 2 ] || { echo "usage: build.sh SOURCES OUT" >&2; exit 64; }
 sources=$1 out=$2
@@ -28,7 +30,10 @@ fi
 mkdir -p "$src"
 # --checksum without --times: a file that did not change keeps its time (and stays built); one
 # that did gets the time of now, newer than its last build whatever the commit's date.
-rsync -r -l -p --checksum --delete "$sources/" "$src/"
+rsync -r -l -p --checksum --delete --exclude=/Package.resolved "$sources/" "$src/"
+if [ -n "${DIST_RESOLVED:-}" ] && [ -f "$DIST_RESOLVED" ]; then
+    cmp -s "$DIST_RESOLVED" "$src/Package.resolved" || cp "$DIST_RESOLVED" "$src/Package.resolved"
+fi
 cd "$src"
 for product in todo todo-serve; do
     echo "build.sh: swift build -c release --product $product (in $src, build folder $scratch)" >&2

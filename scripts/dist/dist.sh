@@ -37,6 +37,7 @@ if [ -n "${DIST_BINARIES:-}" ]; then
     done
     echo "dist.sh: packaging $DIST_BINARIES/todo and todo-serve as $version (not built here)" >&2
 else
+    if [ -z "${DIST_RESOLVED:-}" ] && [ -f Package.resolved ]; then export DIST_RESOLVED="$top/Package.resolved"; fi
     sh scripts/dist/build.sh "$work/sources" "$work/bin"
 fi
 for b in todo todo-serve; do
