@@ -53,8 +53,10 @@ for b in todo todo-serve; do
     fi
 done
 if [ -z "${DIST_BINARIES:-}" ]; then
-    got=$("$work/bin/todo" --version)
-    [ "$got" = "$version" ] || { echo "dist.sh: the todo built says $got, not $version" >&2; exit 1; }
+    for b in todo todo-serve; do
+        got=$("$work/bin/$b" --version)
+        [ "$got" = "$version" ] || { echo "dist.sh: the $b built says $got, not $version" >&2; exit 1; }
+    done
 fi
 cd "$work/sources"
 sh scripts/dist/assemble.sh "$work/bin/todo" "$work/bin/todo-serve" "$version" "$out"

@@ -9,6 +9,8 @@
 # others. The clean system is clean-system.sh's (debootstrap --variant=minbase, made once and
 # kept under ~/.cache/todo/test-dist), unpacked afresh for every run into a folder under
 # /var/tmp that is removed at the end (kept, with its path printed, when TEST_DIST_KEEP=1).
+# TEST_DIST_OLDER_DEB names a package of a lower version to install first, the package under
+# test then installing over it.
 # Every step that could hang has a time limit; the first failing step stops the run and says
 # which it was. TEST_DIST_EXPECT_VERSION is what --version must print (default: the package's
 # version; `skip` to package programs built elsewhere, DIST_BINARIES, without checking it).
@@ -104,6 +106,16 @@ step "apt-get update, then apt-get install ./$(basename "$deb") (its Recommends 
 cp "$deb" "$root/tmp/$(basename "$deb")"
 chmod 644 "$root/tmp/$(basename "$deb")"
 in_root 600 apt-get update -q > "$work/apt-update.txt" 2>&1 || { cat "$work/apt-update.txt"; fail "apt-get update"; }
+# TEST_DIST_OLDER_DEB (say make dist DIST_VERSION=0.0.1 of the same commit): installed first,
+# so that the package under test installs over it.
+if [ -n "${TEST_DIST_OLDER_DEB:-}" ]; then
+    older=$(dpkg-deb -f "$TEST_DIST_OLDER_DEB" Version)
+    dpkg --compare-versions "$older" lt "$version" || fail "TEST_DIST_OLDER_DEB is $older, not lower than $version"
+    cp "$TEST_DIST_OLDER_DEB" "$root/tmp/older.deb"
+    chmod 644 "$root/tmp/older.deb"
+    in_root 900 apt-get install -y -q ./tmp/older.deb > "$work/apt-older.txt" 2>&1 || { cat "$work/apt-older.txt"; fail "installing $older first"; }
+    step "installed $older first; now $version over it"
+fi
 in_root 900 apt-get install -y -q "./tmp/$(basename "$deb")" > "$work/apt-install.txt" 2>&1 || {
     cat "$work/apt-install.txt"; fail "apt-get install of the package"; }
 for p in git openssh-client; do
