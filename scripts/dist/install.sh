@@ -5,7 +5,7 @@
 #   PREFIX=$HOME/.local ./install.sh     # no root needed
 #
 # The programs, the man page, the bash, zsh and fish completions, and the systemd user unit
-# todo-serve@.service (docs/INSTALL.md). On Debian and its derivatives it then names the
+# todo-serve@.service (docs/INSTALL.md in the sources). On Debian and its derivatives it names the
 # packages the programs need that are missing here; it installs no package itself.
 set -eu
 case "${1:-}" in
