@@ -145,8 +145,8 @@ uninstall:
 	rm -f "$(BINDIR)/todo" "$(BINDIR)/todo-serve" "$(MAN1DIR)/todo.1" "$(BASHCOMPDIR)/todo" "$(ZSHCOMPDIR)/_todo" "$(FISHCOMPDIR)/todo.fish"
 
 # Packages (docs/INSTALL.md; docs/TESTING.md, "Packages"). DIST_STARTED_IN is the folder whose
-# path must appear in neither program; DIST_BINARIES, DIST_VERSION, DIST_SRC and DIST_SCRATCH
-# pass through the environment (scripts/dist/dist.sh, build.sh).
+# path must appear in neither program; DIST_BINARIES, DIST_VERSION, DIST_ROOT, DIST_SCRATCH and
+# DIST_RESOLVED pass through the environment (scripts/dist/dist.sh, build.sh).
 DIST_OUT ?= dist
 
 dist: deps

@@ -2,7 +2,7 @@
 # make dist-repro (docs/TESTING.md, "Packages"): make dist twice for the commit checked out and
 # compares the results byte for byte. The first run is an ordinary make dist (its build folder
 # reused); the second runs in another clone, in another folder, later, with an empty build
-# folder of its own, so that nothing but the commit is shared. On a difference it names the
+# folder at the same path (DIST_FRESH=1, build.sh), so that nothing but the commit is shared. On a difference it names the
 # files that differ inside the packages (diffoscope, when installed, says more).
 set -eu
 top=$(git rev-parse --show-toplevel)
@@ -15,13 +15,13 @@ commit=$(git rev-parse HEAD)
 echo "repro.sh: first make dist (in $top)"
 DIST_OUT="$work/a" DIST_STARTED_IN="$top" sh scripts/dist/dist.sh
 
-echo "repro.sh: second make dist (in a clone at $work/clone, build folder $work/scratch, empty)"
+echo "repro.sh: second make dist (in a clone at $work/clone, with an empty build folder)"
 git clone -q --no-local "$top" "$work/clone"
 git -C "$work/clone" checkout -q --detach "$commit"
 # The same tags, for the same version.
 git -C "$top" tag --list 'v*' | while read -r t; do git -C "$work/clone" tag -f "$t" "$(git -C "$top" rev-parse "$t^{commit}")" > /dev/null; done
 [ -f Package.resolved ] && cp Package.resolved "$work/clone/Package.resolved"
-(cd "$work/clone" && DIST_OUT="$work/b" DIST_STARTED_IN="$work/clone" DIST_SCRATCH="$work/scratch" sh scripts/dist/dist.sh)
+(cd "$work/clone" && DIST_OUT="$work/b" DIST_STARTED_IN="$work/clone" DIST_FRESH=1 sh scripts/dist/dist.sh)
 
 status=0
 for f in "$work/a/"*.deb "$work/a/"*.tar.gz; do
