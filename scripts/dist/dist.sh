@@ -14,6 +14,7 @@ case "$out" in /*) ;; *) out=$top/$out ;; esac
 started=${DIST_STARTED_IN:-$top}
 commit=$(git rev-parse HEAD)
 version=$(sh scripts/dist/version.sh HEAD)
+echo "$version" | grep -qE '^[0-9][A-Za-z0-9.+~]*$' || { echo "dist.sh: $version is not a Debian version (digits, letters, . + ~)" >&2; exit 64; }
 export SOURCE_DATE_EPOCH
 SOURCE_DATE_EPOCH=$(git show -s --format=%ct "$commit")
 export DIST_COMMIT="$commit"
