@@ -12,6 +12,15 @@
 #   make bench     release build, then the benchmark table (BENCH_RUNS, BENCH_OUT)
 #   make fuzz      build the libFuzzer targets of GitFormats (.build/fuzz), replay their corpus, run each
 #                  for FUZZ_SECONDS (default 30); fails on any crash, leak or timeout (docs/TESTING.md)
+#   make dist      from the commit checked out: release builds of todo and todo-serve (in a fixed folder,
+#                  under a lock), packaged into dist/ as todo_<version>_<arch>.deb and
+#                  todo-<version>-linux-<arch>.tar.gz with their .sha256 (docs/INSTALL.md);
+#                  DIST_BINARIES=folder packages the todo and todo-serve there instead of building,
+#                  DIST_VERSION=x.y.z sets the version
+#   make test-dist as root: installs dist/'s package and tarball in a clean Debian 12 (debootstrap, kept
+#                  in ~/.cache/todo/test-dist) and uses them there as a member would (docs/TESTING.md)
+#   make dist-repro  make dist twice, the second from another clone with an empty build folder, and
+#                  compares the two packages byte for byte (docs/TESTING.md, "Packages")
 #   make clean     remove the build directories (.build-compat too) and bench-results.md (COMPAT_CACHE stays)
 
 SWIFT ?= swift
@@ -62,7 +71,7 @@ TEST_BUNDLE = $(DEBUG_DIR)/todoPackageTests.xctest
 # caldav-server-tester, Radicale), pinned, in a virtual environment scripts/deps.sh --test makes.
 CALDAV_VENV = $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/todo/caldav-venv
 
-.PHONY: all deps build release release-todo old-todo test demo bench install uninstall clean fuzz
+.PHONY: all deps build release release-todo old-todo test demo bench install uninstall clean fuzz dist test-dist dist-repro
 
 all: build
 
@@ -134,6 +143,23 @@ install: release
 
 uninstall:
 	rm -f "$(BINDIR)/todo" "$(BINDIR)/todo-serve" "$(MAN1DIR)/todo.1" "$(BASHCOMPDIR)/todo" "$(ZSHCOMPDIR)/_todo" "$(FISHCOMPDIR)/todo.fish"
+
+# Packages (docs/INSTALL.md; docs/TESTING.md, "Packages"). DIST_STARTED_IN is the folder whose
+# path must appear in neither program; DIST_BINARIES, DIST_VERSION, DIST_ROOT, DIST_SCRATCH and
+# DIST_RESOLVED pass through the environment (scripts/dist/dist.sh, build.sh).
+DIST_OUT ?= dist
+
+dist: deps
+	sh scripts/deps.sh --dist
+	DIST_OUT="$(DIST_OUT)" DIST_STARTED_IN="$(CURDIR)" SWIFT="$(SWIFT)" sh scripts/dist/dist.sh
+
+test-dist:
+	sh scripts/deps.sh --dist
+	sh scripts/dist/test-dist.sh "$(DIST_OUT)"
+
+dist-repro: deps
+	sh scripts/deps.sh --dist
+	SWIFT="$(SWIFT)" sh scripts/dist/repro.sh
 
 # The decoders of git's formats (Sources/GitFormats) under libFuzzer and AddressSanitizer: the
 # module built once, one executable per decoder (Tests/Fuzz/<target>.swift), each first replaying

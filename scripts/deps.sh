@@ -14,7 +14,9 @@
 # CalDAV clients the server's tests drive (scripts/caldav/): a virtual environment in
 # ${XDG_CACHE_HOME:-~/.cache}/todo/caldav-venv with the pinned PyPI packages in CALDAV_PINNED
 # (python3-venv from apt when `python3 -m venv` cannot make one), made again only when the list
-# in its marker file differs from CALDAV_PINNED.
+# in its marker file differs from CALDAV_PINNED;
+# with --dist what `make dist` and `make test-dist` use (scripts/dist/): dpkg-dev
+# (dpkg-shlibdeps), rsync, lintian, and debootstrap for the clean system.
 # Swift itself is not an apt package: when `swift` is missing this says where to get it and fails.
 #
 # As root it installs the missing packages with apt-get; as anyone else it prints the exact
@@ -26,11 +28,13 @@ set -eu
 
 bench=no
 tests=no
+dist=no
 for arg in "$@"; do
     case "$arg" in
         --bench) bench=yes ;;
         --test) tests=yes ;;
-        *) echo "usage: scripts/deps.sh [--bench] [--test]" >&2; exit 64 ;;
+        --dist) dist=yes ;;
+        *) echo "usage: scripts/deps.sh [--bench] [--test] [--dist]" >&2; exit 64 ;;
     esac
 done
 
@@ -59,6 +63,12 @@ if [ "$bench" = yes ]; then
     [ -x /usr/bin/time ] || add time # GNU time: peak memory of a command
     command -v task >/dev/null 2>&1 || add taskwarrior # the peer beside git
     command -v cc >/dev/null 2>&1 || add gcc # builds scripts/bench/syncprobe.c
+fi
+if [ "$dist" = yes ]; then
+    command -v dpkg-shlibdeps >/dev/null 2>&1 || add dpkg-dev
+    command -v rsync >/dev/null 2>&1 || add rsync
+    command -v lintian >/dev/null 2>&1 || add lintian
+    command -v debootstrap >/dev/null 2>&1 || add debootstrap
 fi
 if [ "$tests" = yes ]; then
     # The tests run the system's python3 (scripts/feed-summary.py) and khal.

@@ -1,9 +1,10 @@
 import ArgumentParser
 import Synchronization
+import TodoCore
 
 struct Todo: ParsableCommand {
-    /// What `todo --version` prints.
-    static let version = "0.1.0"
+    /// What `todo --version` prints (TodoCore's Version.swift).
+    static var version: String { TodoVersion.text }
 
     /// The root command's configuration: `plain`, except while `parseCommandLine(_:)` parses a
     /// command line that asks for no completion script.

@@ -32,6 +32,7 @@ public enum ServeMain {
                todo-serve revoke NAME [-H NAME] [--device ID | --feed]
                todo-serve devices [NAME] [-H NAME]
                todo-serve install [-H NAME] [--listen ADDR:PORT] [the server's other options]
+               todo-serve --version
         """
 
     public static func run() async {
@@ -54,6 +55,11 @@ public enum ServeMain {
     }
 
     static func dispatch(_ arguments: [String], environment: ServeEnvironment) async throws -> Exit {
+        // The same line as `todo --version` (TodoCore's Version.swift).
+        if arguments == ["--version"] {
+            print(TodoVersion.text)
+            return .ok
+        }
         if arguments.contains("--help") || arguments.contains("-h") {
             print(usage)
             return .ok
