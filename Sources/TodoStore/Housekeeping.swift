@@ -1,5 +1,7 @@
 public import Glibc
 import GitKit
+import FileKit
+import TodoCore
 
 /// How a maintenance run is told what to do (docs/FORMAT.md, "Housekeeping").
 public struct MaintenanceOptions: Sendable {
@@ -16,6 +18,9 @@ public struct MaintenanceOptions: Sendable {
     public var afterSync = false
     /// Tests only: called at the points `Repository.packEverything` names.
     public var checkpoint: @Sendable (String) -> Void = { _ in }
+    /// The bytes the packs may weigh beyond 1.5 times the last full repack's before an
+    /// automatic run packs everything (`Household.fullRepackSlack`; tests set less).
+    public var fullRepackSlack = Household.fullRepackSlack
 
     public init() {}
 }
@@ -81,6 +86,10 @@ extension Household {
     /// A geometric run that leaves more loose objects than this goes on to a full repack,
     /// which decides which of them anything reaches.
     public static let geometricLooseLeftLimit = 1_000
+    /// An automatic run packs everything when the packs weigh more than 1.5 times what the last
+    /// full repack wrote, plus this; and when no full repack was recorded (docs/FORMAT.md,
+    /// "Geometric packing").
+    public static let fullRepackSlack = 1_000_000
     /// ... when those other packs hold more than this many bytes; and when a pack larger than
     /// this holds its objects whole (`Repository.isWrittenWhole`).
     public static let autoPackBytes = 1_000_000
@@ -89,6 +98,14 @@ extension Household {
     public static let inlineMaintenanceBytes = 4_000_000
     /// The fan-out folders sampled: 2 of 256.
     static let maintenanceSamples = ["17", "e4"]
+
+    /// The bytes of packs the last full repack left (`todo/full-repack`, `todo-full-repack` in a
+    /// path remote); nil when none is recorded or the record cannot be read.
+    static func fullRepackBytes(_ path: String) -> Int? {
+        // No record, or an unreadable one: the next automatic run packs everything and writes it.
+        guard let bytes = try? WholeFile.read(path), bytes.count <= 32 else { return nil }
+        return Int(String(decoding: bytes, as: UTF8.self).trimmingSpaces)
+    }
 
     /// Whether the object store at `objectsDirectory` is above the thresholds. Reads three
     /// folders and stats the packs (no libgit2), or, with `exact` (tests only), counts every
@@ -208,10 +225,23 @@ extension Household {
             return part
         }
         // Automatic runs pack geometrically; by hand, or when that would roll up every pack or
-        // leave many loose objects it cannot judge, everything is packed.
-        var geometric = options.auto ? try target.packGeometrically(checkpoint: options.checkpoint) : nil
+        // leave many loose objects it cannot judge, everything is packed; and when the packs
+        // outgrow the last full repack's bytes by half and the slack, or none was recorded.
+        let record = isRemote ? git + "todo-full-repack" : git + "todo/full-repack"
+        let lastFull = Self.fullRepackBytes(record)
+        var geometric = options.auto && lastFull != nil ? try target.packGeometrically(checkpoint: options.checkpoint) : nil
         if let run = geometric, run.looseLeft > Self.geometricLooseLeftLimit { geometric = nil }
+        if geometric != nil, let lastFull,
+            Repository.objectStoreState(git + "objects").packBytes > lastFull + lastFull / 2 + options.fullRepackSlack
+        {
+            geometric = nil
+        }
         let outcome = try geometric ?? target.packEverything(removingTemporariesOlderThan: started - options.grace, checkpoint: options.checkpoint)
+        if geometric == nil {
+            let written = Repository.objectStoreState(git + "objects").packBytes
+            // Only a bound for later automatic runs: without it the next one packs everything again.
+            try? WholeFile.replace(record, with: Array("\(written)\n".utf8))
+        }
         part.objectsPacked = outcome.objectsPacked
         part.looseRemoved = outcome.looseRemoved
         part.packsRemoved = outcome.packsRemoved
