@@ -237,11 +237,6 @@ extension Household {
             geometric = nil
         }
         let outcome = try geometric ?? target.packEverything(removingTemporariesOlderThan: started - options.grace, checkpoint: options.checkpoint)
-        if geometric == nil {
-            let written = Repository.objectStoreState(git + "objects").packBytes
-            // Only a bound for later automatic runs: without it the next one packs everything again.
-            try? WholeFile.replace(record, with: Array("\(written)\n".utf8))
-        }
         part.objectsPacked = outcome.objectsPacked
         part.looseRemoved = outcome.looseRemoved
         part.packsRemoved = outcome.packsRemoved
@@ -265,7 +260,12 @@ extension Household {
             if !isRemote { Repository.removeLeftovers(in: git + "objects") }
             withExtendedLifetime(writers) {}
         }
-        part.after = StorageState(Repository.objectStoreState(git + "objects"))
+        let after = Repository.objectStoreState(git + "objects")
+        part.after = StorageState(after)
+        if geometric == nil {
+            // Only a bound for later automatic runs: without it the next one packs everything again.
+            try? WholeFile.replace(record, with: Array("\(after.packBytes)\n".utf8))
+        }
         return part
     }
 }

@@ -197,6 +197,7 @@ public struct RepositoryFailure: Error, Sendable, CustomStringConvertible {
     public let code: Int32
     public let errorClass: Int32
 
+    /// As `GitError.description` words a failure (samples and tests make one without libgit2).
     public init(message: String, function: String, code: Int32, errorClass: Int32) {
         self.message = message
         self.code = code
@@ -205,6 +206,9 @@ public struct RepositoryFailure: Error, Sendable, CustomStringConvertible {
     }
 
     init(_ g: GitError) {
-        self.init(message: g.message, function: g.function, code: g.code, errorClass: g.errorClass)
+        message = g.message
+        description = g.description
+        code = g.code
+        errorClass = g.errorClass
     }
 }

@@ -9,14 +9,10 @@ import TodoCore
 /// repack is recorded (docs/FORMAT.md, "Geometric packing"). Judged by git's count of packs.
 @Suite(.timeLimit(.minutes(5)), .kit)
 struct FullRepackBoundTests {
-    let dir = TempDir()
-    let household: Household
+    let fixture: StoreTransactionTests.Fixture
+    var household: Household { fixture.household }
 
-    init() throws {
-        household = try Household.create(
-            home: dir.path, name: "home", identity: Identity(name: "Alice", email: "alice@example.org"),
-            clock: .fixed(1_700_000_000_000), driverCommand: "true")
-    }
+    init() throws { fixture = try StoreTransactionTests.Fixture() }
 
     var record: String { household.path + "/.git/todo/full-repack" }
 

@@ -8,6 +8,22 @@ import Testing
 /// The check of received commits spread over threads (`HistoryCheck`): the same outcome and the
 /// same progress as one commit after another on one thread.
 @Suite(.timeLimit(.minutes(5))) struct HistoryCheckTests {
+    /// Task `n`'s file: an id made from the number, in its fan-out folder.
+    static func taskFile(_ n: Int) -> String {
+        let id = String(format: "%08x%024x", n * 2_654_435_761 % 0xffff_ffff, n)
+        return "tasks/\(id.prefix(2))/\(id).json"
+    }
+
+    /// `script` given to `git fast-import` in the bare repository `dir`; the repository opened,
+    /// and its `main`.
+    func imported(_ script: String, into dir: TempDir) throws -> (dir: TempDir, repo: Repository, tip: ObjectID) {
+        let r = try run(["git", "fast-import", "--quiet"], in: dir.path, input: script)
+        #expect(r.status == 0, "\(r.stderr)")
+        GitLibrary.start()
+        let repo = try Repository.open(path: dir.path)
+        return (dir, repo, try #require(try repo.resolve(reference: "refs/heads/main")))
+    }
+
     /// A bare repository whose `main` is a line of `count` commits, each adding one task file;
     /// the commits numbered in `bad` (1-based) also add the file named there, which the format
     /// does not allow, and those in `removed` remove the file named there. Made with `git
@@ -18,11 +34,10 @@ import Testing
         var script = ""
         func data(_ text: String) { script += "data \(text.utf8.count)\n\(text)\n" }
         for i in 1...count {
-            let id = String(format: "%08x%024x", i * 2_654_435_761 % 0xffff_ffff, i)
             script += "commit refs/heads/main\nmark :\(i)\ncommitter Test <test@example.org> \(1_700_000_000 + i) +0000\n"
             data("add \(i)")
             if i > 1 { script += "from :\(i - 1)\n" }
-            script += "M 100644 inline tasks/\(id.prefix(2))/\(id).json\n"
+            script += "M 100644 inline \(Self.taskFile(i))\n"
             data("{\"title\":\"task \(i)\"}\n")
             if let name = bad[i] {
                 script += "M 100644 inline \(name)\n"
@@ -30,11 +45,7 @@ import Testing
             }
             if let name = removed[i] { script += "D \(name)\n" }
         }
-        let r = try run(["git", "fast-import", "--quiet"], in: dir.path, input: script)
-        #expect(r.status == 0, "\(r.stderr)")
-        GitLibrary.start()
-        let repo = try Repository.open(path: dir.path)
-        return (dir, repo, try #require(try repo.resolve(reference: "refs/heads/main")))
+        return try imported(script, into: dir)
     }
 
     @Test func ofTwoBadCommitsEveryNumberOfThreadsNamesTheOlder() throws {
@@ -77,10 +88,6 @@ import Testing
             script += "commit \(ref)\nmark :\(mark)\ncommitter Test <test@example.org> \(1_700_000_000 + time) +0000\n"
             data(message)
         }
-        func taskFile(_ n: Int) -> String {
-            let id = String(format: "%08x%024x", n * 2_654_435_761 % 0xffff_ffff, n)
-            return "tasks/\(id.prefix(2))/\(id).json"
-        }
         func line(_ i: Int) {
             commit("refs/heads/main", i, i * 2, i == merge ? "merge" : "add \(i)")
             if i > 1 { script += "from :\(i - 1)\n" }
@@ -93,7 +100,7 @@ import Testing
                     data("not a task\n")
                 }
             }
-            script += "M 100644 inline \(taskFile(i))\n"
+            script += "M 100644 inline \(Self.taskFile(i))\n"
             data("{\"title\":\"task \(i)\"}\n")
             if let name = bad[i] {
                 script += "M 100644 inline \(name)\n"
@@ -106,7 +113,7 @@ import Testing
         for j in 1...side {
             commit("refs/heads/side", 10_000 + j, from * 2 + j, "side \(j)")
             script += "from :\(j == 1 ? from : 10_000 + j - 1)\n"
-            script += "M 100644 inline \(taskFile(100_000 + j))\n"
+            script += "M 100644 inline \(Self.taskFile(100_000 + j))\n"
             data("{\"title\":\"side \(j)\"}\n")
             if let name = sideBad[j] {
                 script += "M 100644 inline \(name)\n"
@@ -115,11 +122,7 @@ import Testing
             if let name = sideRemoved[j] { script += "D \(name)\n" }
         }
         for i in merge...count { line(i) }
-        let r = try run(["git", "fast-import", "--quiet"], in: dir.path, input: script)
-        #expect(r.status == 0, "\(r.stderr)")
-        GitLibrary.start()
-        let repo = try Repository.open(path: dir.path)
-        return (dir, repo, try #require(try repo.resolve(reference: "refs/heads/main")))
+        return try imported(script, into: dir)
     }
 
     /// A bad file brought in by a merge is reported at the merge, the first commit of the line

@@ -9,12 +9,6 @@ import TodoCore
 /// is stored trimmed.
 @Suite(.timeLimit(.minutes(5)), .kit)
 struct StoreRulesTests {
-    func household(_ dir: TempDir) throws -> Household {
-        try Household.create(
-            home: dir.path, name: "home", identity: Identity(name: "Alice", email: "alice@example.org"),
-            clock: .fixed(1_700_000_000_000), driverCommand: "true")
-    }
-
     func commits(_ h: Household) throws -> String { try git("rev-list", "--count", "main", in: h.path) }
 
     /// The refusal `body` threw, as (field, problem); nil when it threw none or another.
@@ -29,8 +23,8 @@ struct StoreRulesTests {
     }
 
     @Test func aNewTaskPastTheRulesIsRefusedAndNothingCommitted() throws {
-        let dir = TempDir()
-        let h = try household(dir)
+        let f = try StoreTransactionTests.Fixture()
+        let h = f.household
         let before = try commits(h)
         var cases: [(NewTask, StoreError.RuledField, FieldRules.Problem)] = []
         cases.append((NewTask(title: "  \t "), .title, .empty))
@@ -55,8 +49,8 @@ struct StoreRulesTests {
     }
 
     @Test func anEditPastTheRulesIsRefusedAndATrimmedOneStoredTrimmed() throws {
-        let dir = TempDir()
-        let h = try household(dir)
+        let f = try StoreTransactionTests.Fixture()
+        let h = f.household
         var new = NewTask(title: "  Buy milk  ")
         new.tags = ["+shop"]
         let added = try #require(try h.add(new).tasks.first)
