@@ -23,7 +23,6 @@ public enum FormatPart: String, Sendable {
     case index
     case indexEntry = "index entry"
     case indexExtension = "index extension"
-    case ewah = "EWAH bitmap"
 }
 
 /// The kinds of wrong value a `FormatError.invalid` names.
@@ -64,8 +63,9 @@ public enum FormatProblem: String, Sendable {
     case unknownRequiredExtension
     /// An extension that appears twice or where it is not allowed.
     case misplacedExtension
-    /// An EWAH bitmap sets a position at or above its limit.
-    case bitOutOfRange
+    /// A split index (the `link` extension, docs/FORMAT.md "The git index"): its entries are
+    /// partly in another file, which is not read here.
+    case splitIndex
     /// Bytes left over after the structure ends.
     case trailingBytes
     /// A trailing checksum that is not the checksum of the bytes before it.

@@ -1,11 +1,10 @@
-/// One file in git's index format (versions 2 and 3), its entries located: the index itself,
-/// or the shared part of a split index. A lookup is a binary search over the entries.
+/// One file in git's index format (versions 2 and 3), whole (not split), its entries located.
+/// A lookup is a binary search over the entries.
 ///
 /// Entries have no fixed size, so finding the middle one means knowing where each starts: a
-/// pass over every entry's flags. At 100,000 tasks that pass over the shared index's 11 MB was
-/// a sixth of a one-task change, so the shared indexes `todo` writes carry git's own table of
-/// where each block of entries starts (the optional IEOT and EOIE extensions, which git writes
-/// for its threaded reads): with it, only the entries a lookup visits are read.
+/// pass over every entry's flags, unless the file carries git's own table of where each block
+/// of entries starts (the optional IEOT and EOIE extensions, which git writes for its threaded
+/// reads): with it, only the entries a lookup visits are read.
 ///
 /// Every read goes through `ByteReader`: an entry the table places wrongly (a file whose
 /// checksum holds but whose table lies) reads as empty, never past the entries.
@@ -19,35 +18,20 @@ public struct IndexBytes {
     public let count: Int
     /// Where the entries end (extensions or the checksum begin).
     public let entriesEnd: Int
-    /// The split index's `link` extension, when the file has one.
-    public let link: Link?
     private let table: EntryTable
-
-    /// What a split index adds to its shared index (docs/FORMAT.md, "The git index"): the
-    /// shared index's checksum, and two bitmaps of positions in it, decoded by
-    /// `linkPositions(below:)` once the shared index's size is known.
-    public struct Link: Sendable {
-        /// The checksum of `sharedindex.<hex>`, 20 bytes.
-        public var shared: [UInt8]
-        /// Where the two bitmaps lie; nil when the link has none.
-        var bitmaps: Range<Int>?
-    }
 
     public static let headerSize = 12
     public static let fixedEntrySize = 62
     /// The most entries an index may hold here: files of up to 1 GB (GitKit maps no larger),
     /// each entry at least 64 bytes long.
     public static let maxEntries = (1 << 30) / 64
-    /// Entries in each block of the entry table a shared index is written with.
-    public static let blockSize = 32
 
     /// The file in `bytes` (kept valid by `owner`), its trailing checksum verified with
     /// `checksum` when one is given; refused when it is not an index this reads (another
-    /// version, a required extension other than `link`, a `link` where `allowLink` is false, a
-    /// bad checksum, anything cut short).
-    public init(
-        bytes: UnsafeRawBufferPointer, owner: AnyObject?, checksum: ((UnsafeRawBufferPointer) -> [UInt8])?, allowLink: Bool
-    ) throws(FormatError) {
+    /// version, a split index, another required extension, a bad checksum, anything cut
+    /// short). A split index is refused with `FormatProblem.splitIndex` as soon as its `link`
+    /// is found: nothing of the link is decoded.
+    public init(bytes: UnsafeRawBufferPointer, owner: AnyObject?, checksum: ((UnsafeRawBufferPointer) -> [UInt8])?) throws(FormatError) {
         self.owner = owner
         self.bytes = bytes
         var reader = ByteReader(bytes, part: .index)
@@ -71,40 +55,24 @@ public struct IndexBytes {
         }
         self.table = table
         entriesEnd = table.entriesEnd
-        link = try Self.extensions(bytes, from: entriesEnd, end: end, allowLink: allowLink)
+        try Self.extensions(bytes, from: entriesEnd, end: end)
     }
 
-    /// The extensions from `offset`: `link` is read; any other required one (lower-case first
-    /// letter) is not understood; optional ones (caches such as TREE) are passed over (and
-    /// dropped when the file is rewritten).
-    private static func extensions(_ bytes: UnsafeRawBufferPointer, from offset: Int, end: Int, allowLink: Bool) throws(FormatError) -> Link? {
+    /// The extensions from `offset`: `link` (a split index) and any other required one
+    /// (lower-case first letter) refuse the file; optional ones (caches such as TREE) are
+    /// passed over (and dropped when the file is rewritten).
+    private static func extensions(_ bytes: UnsafeRawBufferPointer, from offset: Int, end: Int) throws(FormatError) {
         var reader = ByteReader(bytes, at: offset, end: end, part: .indexExtension)
-        var link: Link?
         while !reader.isAtEnd {
             let at = reader.offset
             let signature = Array(try reader.readBytes(4))
             let length = Int(try reader.readUInt32())
             let body = reader.offset
             guard length <= reader.remaining else { throw .truncated(.indexExtension, at: body, needed: length - reader.remaining) }
-            if signature == Array("link".utf8) {
-                guard allowLink, link == nil else { throw reader.fail(.misplacedExtension, at: at) }
-                guard length >= 20 else { throw .truncated(.indexExtension, at: body, needed: 20 - length) }
-                link = Link(shared: Array(try reader.readBytes(20)), bitmaps: nil)
-                if length > 20 {
-                    // Both bitmaps, or neither. Checked here for their form alone (no position
-                    // is collected); their positions are checked against the shared index when
-                    // it is read (`linkPositions`).
-                    let deleted = try EWAH.decode(bytes, at: body + 20, end: body + length, limit: Self.maxEntries, collect: false)
-                    let replaced = try EWAH.decode(bytes, at: deleted.end, end: body + length, limit: Self.maxEntries, collect: false)
-                    guard replaced.end == body + length else { throw .invalid(.ewah, .trailingBytes, at: replaced.end) }
-                    link?.bitmaps = body + 20..<body + length
-                }
-            } else if !(signature[0] >= 0x41 && signature[0] <= 0x5A) {
-                throw reader.fail(.unknownRequiredExtension, at: at)
-            }
+            if signature == Array("link".utf8) { throw reader.fail(.splitIndex, at: at) }
+            if !(signature[0] >= 0x41 && signature[0] <= 0x5A) { throw reader.fail(.unknownRequiredExtension, at: at) }
             try reader.seek(to: body + length)
         }
-        return link
     }
 
     /// The entry table of a file with git's EOIE (last) and IEOT extensions, when they are
@@ -134,17 +102,6 @@ public struct IndexBytes {
         }
         guard first == count else { return nil }
         return (blocks, entriesEnd)
-    }
-
-    /// The positions the link's bitmaps set, deleted and replaced (ascending), each below
-    /// `limit` (the shared index's entry count): refused when one is not, so that a hostile
-    /// bitmap cannot ask for more positions than the shared index has entries. Empty for a
-    /// file without a link, or a link without bitmaps.
-    public func linkPositions(below limit: Int) throws(FormatError) -> (deleted: [Int], replaced: [Int]) {
-        guard let range = link?.bitmaps else { return ([], []) }
-        let deleted = try EWAH.decode(bytes, at: range.lowerBound, end: range.upperBound, limit: limit)
-        let replaced = try EWAH.decode(bytes, at: deleted.end, end: range.upperBound, limit: limit)
-        return (deleted.bits, replaced.bits)
     }
 
     private var reader: ByteReader { ByteReader(bytes, end: entriesEnd, part: .indexEntry) }

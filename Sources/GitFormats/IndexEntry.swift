@@ -20,15 +20,25 @@ public enum IndexEntry {
             self.gid = gid
             self.size = UInt32(truncatingIfNeeded: size)
         }
+
+        /// No stat data: git and libgit2 compare such an entry's file by its content (an entry
+        /// of size 0 is never taken as unchanged by its stat data alone).
+        public static let none = Stat(
+            ctimeSeconds: 0, ctimeNanoseconds: 0, mtimeSeconds: 0, mtimeNanoseconds: 0, device: 0, inode: 0, uid: 0, gid: 0, size: 0)
     }
 
     /// One stage-0 entry for a regular file (0o100644) with `stat`'s data and the 20-byte `id`.
     public static func regularFile(path: String, id: [UInt8], stat: Stat) -> [UInt8] {
+        entry(name: Array(path.utf8), id: id, mode: 0o100644, stat: stat)
+    }
+
+    /// One stage-0 entry named `name` (the path's bytes) of `mode` (as a tree gives it:
+    /// 0o100644, 0o100755, 0o120000, 0o160000) with `stat`'s data and the 20-byte `id`.
+    public static func entry(name: [UInt8], id: [UInt8], mode: UInt32, stat: Stat) -> [UInt8] {
         var out: [UInt8] = []
-        let name = Array(path.utf8)
         out.reserveCapacity(IndexBytes.fixedEntrySize + name.count + 8)
         for value in [
-            stat.ctimeSeconds, stat.ctimeNanoseconds, stat.mtimeSeconds, stat.mtimeNanoseconds, stat.device, stat.inode, UInt32(0o100644),
+            stat.ctimeSeconds, stat.ctimeNanoseconds, stat.mtimeSeconds, stat.mtimeNanoseconds, stat.device, stat.inode, mode,
             stat.uid, stat.gid, stat.size,
         ] {
             BigEndian.append(&out, value)
@@ -45,22 +55,5 @@ public enum IndexEntry {
     public static func pad(_ out: inout [UInt8], nameLength: Int, extended: Bool) {
         let fixed = IndexBytes.fixedEntrySize + (extended ? 2 : 0)
         out += [UInt8](repeating: 0, count: ((fixed + nameLength + 8) & ~7) - fixed - nameLength)
-    }
-
-    /// Entry bytes (fixed part, name, padding) with the name `name` in place of theirs, the
-    /// other flags kept. Only a damaged file's table gives an entry shorter than its fixed
-    /// part: it is read as if padded with zeros.
-    public static func renamed(_ entry: some Collection<UInt8>, to name: some Collection<UInt8>) -> [UInt8] {
-        var bytes = Array(entry)
-        if bytes.count < IndexBytes.fixedEntrySize + 2 { bytes += [UInt8](repeating: 0, count: IndexBytes.fixedEntrySize + 2 - bytes.count) }
-        let flags = Int(bytes[60]) << 8 | Int(bytes[61])
-        let extended = flags & 0x4000 != 0
-        var out = Array(bytes[0..<IndexBytes.fixedEntrySize + (extended ? 2 : 0)])
-        let newFlags = (flags & ~0xFFF) | min(name.count, 0xFFF)
-        out[60] = UInt8(newFlags >> 8)
-        out[61] = UInt8(newFlags & 0xFF)
-        out += name
-        pad(&out, nameLength: name.count, extended: extended)
-        return out
     }
 }

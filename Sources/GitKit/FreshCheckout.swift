@@ -106,9 +106,9 @@ extension Repository {
         let entries = files.indices.map { i in
             (path: files[i].path, entry: IndexFile.entry(path: files[i].path, id: withUnsafeBytes(of: files[i].id.raw.id) { Array($0) }, stat: stats[i]))
         }
-        guard let rewrite = empty.replacing(entries, rule: try splitRule()) else { throw GitError.missing("IndexFile.replacing") }
+        guard let rewrite = empty.replacing(entries) else { throw GitError.missing("IndexFile.replacing") }
         // libgit2's copy of the empty index is read again (the file changed) before it is next
-        // used, after the index is made whole for it if split.
+        // used.
         try writeIndex(rewrite)
         return true
     }

@@ -255,8 +255,8 @@ extension Repository {
     private func insertReachable(into builder: OpaquePointer?) throws {
         try insertCommits(since: try PackSet([]), into: builder)
         guard workDirectory != nil else { return }
+        try replaceSplitIndex()
         if let file = loadIndexFile() {
-            // Read here, as libgit2 cannot read a split index (and the index is not written).
             try file.forEachEntry { id, mode, path in
                 guard mode != 0o160000, try contains(id) else { return }
                 var oid = id.raw
@@ -264,7 +264,6 @@ extension Repository {
             }
             return
         }
-        try unsplitIndex()
         var index: OpaquePointer?
         try check(git_repository_index(&index, handle), call: "git_repository_index")
         defer { git_index_free(index) }

@@ -1,4 +1,5 @@
 import Glibc
+import GitFormats
 import CLibgit2
 
 extension Repository {
@@ -19,7 +20,7 @@ extension Repository {
         if exact { opts.flags |= GIT_STATUS_OPT_DISABLE_PATHSPEC_MATCH.rawValue }
         if refreshIndex {
             opts.flags |= GIT_STATUS_OPT_UPDATE_INDEX.rawValue
-            try unsplitIndex()
+            try replaceSplitIndex()
         }
         return try withWholeIndex { try withStrArray(pathspec) { specs in
             opts.pathspec = specs
@@ -39,36 +40,6 @@ extension Repository {
         } }
     }
 
-    /// Runs `body` with libgit2 reading a split index whole, from a copy that is not the
-    /// index (a command that only reads writes no index): the copy is written under `.git/todo`,
-    /// opened by libgit2, which reads it at once, and removed before `body` runs. A whole index
-    /// is libgit2's to read as it is.
-    private func withWholeIndex<T>(_ body: () throws -> T) throws -> T {
-        guard let file = loadIndexFile(), file.isSplit else {
-            try unsplitIndex()  // only says what is wrong with a split index it cannot read
-            return try body()
-        }
-        let rewrite = file.unsplit()
-        mkdir(gitDirectory + "todo", 0o755)
-        let copy = gitDirectory + "todo/index-whole-\(getpid())"
-        let fd = Glibc.open(copy, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        if fd < 0 { throw GitError.system(errno: errno, call: "open \(copy)") }
-        var index: OpaquePointer?
-        do {
-            defer {
-                close(fd)
-                unlink(copy)
-            }
-            try IndexFile.emit(rewrite.index, of: rewrite, to: fd, what: copy)
-            try check(git_index_open(&index, copy), call: "git_index_open")
-        }
-        defer { git_index_free(index) }
-        try check(git_repository_set_index(handle, index), call: "git_repository_set_index")
-        // Afterwards libgit2 reads the index from disk again.
-        defer { _ = git_repository_set_index(handle, nil) }
-        return try body()
-    }
-
     /// Which of `paths` differ, in the index or in the work tree, from what `tree` holds there
     /// (content, file mode, presence; nil `tree` means nothing). Each path costs one `lstat`
     /// and, when a file is there, one read and hash: no scan of the rest of the work tree.
@@ -77,16 +48,17 @@ extension Repository {
         if let file = loadIndexFile() {
             return try pathsDiffering(from: tree, paths: paths, workDirectory: workDirectory) { file.lookup($0) }
         }
-        try unsplitIndex()
-        var index: OpaquePointer?
-        try check(git_repository_index(&index, handle), call: "git_repository_index")
-        defer { git_index_free(index) }
-        // The repository keeps its index in memory: read it again if another process changed it.
-        try check(git_index_read(index, 0), call: "git_index_read")
-        return try pathsDiffering(from: tree, paths: paths, workDirectory: workDirectory) { path in
-            for stage in 1...3 where git_index_get_bypath(index, path, Int32(stage)) != nil { return .conflicted }
-            guard let staged = git_index_get_bypath(index, path, 0) else { return .absent }
-            return .file(id: withUnsafeBytes(of: staged.pointee.id.id) { Array($0) }, mode: staged.pointee.mode)
+        return try withWholeIndex {
+            var index: OpaquePointer?
+            try check(git_repository_index(&index, handle), call: "git_repository_index")
+            defer { git_index_free(index) }
+            // The repository keeps its index in memory: read it again if another process changed it.
+            try check(git_index_read(index, 0), call: "git_index_read")
+            return try pathsDiffering(from: tree, paths: paths, workDirectory: workDirectory) { path in
+                for stage in 1...3 where git_index_get_bypath(index, path, Int32(stage)) != nil { return .conflicted }
+                guard let staged = git_index_get_bypath(index, path, 0) else { return .absent }
+                return .file(id: withUnsafeBytes(of: staged.pointee.id.id) { Array($0) }, mode: staged.pointee.mode)
+            }
         }
     }
 
@@ -135,48 +107,6 @@ extension Repository {
         return differing
     }
 
-    /// The index through `IndexFile`, reusing the copy read before when the file has not
-    /// changed since; nil when `IndexFile` cannot handle it (then libgit2 does the work).
-    func loadIndexFile() -> IndexFile? {
-        var st = stat()
-        guard stat(indexPlace.index, &st) == 0 else { return nil }
-        let stamp = IndexFile.Stamp(st)
-        if let cached = indexFile, cached.stamp == stamp { return cached }
-        indexFile = IndexFile.load(indexPlace)
-        return indexFile
-    }
-
-    /// Where the index and `IndexFile`'s notes of it are.
-    var indexPlace: IndexFile.Place { IndexFile.Place(gitDirectory: gitDirectory) }
-
-    /// Writes a split index whole again, for libgit2, which cannot read one (docs/FORMAT.md,
-    /// "The git index"); the next change splits it again. Nothing to do for a whole index.
-    /// A split index whose shared index is missing or damaged is an error that says how to
-    /// rebuild the index: libgit2 would only say it does not know the `link` extension.
-    func unsplitIndex() throws {
-        guard let file = loadIndexFile() else {
-            if let shared = IndexFile.sharedIndexNamed(indexPlace) {
-                throw GitError(
-                    code: -1, errorClass: Int32(GIT_ERROR_INDEX.rawValue),
-                    message: "the git index (.git/index) is split and its shared part, .git/sharedindex.\(shared.hex), is missing or damaged; "
-                        + "`rm .git/index && git reset` rebuilds the index from the last commit",
-                    function: "IndexFile.load")
-            }
-            return
-        }
-        if file.isSplit { try writeIndex(file.unsplit()) }
-    }
-
-    /// When to keep the index split: the repository's `core.splitIndex` when set, else from
-    /// `IndexFile.splitThreshold` entries.
-    func splitRule() throws -> IndexFile.SplitRule {
-        switch try configBool("core.splitIndex") {
-        case true?: return .always
-        case false?: return .never
-        case nil: return .from(IndexFile.splitThreshold)
-        }
-    }
-
     /// Whether the work-tree file at `full` is what `expected` describes (absent when nil).
     private func workFile(_ full: String, matches expected: (id: git_oid, mode: UInt32)?) throws -> Bool {
         var st = stat()
@@ -197,7 +127,7 @@ extension Repository {
     /// there. A path absent from `tree` is removed.
     public func checkout(tree: ObjectID, paths: [String]) throws {
         guard !paths.isEmpty else { return }
-        try unsplitIndex()
+        try replaceSplitIndex()
         var opts = git_checkout_options()
         try check(git_checkout_options_init(&opts, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)), call: "git_checkout_options_init")
         opts.checkout_strategy =
@@ -215,7 +145,7 @@ extension Repository {
     /// `git reset COMMIT -- PATHS`; the work tree is left alone.
     public func resetIndex(to commit: ObjectID, paths: [String]) throws {
         guard !paths.isEmpty else { return }
-        try unsplitIndex()
+        try replaceSplitIndex()
         try withStrArray(paths) { specs in
             try withObject(commit) { obj in
                 var array = specs
@@ -230,7 +160,7 @@ extension Repository {
     /// `realpath` calls and an attribute search per file). `progress` gets the files written
     /// and their number now and then.
     public func checkoutAll(tree: ObjectID, progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws {
-        try unsplitIndex()
+        try replaceSplitIndex()
         var opts = git_checkout_options()
         try check(git_checkout_options_init(&opts, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)), call: "git_checkout_options_init")
         opts.checkout_strategy = GIT_CHECKOUT_FORCE.rawValue
@@ -258,7 +188,8 @@ extension Repository {
     /// id and the file's stat data, so nothing is read or hashed again.
     public func stage(_ files: [(path: String, blob: ObjectID)]) throws {
         guard let workDirectory, !files.isEmpty else { return }
-        if let file = loadIndexFile(), file.isSplit || files.count <= Self.directIndexLimit {
+        try replaceSplitIndex()
+        if let file = loadIndexFile(), files.count <= Self.directIndexLimit {
             var entries: [(path: String, entry: [UInt8])] = []
             for (path, blob) in files {
                 var st = stat()
@@ -267,12 +198,11 @@ extension Repository {
                 }
                 entries.append((path, IndexFile.entry(path: path, id: withUnsafeBytes(of: blob.raw.id) { Array($0) }, stat: st)))
             }
-            if let rewrite = file.replacing(entries, rule: try splitRule()) {
+            if let rewrite = file.replacing(entries) {
                 try writeIndex(rewrite)
                 return
             }
         }
-        try unsplitIndex()
         var index: OpaquePointer?
         try check(git_repository_index(&index, handle), call: "git_repository_index")
         defer { git_index_free(index) }
@@ -302,23 +232,19 @@ extension Repository {
         try check(git_index_write(index), call: "git_index_write")
     }
 
-    /// Up to this many files, `stage` splices entries into a whole index file itself; a split
-    /// index takes any number.
+    /// Up to this many files, `stage` splices entries into the index file itself; more go
+    /// through libgit2.
     static let directIndexLimit = 256
 
-    /// Replaces the index as git does: `index.lock` created exclusively, written, renamed. A
-    /// new shared index goes first, as a temporary file renamed into place; then the
-    /// `sharedindex.*` files the new index does not name go.
+    /// Replaces the index as git does: `index.lock` created exclusively, written, renamed. Then
+    /// the `sharedindex.*` files a split index it replaced named go (no index names one).
     func writeIndex(_ rewrite: IndexFile.Rewrite) throws {
         let place = indexPlace
         indexFile = nil
-        if let shared = rewrite.shared, let checksum = rewrite.names {
-            try writeSharedIndex(shared, of: rewrite, to: place.shared(checksum))
-        }
         let lock = place.index + ".lock"
         let fd = try createLockFile(lock, errorClass: GIT_ERROR_INDEX, what: "the index")
         do {
-            try IndexFile.emit(rewrite.index, of: rewrite, to: fd, what: lock)
+            try IndexFile.emit(rewrite, to: fd, what: lock)
         } catch {
             close(fd)
             unlink(lock)
@@ -332,44 +258,11 @@ extension Repository {
             unlink(lock)
             throw GitError.system(errno: err, call: "rename \(lock)")
         }
-        if stamped, let checksum = ObjectID(raw: rewrite.index.checksum[...]) {
+        if stamped, let checksum = ObjectID(raw: rewrite.file.checksum[...]) {
             mkdir(gitDirectory + "todo", 0o755)
             IndexFile.Written(stamp: IndexFile.Stamp(st), checksum: checksum).save(place.indexNote)
         }
-        // Shared indexes no index names: the one before a rebase or unsplit, one a killed
-        // rebase wrote but never named, git's own.
-        let keep = rewrite.names.map { "sharedindex." + $0.hex }
-        for name in listDirectory(gitDirectory) where name.hasPrefix("sharedindex.") && name != keep {
-            unlink(gitDirectory + name)
-        }
-    }
-
-    /// Writes a new shared index to `path` by way of a temporary file, and notes it as
-    /// checked (`IndexFile.Written`): it was just made from entries read and checked.
-    private func writeSharedIndex(_ file: IndexFile.Rewrite.File, of rewrite: IndexFile.Rewrite, to path: String) throws {
-        // One name: writers of the index hold the household lock, and a killed one's file is
-        // overwritten by the next (and removed with the shared indexes no index names).
-        let temporary = gitDirectory + "sharedindex.todo-tmp"
-        let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        if fd < 0 { throw GitError.system(errno: errno, call: "open \(temporary)") }
-        do {
-            try IndexFile.emit(file, of: rewrite, to: fd, what: temporary)
-        } catch {
-            close(fd)
-            unlink(temporary)
-            throw error
-        }
-        close(fd)
-        if rename(temporary, path) != 0 {
-            let err = errno
-            unlink(temporary)
-            throw GitError.system(errno: err, call: "rename \(temporary)")
-        }
-        var st = stat()
-        if stat(path, &st) == 0, let checksum = ObjectID(raw: file.checksum[...]) {
-            mkdir(gitDirectory + "todo", 0o755)
-            IndexFile.Written(stamp: IndexFile.Stamp(st), checksum: checksum).save(indexPlace.sharedNote)
-        }
+        for name in listDirectory(gitDirectory) where name.hasPrefix("sharedindex.") { unlink(gitDirectory + name) }
     }
 
     func withObject<T>(_ id: ObjectID, _ body: (OpaquePointer) throws -> T) throws -> T {

@@ -8,8 +8,9 @@ import TodoCore
 @Suite(.timeLimit(.minutes(30)), .kit) struct CrashTests {
     static let minimumKills = 60
 
-    /// Also with the index split (`core.splitIndex`, as `todo` keeps it from 10,000 tasks),
-    /// with fewer kills: a kill can land while a shared index is written or replaced.
+    /// Also with `core.splitIndex` set, with fewer kills: git's own commands between the kills
+    /// (`git status`) then leave the index split, and a kill can land while `todo` replaces
+    /// it by a whole one.
     @Test(arguments: [false, true]) func killedCommandsNeverCorruptTheHousehold(splitIndex: Bool) throws {
         let minimumKills = splitIndex ? Self.minimumKills / 2 : Self.minimumKills
         let seed = PropertySeed.run
