@@ -1,8 +1,9 @@
 import CLibgit2
+import GitFormats
 import Glibc
 
 /// Blobs (and the trees and commit over them) written one at a time into a pack that only a file holds until `finish`: each is
-/// encoded (whole, as `PackStream` writes objects) into a temporary file in the repository's
+/// encoded (whole, as `PackWriter` writes objects) into a temporary file in the repository's
 /// `objects/pack`, removed from the folder as soon as it is opened, so that a killed process
 /// leaves nothing behind; `finish` streams that file through libgit2's indexer into the
 /// repository as one pack. Memory stays at a chunk and an id per blob, whatever their number:
@@ -37,14 +38,14 @@ public final class PackSpool {
     /// Adds `bytes` as the blob `id` (`blobID`), once however often it is added.
     public func add(_ bytes: [UInt8], as id: ObjectID) throws {
         guard added.insert(id).inserted else { return }
-        bytes.withUnsafeBufferPointer { PackStream.encode(type: GIT_OBJECT_BLOB, $0, into: &buffer) }
+        bytes.withUnsafeBufferPointer { PackWriter.encode(type: UInt8(GIT_OBJECT_BLOB.rawValue), $0, into: &buffer) }
         try counted()
     }
 
     /// Counts the object just encoded into `buffer`, and writes the buffer out once it holds a chunk.
     private func counted() throws {
         count += 1
-        if buffer.count >= PackStream.chunk { try flush() }
+        if buffer.count >= PackWriter.chunk { try flush() }
     }
 
     /// Adds the objects `ids` names that were not added yet, read from `source` (trees and
@@ -52,7 +53,7 @@ public final class PackSpool {
     public func add(_ ids: [ObjectID], from source: Repository) throws {
         try source.withODB { odb in
             for id in ids where added.insert(id).inserted {
-                try Repository.read(id, from: odb) { type, content in PackStream.encode(type: type, content, into: &buffer) }
+                try Repository.read(id, from: odb) { type, content in PackWriter.encode(type: UInt8(truncatingIfNeeded: type.rawValue), content, into: &buffer) }
                 try counted()
             }
         }
@@ -70,7 +71,7 @@ public final class PackSpool {
         if count == 0 { return }
         try repository.withODB { odb in
             try Repository.writePack(into: odb, count: count) { pack in
-                var chunk = [UInt8](repeating: 0, count: PackStream.chunk)
+                var chunk = [UInt8](repeating: 0, count: PackWriter.chunk)
                 if lseek(fd, 0, SEEK_SET) != 0 { throw GitError.system(errno: errno, call: "lseek (a pack being made)") }
                 while case let n = try chunk.withUnsafeMutableBytes({ try readFully(fd, into: $0, what: "a pack being made") }), n > 0 {
                     try pack.appendEncoded(chunk[0..<n])

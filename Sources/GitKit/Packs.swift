@@ -42,7 +42,7 @@ extension Repository {
     }
 
     /// Whether the pack at `path` (a `.pack` file) was written with its objects stored whole, as
-    /// `PackStream` writes them: its first object's zlib stream has the fastest level's header
+    /// `PackWriter` writes them: its first object's zlib stream has the fastest level's header
     /// and opens with a stored block. git and libgit2's packbuilder compress every object (zlib's
     /// default level: another header, Huffman blocks), so their packs never look so; nor does a
     /// pack a server sent. Reads the first few dozen bytes; false when they cannot be read.

@@ -1,11 +1,12 @@
 import CInterposers
+import GitFormats
 
 /// SHA-1 of a byte stream through libcrypto (CInterposers/fast_sha1.c), which uses the CPU's
 /// SHA instructions where there are some: for what GitKit hashes itself, the index's checksum,
-/// the trailer of the packs `PackStream` writes and the id of a loose object read back
+/// the trailer of the packs `PackWriter` writes and the id of a loose object read back
 /// (`removeDamagedLooseObjects`). libgit2 hashes the objects it writes, but offers no plain
 /// SHA-1 of a byte stream. Not for security: these guard against truncation and corruption.
-final class SHA1 {
+final class SHA1: StreamHash {
     private let context: UnsafeMutableRawPointer
 
     init() {

@@ -2,6 +2,7 @@ import CInterposers
 import Dispatch
 import Glibc
 import CLibgit2
+import GitFormats
 import Synchronization
 
 /// Moving history between two repositories on the same machine (a path remote) without a
@@ -147,7 +148,7 @@ extension Repository {
                         if n % 512 == 0, !progress(n, objects.count) {
                             throw GitError(code: GIT_EUSER.rawValue, errorClass: 0, message: "the copy was stopped", function: "copy")
                         }
-                        try Self.read(id, from: source) { type, content in try pack.append(type: type, content) }
+                        try Self.read(id, from: source) { type, content in try pack.append(type: UInt8(truncatingIfNeeded: type.rawValue), content) }
                     }
                     _ = progress(objects.count, objects.count)
                 }
@@ -155,17 +156,17 @@ extension Repository {
         }
     }
 
-    /// Writes one pack of `count` objects into `odb`, made by `body` through a `PackStream`.
+    /// Writes one pack of `count` objects into `odb`, made by `body` through a `PackWriter`.
     /// The indexer gets the pack a megabyte at a time: it writes a temporary file and renames
     /// it into place at commit (fsynced as the library is set to), so the whole pack is never
     /// in memory and appears whole or not at all.
-    static func writePack(into odb: OpaquePointer, count: Int, _ body: (inout PackStream) throws -> Void) throws {
+    static func writePack(into odb: OpaquePointer, count: Int, _ body: (inout PackWriter) throws -> Void) throws {
         var writer: UnsafeMutablePointer<git_odb_writepack>?
         try check(git_odb_write_pack(&writer, odb, nil, nil), call: "git_odb_write_pack")
         guard let writer else { throw GitError.missing("git_odb_write_pack") }
         defer { writer.pointee.free(writer) }
         var stats = git_indexer_progress()
-        var pack = PackStream(count: count) { chunk in
+        var pack = PackWriter(count: count, hash: SHA1()) { chunk in
             try chunk.withUnsafeBytes { buffer in
                 try check(writer.pointee.append(writer, buffer.baseAddress, buffer.count, &stats), call: "git_odb_writepack.append")
             }

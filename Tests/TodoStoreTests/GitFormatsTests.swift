@@ -178,6 +178,40 @@ import Testing
         #expect(bad == .invalid(.index, .badChecksum, at: whole.count - 20))
     }
 
+    // MARK: The pack writer
+
+    /// A pack `PackWriter` makes (objects whole: an empty blob, a small one, one of 200,000
+    /// bytes, more than one stored block) is one git indexes and finds every object in (by the
+    /// id `git hash-object` gives its bytes); its trailer is the SHA-1 `sha1sum` gives.
+    @Test func packsTheWriterMakesAreGits() throws {
+        final class CollectingHash: StreamHash {
+            var all: [UInt8] = []
+            func update(_ bytes: [UInt8]) { all += bytes }
+            func finish() -> [UInt8] {
+                let dir = TempDir()
+                FileManager.default.createFile(atPath: dir.path + "/all", contents: Data(all))
+                let hex = (try? run(["sha1sum", dir.path + "/all"]).stdout.prefix(40)).map(String.init) ?? ""  // a failure shows as git refusing the pack
+                return stride(from: 0, to: hex.count, by: 2).compactMap { UInt8(hex.dropFirst($0).prefix(2), radix: 16) }
+            }
+        }
+        let blobs: [[UInt8]] = [[], Array("small\n".utf8), (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }]
+        var pack: [UInt8] = []
+        var writer = PackWriter(count: blobs.count, hash: CollectingHash()) { pack += $0 }
+        for blob in blobs { try blob.withUnsafeBufferPointer { try writer.append(type: 3, $0) } }
+        try writer.finish()
+        let dir = TempDir()
+        try git("init", "-q", dir.path, in: "/")
+        let packPath = dir.path + "/.git/objects/pack/pack-written.pack"
+        FileManager.default.createFile(atPath: packPath, contents: Data(pack))
+        try git("index-pack", packPath, in: dir.path)
+        for blob in blobs {
+            FileManager.default.createFile(atPath: dir.path + "/blob", contents: Data(blob))
+            let id = try git("hash-object", "blob", in: dir.path).trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(try git("cat-file", "-s", id, in: dir.path).trimmingCharacters(in: .whitespacesAndNewlines) == "\(blob.count)")
+        }
+        #expect(try run(["git", "fsck", "--strict"], in: dir.path).status == 0)
+    }
+
     // MARK: Inputs the fuzzers found
 
     /// A split index is refused as one when its `link` is found, nothing of the link decoded:

@@ -64,7 +64,7 @@ import Testing
         #expect(try git("fsck", "--full", "--strict", "--no-dangling", in: r.destination).isEmpty)
     }
 
-    /// A bulk copy's pack (objects whole, `PackStream`) is told apart from one with deltas,
+    /// A bulk copy's pack (objects whole, `PackWriter`) is told apart from one with deltas,
     /// whoever wrote it: `packEverything` and `git pack-objects` compress every object.
     @Test func packsWrittenWholeAreRecognised() throws {
         let r = try TwoRepositories()
