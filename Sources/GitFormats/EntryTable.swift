@@ -54,6 +54,15 @@ final class EntryTable {
         }
     }
 
+    /// Where blocks of entries start, for the table a new file is written with (`IndexWriter`):
+    /// git's table's blocks when the file has one, else every `every`-th entry's start from the
+    /// pass.
+    func blockStarts(count: Int, every: Int) -> [Block] {
+        if !blocks.isEmpty { return blocks }
+        guard let starts else { return [] }
+        return stride(from: 0, to: min(count, starts.count), by: every).map { Block(first: $0, offset: starts[$0]) }
+    }
+
     /// Where the entry after the one at `offset` starts; refused when that entry does not fit
     /// before `end` or its flags are wrong for `version`.
     static func next(after offset: Int, in bytes: UnsafeRawBufferPointer, end: Int, version: UInt32) throws(FormatError) -> Int {

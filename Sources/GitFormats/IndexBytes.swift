@@ -104,6 +104,10 @@ public struct IndexBytes {
         return (blocks, entriesEnd)
     }
 
+    /// Where blocks of entries start (each block's first entry and its offset, ascending, the
+    /// first at entry 0): git's entry table's blocks, or every `IndexWriter.blockSize`-th entry.
+    var blockStarts: [EntryTable.Block] { table.blockStarts(count: count, every: IndexWriter.blockSize) }
+
     private var reader: ByteReader { ByteReader(bytes, end: entriesEnd, part: .indexEntry) }
 
     /// Where entry `entry` starts; `entriesEnd` for `count` (and anything outside the entries).

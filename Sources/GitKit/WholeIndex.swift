@@ -48,15 +48,15 @@ extension Repository {
             try collectEntries(of: try commitTreeAndFirstParent(head).tree, prefix: [], into: &entries)
         }
         entries.sort { $0.name.lexicographicallyPrecedes($1.name) }
-        var pieces: [IndexWriter.Piece] = []
-        pieces.reserveCapacity(entries.count)
+        var encoded: [[UInt8]] = []
+        encoded.reserveCapacity(entries.count)
         for entry in entries {
             var data = IndexEntry.Stat.none
             if let st = try workFileStat(entry.name, holding: entry.id, mode: entry.mode) { data = IndexFile.statData(st) }
             let id = withUnsafeBytes(of: entry.id.id) { Array($0) }
-            pieces.append(.new(IndexEntry.entry(name: entry.name, id: id, mode: entry.mode, stat: data)))
+            encoded.append(IndexEntry.entry(name: entry.name, id: id, mode: entry.mode, stat: data))
         }
-        return IndexFile.Rewrite(file: IndexWriter.file(version: 2, entries: pieces, count: entries.count, sha1: IndexFile.sha1), source: nil)
+        return IndexFile.Rewrite(file: IndexWriter.file(version: 2, entries: encoded, sha1: IndexFile.sha1), source: nil)
     }
 
     /// Every blob, link and submodule entry under `tree`, with its path's bytes.

@@ -36,10 +36,11 @@ import Testing
 
         static func name(_ i: Int) -> String { "f/\(String(format: "%06d", i))" }
 
-        /// What git lists: path → "mode id stage".
-        func listed() throws -> [String: String] {
+        /// What git lists: path → "mode id stage"; with `threads`, git's threaded read, which
+        /// finds the entries by the file's entry table.
+        func listed(threads: Int = 1) throws -> [String: String] {
             var out: [String: String] = [:]
-            for line in try git("ls-files", "--stage", in: path).split(separator: "\n") {
+            for line in try git("-c", "index.threads=\(threads)", "ls-files", "--stage", in: path).split(separator: "\n") {
                 let parts = line.split(separator: "\t", maxSplits: 1)
                 out[String(parts[1])] = String(parts[0])
             }
@@ -105,6 +106,13 @@ import Testing
             expected.merge(try fixture.stage(changes, repo: repo)) { $1 }
             #expect(!fixture.isSplit && fixture.sharedIndexes.isEmpty, "round \(round)")
             #expect(try fixture.listed() == expected, "round \(round)")
+            if !many {
+                // Spliced: the entry table carried over is true, and git's threaded read (which
+                // goes by it) lists the same.
+                let problem = Self.entryTableProblem(try #require(readBytes(fixture.path + "/.git/index")))
+                #expect(problem == nil, "round \(round): \(problem ?? "")")
+                #expect(try fixture.listed(threads: 4) == expected, "round \(round)")
+            }
         }
         let file = try #require(repo.loadIndexFile())
         #expect(file.count == expected.count)
@@ -122,6 +130,76 @@ import Testing
         let setting = try run(["git", "config", "--get", "core.splitIndex"], in: fixture.path).stdout
         #expect(setting.trimmingCharacters(in: .whitespacesAndNewlines) == (splitIndex ? "true" : ""))
         #expect(try run(["git", "fsck", "--no-dangling"], in: fixture.path).status == 0)
+    }
+
+    /// Changes spliced into a large index over many rounds keep a true entry table whose blocks
+    /// stay near `IndexWriter.blockSize` entries (none empty, none past four times the size),
+    /// starting from an index without one (git's) and from one made whole from HEAD.
+    @Test func theEntryTableStaysTrueAndItsBlocksSmall() throws {
+        let fixture = try Fixture(entries: 3000)
+        try fixture.commitAll()
+        let repo = try fixture.open()
+        var expected = try fixture.listed()
+        var rng = SplitMix64(seed: 0x7AB1E)
+        for round in 0..<60 {
+            var changes: [(name: String, text: String)] = []
+            for k in 0..<3 {
+                let name = k == 0 ? Fixture.name(Int(rng.next() % 3000)) : "f/\(String(format: "%06d", rng.next() % 3000))x\(round)"
+                changes.append((name, "\(round) \(k)\n"))
+            }
+            expected.merge(try fixture.stage(changes, repo: repo)) { $1 }
+            let index = try #require(readBytes(fixture.path + "/.git/index"))
+            let problem = Self.entryTableProblem(index)
+            #expect(problem == nil, "round \(round): \(problem ?? "")")
+            if round == 30 {
+                // The same from an index made from HEAD.
+                try git("update-index", "--split-index", in: fixture.path)
+                try git("add", "-A", in: fixture.path)
+                try git("commit", "-q", "-m", "round \(round)", in: fixture.path)
+            }
+        }
+        #expect(try fixture.listed() == expected)
+        #expect(try fixture.listed(threads: 4) == expected)
+        let last = try #require(readBytes(fixture.path + "/.git/index"))
+        let blocks = try #require(Self.entryTableBlocks(last))
+        #expect(blocks.allSatisfy { $0.count > 0 && $0.count <= 4 * IndexWriter.blockSize }, "\(blocks.map(\.count))")
+    }
+
+    /// The blocks (offset, entries) of the IEOT extension of an index file; nil without one.
+    static func entryTableBlocks(_ bytes: [UInt8]) -> [(offset: Int, count: Int)]? {
+        func u32(_ at: Int) -> Int { Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]) }
+        let eoie = bytes.count - 20 - 32
+        guard eoie > 12, bytes[eoie..<eoie + 4].elementsEqual("EOIE".utf8) else { return nil }
+        let ieot = u32(eoie + 8)
+        guard bytes[ieot..<ieot + 4].elementsEqual("IEOT".utf8) else { return nil }
+        let length = u32(ieot + 4)
+        return stride(from: ieot + 12, to: ieot + 8 + length, by: 8).map { (u32($0), u32($0 + 4)) }
+    }
+
+    /// What is wrong with the entry table of an index file (versions 2 and 3), found by
+    /// walking every entry; nil when it is true.
+    static func entryTableProblem(_ bytes: [UInt8]) -> String? {
+        func u32(_ at: Int) -> Int { Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]) }
+        let count = u32(8)
+        var starts: [Int] = []
+        var at = 12
+        for _ in 0..<count {
+            starts.append(at)
+            let flags = Int(bytes[at + 60]) << 8 | Int(bytes[at + 61])
+            let fixed = 62 + (flags & 0x4000 != 0 ? 2 : 0)
+            var name = flags & 0xFFF
+            if name == 0xFFF { name = (bytes[(at + fixed)...].firstIndex(of: 0) ?? at + fixed) - (at + fixed) }
+            at += (fixed + name + 8) & ~7
+        }
+        guard let blocks = entryTableBlocks(bytes) else { return "no entry table" }
+        guard u32(bytes.count - 20 - 32 + 8) == at else { return "EOIE names \(u32(bytes.count - 20 - 32 + 8)), the entries end at \(at)" }
+        var first = 0
+        for (i, block) in blocks.enumerated() {
+            guard first < count, starts[first] == block.offset else { return "block \(i) at \(block.offset), entry \(first) at \(first < count ? starts[first] : -1)" }
+            guard block.count > 0 else { return "block \(i) is empty" }
+            first += block.count
+        }
+        return first == count ? nil : "the blocks hold \(first) entries of \(count)"
     }
 
     /// A split index git wrote (`git update-index --split-index`), with hand edits: one file
