@@ -1689,7 +1689,8 @@ class Family:
         second = run([bench.todo, "sync", "--json"], env=self.bob_env, capture=True)
         third = run([bench.todo, "sync", "--json"], env=self.alice_env, capture=True)
         times["todo"] = (first.ms, second.ms, third.ms)
-        report = json.loads(second.out)
+        # `sync --json` prints progress lines first when the sync takes a while; the report is last.
+        report = json.loads(second.out.strip().splitlines()[-1])
         if report.get("conflicts") != shared_count or not report.get("merged"):
             log(f"  note: Bob's sync reported {second.out.strip()} "
                 f"(expected a merge with {shared_count} conflicts)")
