@@ -50,6 +50,12 @@ enum DoctorMessages {
             return "the merge driver runs this todo (\(setting))"
         case .mergeDriver(let problem, let nowSetTo):
             return driver(problem) + (nowSetTo.map { "; now set to \($0)" } ?? "")
+        case .serveUnitRuns(let unit, let server):
+            return "\(unit) runs \(server)"
+        case .serveUnitProgramGone(let unit, let programs):
+            return "\(unit) names \(programs.joined(separator: " and ")), which \(programs.count == 1 ? "is" : "are") gone (todo was removed or installed elsewhere), so the server it runs cannot start"
+        case .serveUnitUnreadable(let unit):
+            return "\(unit) cannot be read, or has no command line this todo can read"
         case .zoneFollowed(let name):
             return name.map { "the household's days follow \($0)" } ?? "no household time zone recorded: this machine's zone decides \"today\" (todo timezone ZONE sets one)"
         case .zoneUnknown(let name, let using):
@@ -111,6 +117,8 @@ enum DoctorMessages {
             return "commit it (git -C \(repo) commit \(path)) or discard it (git -C \(repo) checkout -- \(path))"
         case .setMergeDriver(let command):
             return "run `todo doctor --fix` to set it to \(command)"
+        case .rewriteServeUnit(let command):
+            return "rewrite it with `\(command.map(shellWord).joined(separator: " "))` (it says how to restart the server)"
         case .checkClock(let member):
             return "ask \(member ?? "a member") to check their clock (or check this one); merges still converge"
         case .anotherHousehold(let remote, let household):
@@ -125,6 +133,14 @@ enum DoctorMessages {
         case .runMaintenance:
             return "run `todo maintenance` to pack them (it also runs by itself after the next change)"
         }
+    }
+
+    /// `word` as a shell reads it back: as it is when plain, else in single quotes.
+    static func shellWord(_ word: String) -> String {
+        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { c in
+            (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || "/-._:=,@+%".unicodeScalars.contains(c)
+        }
+        return plain ? word : MergeDriverConfig.shellQuoted(word)
     }
 
     /// "13098 loose objects and 4 packs, 61.2 MB".

@@ -23,6 +23,12 @@ struct Env {
         return "/"
     }
 
+    /// `$XDG_CONFIG_HOME`, else `~/.config` (where `todo serve install` writes its unit).
+    static var configHome: String {
+        if let x = get("XDG_CONFIG_HOME") { return trimSlash(x) }
+        return trimSlash(userHome) + "/.config"
+    }
+
     static func trimSlash(_ s: String) -> String {
         var s = s
         while s.count > 1 && s.hasSuffix("/") { s.removeLast() }

@@ -1,6 +1,7 @@
 import FileKit
 import Glibc
 import TodoCore
+import TodoStore
 
 /// `todo-serve install [server options]`: a systemd user unit that runs this server with these
 /// options, restarts it when it fails and starts it at boot (docs/SERVE.md, "Running for months").
@@ -18,12 +19,12 @@ enum ServeInstall {
         let config = try ServeMain.parseServe(arguments, environment: environment)
         try ServeMain.checkHousehold(config.household, environment: environment)
         let server = environment.serveProgram
-        let unitName = "todo-serve-\(config.household).service"
-        let folder = environment.configHome + "/systemd/user"
-        let path = folder + "/" + unitName
+        let unitName = ServeUnit.fileName(household: config.household)
+        let path = ServeUnit.path(configHome: environment.configHome, household: config.household)
+        let folder = directoryName(path)
         let text = unit(
             household: config.household, program: server, arguments: withHousehold(arguments, config.household),
-            environment: [("TODO_SERVE_TODO", environment.todoProgram)] + carried.compactMap { name in environment.get(name).map { (name, $0) } })
+            environment: [(ServeUnit.todoVariable, environment.todoProgram)] + carried.compactMap { name in environment.get(name).map { (name, $0) } })
         try makeFolders(folder)
         do throws(FileError) {
             try WholeFile.replace(path, with: Array(text.utf8), mode: 0o644)
@@ -76,31 +77,15 @@ enum ServeInstall {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// One word of a unit's command line or assignment (systemd.service(5), "Command lines";
-    /// systemd.unit(5), "Specifiers"): in double quotes with `\` and `"` escaped when it holds
-    /// anything but plain characters; `%` doubled, and on a command line `$` doubled, so nothing
-    /// is expanded.
-    static func quote(_ word: String, dollars: Bool = true) -> String {
-        let specifiers = escapeSpecifiers(word)
-        let escaped = dollars ? specifiers.replacingAll("$", with: "$$") : specifiers
-        let plain = !escaped.isEmpty && escaped.unicodeScalars.allSatisfy { c in
-            (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || "/-._:=,@+[]$%".unicodeScalars.contains(c)
-        }
-        if plain { return escaped }
-        var out = "\""
-        for c in escaped.unicodeScalars {
-            switch c {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out + "\""
-    }
+    /// One word of the unit (`ServeUnit.quote`, which `todo doctor` reads back).
+    static func quote(_ word: String, dollars: Bool = true) -> String { ServeUnit.quote(word, dollars: dollars) }
 
-    static func escapeSpecifiers(_ s: String) -> String { s.replacingAll("%", with: "%%") }
+    static func escapeSpecifiers(_ s: String) -> String { ServeUnit.escapeSpecifiers(s) }
+
+    private static func directoryName(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return String(path[..<slash])
+    }
 
     private static func makeFolders(_ path: String) throws {
         var built = ""

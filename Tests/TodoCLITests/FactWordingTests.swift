@@ -31,6 +31,9 @@ import WordingSamples
         .restored(path: "tasks/ab/x.json", reason: "bad", from: "0123456789", in: nil), .disallowedPath(link),
         .taskFilesReadable, .workTreeNotCompared(reason: .locked(repo: "r", seconds: 2)), .noHandEdits, .handEdit(path: "tasks/ab/x.json"),
         .mergeDriverRunsThis(setting: "todo merge-driver"), .mergeDriver(.notConfigured, nowSetTo: nil),
+        .serveUnitRuns(unit: "/h/.config/systemd/user/todo-serve-home.service", server: "/usr/bin/todo-serve"),
+        .serveUnitProgramGone(unit: "/h/.config/systemd/user/todo-serve-home.service", programs: ["/usr/local/bin/todo-serve"]),
+        .serveUnitUnreadable(unit: "/h/.config/systemd/user/todo-serve-home.service"),
         .zoneFollowed(name: "Europe/Paris"), .zoneUnknown(name: "Mars/Olympus", using: "UTC"),
         .clocksInStep, .clockAhead(member: nil, days: 3, tasks: 1),
         .noRemote, .waitingOffline, .syncRunning(remote: "r"), .remoteWaiting(remote: "r"), .remoteEmpty(remote: "r"),
@@ -61,6 +64,9 @@ import WordingSamples
         case .handEdit: "handEdit"
         case .mergeDriverRunsThis: "mergeDriverRunsThis"
         case .mergeDriver: "mergeDriver"
+        case .serveUnitRuns: "serveUnitRuns"
+        case .serveUnitProgramGone: "serveUnitProgramGone"
+        case .serveUnitUnreadable: "serveUnitUnreadable"
         case .zoneFollowed: "zoneFollowed"
         case .zoneUnknown: "zoneUnknown"
         case .clocksInStep: "clocksInStep"
@@ -89,7 +95,8 @@ import WordingSamples
         .removeStaleLock, .finishInterruptedChange, .syncThenFix, .setAsideUnsent(prefix: "refs/todo/set-aside/"),
         .handEditsBlockFix(paths: ["tasks/ab/x.json"]), .removeWithGit(path: "tasks/zz"), .fixByHand,
         .restoreVersion(commit: "0123456789"), .removeWithNewCommit, .seeUnsent, .commitOrDiscard(repo: "/h", path: "tasks/ab/x.json"),
-        .setMergeDriver(command: "todo merge-driver %O %A %B %P"), .checkClock(member: "Bob"),
+        .setMergeDriver(command: "todo merge-driver %O %A %B %P"),
+        .rewriteServeUnit(command: ["todo", "serve", "install", "-H", "home", "--listen", "127.0.0.1:8080"]), .checkClock(member: "Bob"),
         .anotherHousehold(remote: "r", household: "home"), .askAuthorToRemove,
         // A one-line failure has empty advice (the line is the message); this one has two.
         .syncFailed(SyncError(.noRepository, .noRepository(remote: "r"))), .installZoneData(name: "Mars/Olympus"), .runMaintenance,
@@ -109,6 +116,7 @@ import WordingSamples
         case .seeUnsent: "seeUnsent"
         case .commitOrDiscard: "commitOrDiscard"
         case .setMergeDriver: "setMergeDriver"
+        case .rewriteServeUnit: "rewriteServeUnit"
         case .checkClock: "checkClock"
         case .anotherHousehold: "anotherHousehold"
         case .askAuthorToRemove: "askAuthorToRemove"

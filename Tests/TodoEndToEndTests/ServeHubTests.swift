@@ -48,6 +48,25 @@ struct ServeHubTests {
         #expect(verify.status == 0, "\(verify)\n\(text)")
         #expect(!verify.stderr.contains("todo-serve-home"), "\(verify.stderr)")
 
+        // `todo doctor` reads the unit back: fine while its programs are there; when they are
+        // gone (todo reinstalled elsewhere), a problem with the command that rewrites it.
+        let config = ["XDG_CONFIG_HOME": sb.root + "/config", "XDG_STATE_HOME": sb.root + "/state", "USER": "ann"]
+        let fine = try sb.todo(["doctor", "--offline"], env: config)
+        #expect(fine.status == 0 && fine.stdout.contains("ok: serve-unit: \(unit) runs \(real(serveBinary))."), "\(fine)")
+        let moved = text.replacingOccurrences(of: real(serveBinary), with: sb.root + "/gone/todo-serve")
+            .replacingOccurrences(of: real(todoBinary), with: sb.root + "/gone/todo")
+        try moved.write(toFile: unit, atomically: true, encoding: .utf8)
+        let stale = try sb.todo(["doctor", "--offline"], env: config)
+        #expect(stale.status == 65, "\(stale)")
+        #expect(
+            stale.lines.contains {
+                $0.hasPrefix("problem: serve-unit: \(unit) names \(sb.root)/gone/todo-serve and \(sb.root)/gone/todo, which are gone")
+                    && $0.contains("Rewrite it with `todo serve install -H home --listen 127.0.0.1:8099`")
+            }, "\(stale)")
+        #expect(try sb.todo(["serve", "install", "-H", "home", "--listen", "127.0.0.1:8099"], env: config).status == 0)
+        #expect(try String(contentsOfFile: unit, encoding: .utf8) == text)
+        #expect(try sb.todo(["doctor", "--offline"], env: config).status == 0)
+
         // The server's own refusals, before anything is written.
         #expect(try serve(sb, ["install", "-H", "nothere"]).status == 66)
         #expect(try serve(sb, ["install", "--listen", "nowhere"]).status == 64)

@@ -12,7 +12,8 @@ struct DoctorCommand: ParsableCommand {
             sent that other members would refuse (a path the format does not allow); task files that \
             cannot be read or are not where their id says; task files changed by hand and not \
             committed; the merge driver that plain `git merge` uses (the program it names exists \
-            and is this version of todo); stamps more than a day ahead of this machine's clock; \
+            and is this version of todo); the user unit `todo serve install` wrote for the household, \
+            when there is one (the programs it names still exist); stamps more than a day ahead of this machine's clock; \
             the remote (reachable, and its main shares history with this household, or, for a \
             household cloned from an empty remote, that it waits for the remote's first history).
 
@@ -47,6 +48,7 @@ struct DoctorCommand: ParsableCommand {
             searchPath: Env.get("PATH"), sync: .fromEnvironment(timeout: timeout, quiet: true))
         options.fix = fix
         options.offline = offline
+        options.configHome = Env.configHome
         // Without --fix, through the read view: the checks cannot repair. With it, opened
         // without `household.open()`'s quiet repair of the merge driver, so that the check sees
         // the setting as it is before it repairs.

@@ -14,7 +14,8 @@ public struct DoctorFinding: Sendable {
         case fixed
     }
 
-    /// Which check: `locks`, `unsent`, `task-file`, `hand-edit`, `merge-driver`, `timezone`, `clock`, `storage`, `remote`.
+    /// Which check: `locks`, `unsent`, `task-file`, `hand-edit`, `merge-driver`, `serve-unit`, `timezone`, `clock`,
+    /// `storage`, `remote`.
     public let check: String
     public var status: Status
     /// The file concerned, if any.
@@ -50,6 +51,9 @@ public struct DoctorOptions: Sendable {
     public var sync: SyncOptions
     /// Skip the network (the remote check).
     public var offline = false
+    /// `$XDG_CONFIG_HOME` (else `~/.config`), where `todo serve install` writes the server's
+    /// unit; nil skips the unit check.
+    public var configHome: String?
 
     public init(executable: String, version: String, driverCommand: String, searchPath: String?, sync: SyncOptions) {
         self.executable = executable
@@ -62,7 +66,8 @@ public struct DoctorOptions: Sendable {
 
 extension Household {
     /// Checks the household: stale locks, unsent commits that other members would refuse,
-    /// unreadable or misplaced task files, uncommitted hand edits, the merge driver, clocks in the stamps, the remote. With `options.fix`, repairs
+    /// unreadable or misplaced task files, uncommitted hand edits, the merge driver, the server's user unit (when there
+    /// is one), clocks in the stamps, the remote. With `options.fix`, repairs
     /// what is safe (stale locks, the driver setting, unreadable files that once were readable)
     /// and reports those as `fixed`. Library code: it prints nothing.
     public func doctor(_ options: DoctorOptions) throws(StoreError) -> [DoctorFinding] {
@@ -82,6 +87,7 @@ extension Household {
             findings += files
             findings += checkHandEdits(fix: options.fix)
             findings += checkMergeDriver(options)
+            findings += checkServeUnit(configHome: options.configHome)
             findings += try checkZone()
             findings += checkClocks(tasks)
             findings += checkStorage(fix: options.fix)

@@ -45,6 +45,14 @@ extension DoctorFinding {
         /// What is wrong with the driver setting; `nowSetTo` after `--fix` replaced it.
         case mergeDriver(DriverProblem, nowSetTo: String?)
 
+        // MARK: serve-unit
+        /// The user unit `todo serve install` wrote for the household runs `server`, which is there.
+        case serveUnitRuns(unit: String, server: String)
+        /// The unit names `programs` (the server, the `todo` it gives it), which are gone.
+        case serveUnitProgramGone(unit: String, programs: [String])
+        /// The unit cannot be read, or has no command line this version can read.
+        case serveUnitUnreadable(unit: String)
+
         // MARK: timezone
         /// The household's days follow `name` (nil: none recorded, this machine's zone).
         case zoneFollowed(name: String?)
@@ -110,6 +118,8 @@ extension DoctorFinding {
         case commitOrDiscard(repo: String, path: String)
         /// `--fix` sets the driver to `command`.
         case setMergeDriver(command: String)
+        /// Rewrite the server's unit with `command` (its words: `todo serve install ...`).
+        case rewriteServeUnit(command: [String])
         /// Ask `member` (nil: unnamed) to check their clock.
         case checkClock(member: String?)
         /// The remote's history is another household's: the ways out.
