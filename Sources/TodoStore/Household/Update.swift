@@ -90,7 +90,7 @@ extension Household {
     }
 
     private func removeStaleLockFiles() {
-        // `sharedindex.todo-tmp`: a shared index a `todo` older than 0.1.0 was writing when killed.
+        // `sharedindex.todo-tmp`: a shared index a `todo` built before commit cea69ae was writing when killed.
         for stale in ["index.lock", "HEAD.lock", "config.lock", "packed-refs.lock", "refs/heads/main.lock", "sharedindex.todo-tmp"] {
             unlink(repo.gitDirectory + stale)
         }
