@@ -33,6 +33,8 @@ extension Repository {
     func replaceSplitIndex() throws {
         guard case .split = readIndex() else { return }
         try writeIndex(try indexFromHead())
+        // The shared parts no index names now.
+        for name in listDirectory(gitDirectory) where name.hasPrefix("sharedindex.") { unlink(gitDirectory + name) }
     }
 
     /// A whole index (version 2) made from HEAD's tree (empty on an unborn branch), not from
@@ -52,7 +54,7 @@ extension Repository {
         encoded.reserveCapacity(entries.count)
         for entry in entries {
             var data = IndexEntry.Stat.none
-            if let st = try workFileStat(entry.name, holding: entry.id, mode: entry.mode) { data = IndexFile.statData(st) }
+            if let st = workFileStat(entry.name, holding: entry.id, mode: entry.mode) { data = IndexFile.statData(st) }
             let id = withUnsafeBytes(of: entry.id.id) { Array($0) }
             encoded.append(IndexEntry.entry(name: entry.name, id: id, mode: entry.mode, stat: data))
         }
@@ -79,16 +81,13 @@ extension Repository {
     /// The stat data of the work-tree file at `name` when it is a regular file of `mode` whose
     /// content is the blob `id`; nil otherwise (no work tree, a link, a submodule, a file
     /// missing or different).
-    private func workFileStat(_ name: [UInt8], holding id: git_oid, mode: UInt32) throws -> stat? {
+    private func workFileStat(_ name: [UInt8], holding id: git_oid, mode: UInt32) -> stat? {
         guard let workDirectory, mode == 0o100644 || mode == 0o100755 else { return nil }
         let path = Array(workDirectory.utf8CString.dropLast()) + name.map { CChar(bitPattern: $0) } + [0]
         var st = stat()
-        guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, (st.st_mode & 0o111 != 0) == (mode == 0o100755) else { return nil }
-        var actual = git_oid()
+        guard lstat(path, &st) == 0 else { return nil }
         // A file that cannot be read is taken as different: its entry gets no stat data.
-        guard git_odb_hashfile(&actual, path, GIT_OBJECT_BLOB) == 0 else { return nil }
-        var want = id
-        return git_oid_equal(&actual, &want) != 0 ? st : nil
+        return (try? file(path, described: st, holds: id, mode: mode)) == true ? st : nil
     }
 
     /// Runs `body` with libgit2 reading a whole index: the index itself, or, when it is split,

@@ -114,12 +114,17 @@ extension Repository {
             if errno == ENOENT || errno == ENOTDIR { return expected == nil }
             throw GitError.system(errno: errno, call: "lstat")
         }
-        guard let expected, (st.st_mode & S_IFMT) == S_IFREG else { return false }
-        let executable = st.st_mode & 0o111 != 0
-        if executable != (expected.mode == 0o100755) { return false }
+        guard let expected else { return false }
+        return try file(full, described: st, holds: expected.id, mode: expected.mode)
+    }
+
+    /// Whether the file at `path`, which `st` describes, is a regular file of `mode` (0o100644
+    /// or 0o100755, by its executable bit) holding the blob `id`.
+    func file(_ path: UnsafePointer<CChar>, described st: stat, holds id: git_oid, mode: UInt32) throws -> Bool {
+        guard (st.st_mode & S_IFMT) == S_IFREG, (st.st_mode & 0o111 != 0) == (mode == 0o100755) else { return false }
         var actual = git_oid()
-        try check(git_odb_hashfile(&actual, full, GIT_OBJECT_BLOB), call: "git_odb_hashfile")
-        var want = expected.id
+        try check(git_odb_hashfile(&actual, path, GIT_OBJECT_BLOB), call: "git_odb_hashfile")
+        var want = id
         return git_oid_equal(&actual, &want) != 0
     }
 
@@ -236,8 +241,7 @@ extension Repository {
     /// through libgit2.
     static let directIndexLimit = 256
 
-    /// Replaces the index as git does: `index.lock` created exclusively, written, renamed. Then
-    /// the `sharedindex.*` files a split index it replaced named go (no index names one).
+    /// Replaces the index as git does: `index.lock` created exclusively, written, renamed.
     func writeIndex(_ rewrite: IndexFile.Rewrite) throws {
         let place = indexPlace
         indexFile = nil
@@ -262,7 +266,6 @@ extension Repository {
             mkdir(gitDirectory + "todo", 0o755)
             IndexFile.Written(stamp: IndexFile.Stamp(st), checksum: checksum).save(place.indexNote)
         }
-        for name in listDirectory(gitDirectory) where name.hasPrefix("sharedindex.") { unlink(gitDirectory + name) }
     }
 
     func withObject<T>(_ id: ObjectID, _ body: (OpaquePointer) throws -> T) throws -> T {
