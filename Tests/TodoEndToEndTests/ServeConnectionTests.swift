@@ -8,7 +8,10 @@ final class RawConnection {
     let fd: Int32
 
     init(port: Int, from source: String = "127.0.0.1") throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // The socket is this value's only once it is connected: a throw after `self.fd` is set
+        // runs `deinit`, which would close the descriptor a second time, and by then its number
+        // may be another thread's (a server's output pipe).
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw SpawnError(description: "socket: \(String(cString: strerror(errno)))") }
         var local = sockaddr_in()
         local.sin_family = sa_family_t(AF_INET)
@@ -27,6 +30,7 @@ final class RawConnection {
         }
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        self.fd = fd
     }
 
     deinit { close(fd) }
