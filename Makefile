@@ -1,7 +1,8 @@
 # todo: build, test, demo, benchmark and install.
 #
 #   make demo      install what is missing, build, and walk through a household
-#   make test      install what is missing, build and run the whole test suite
+#   make test      install what is missing, build and run the whole test suite (TODO_BIN=/usr/bin/todo: against the
+#                  installed todo and todo-serve, docs/TESTING.md)
 #   make build     debug build (.build/debug/todo)
 #   make release   release build (.build-release/release/todo and todo-serve)
 #   make release-todo  release build of todo alone (what make demo needs)
