@@ -1,7 +1,8 @@
 # todo: build, test, demo, benchmark and install.
 #
 #   make demo      install what is missing, build, and walk through a household
-#   make test      install what is missing, build and run the whole test suite
+#   make test      install what is missing, build and run the whole test suite (TODO_BIN=/usr/bin/todo: against the
+#                  installed todo and todo-serve, docs/TESTING.md)
 #   make build     debug build (.build/debug/todo)
 #   make release   release build (.build-release/release/todo and todo-serve)
 #   make release-todo  release build of todo alone (what make demo needs)
@@ -45,8 +46,12 @@ SERVE_BIN = $(RELEASE_SCRATCH)/release/todo-serve
 
 # The web page's tests beyond swift test: a real browser (scripts/browser-test.py, Chromium and
 # selenium from scripts/deps.sh --test) and the server, the CLI and cron changing one household
-# at once (scripts/serve-convergence.py), both against the debug build.
+# at once (scripts/serve-convergence.py), both against the debug build, or against TODO_BIN and
+# the todo-serve beside it (`TODO_BIN=/usr/bin/todo make test`: the installed programs; the
+# tests that need a debug build's test hooks are skipped, docs/TESTING.md).
 DEBUG_DIR = .build/debug
+TEST_TODO = $(or $(TODO_BIN),$(DEBUG_DIR)/todo)
+TEST_SERVE = $(dir $(TEST_TODO))todo-serve
 SCREENS ?= .build/screens
 
 # The older releases the compatibility tests run beside this one, built once from this
@@ -107,11 +112,11 @@ test: deps
 	SWIFT="$(SWIFT)" sh scripts/build-at.sh $(PREVIOUS_COMMIT) $(PREVIOUS_DIR) >/dev/null
 	TODO_OLD_BINARY="$(OLD_BIN)" TODO_PREVIOUS_BINARY="$(PREVIOUS_BIN)" /usr/bin/python3 scripts/run-tests.py \
 		--bundle $(TEST_BUNDLE) --jobs $(TEST_JOBS) --logs .build/test-logs \
-		--extra browser="/usr/bin/python3 scripts/browser-test.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve --screens $(SCREENS)" \
-		--extra convergence="/usr/bin/python3 scripts/serve-convergence.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve" \
-		--extra caldav-clients="$(CALDAV_VENV)/bin/python scripts/caldav/clients.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve --venv $(CALDAV_VENV)" \
-		--extra caldav-tester="$(CALDAV_VENV)/bin/python scripts/caldav/tester.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve --venv $(CALDAV_VENV) --out .build/test-logs/caldav-tester.json" \
-		--extra caldav-compare="$(CALDAV_VENV)/bin/python scripts/caldav/compare.py --todo $(DEBUG_DIR)/todo --serve $(DEBUG_DIR)/todo-serve --venv $(CALDAV_VENV) --expected scripts/caldav/compare-expected.txt"
+		--extra browser="/usr/bin/python3 scripts/browser-test.py --todo $(TEST_TODO) --serve $(TEST_SERVE) --screens $(SCREENS)" \
+		--extra convergence="/usr/bin/python3 scripts/serve-convergence.py --todo $(TEST_TODO) --serve $(TEST_SERVE)" \
+		--extra caldav-clients="$(CALDAV_VENV)/bin/python scripts/caldav/clients.py --todo $(TEST_TODO) --serve $(TEST_SERVE) --venv $(CALDAV_VENV)" \
+		--extra caldav-tester="$(CALDAV_VENV)/bin/python scripts/caldav/tester.py --todo $(TEST_TODO) --serve $(TEST_SERVE) --venv $(CALDAV_VENV) --out .build/test-logs/caldav-tester.json" \
+		--extra caldav-compare="$(CALDAV_VENV)/bin/python scripts/caldav/compare.py --todo $(TEST_TODO) --serve $(TEST_SERVE) --venv $(CALDAV_VENV) --expected scripts/caldav/compare-expected.txt"
 
 demo: release-todo
 	TODO_BIN="$(CURDIR)/$(RELEASE_BIN)" bash scripts/demo.sh

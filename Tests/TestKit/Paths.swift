@@ -1,5 +1,6 @@
 import Glibc
 import Foundation
+import Testing
 
 // Where things are: the package, its fixtures, the `todo` binary under test, and small file
 // helpers every test target uses.
@@ -72,4 +73,22 @@ public func directoryName(_ path: String) -> String {
 public func isExecutableFile(_ path: String) -> Bool {
     var st = stat()
     return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
+}
+
+/// Whether the `todo` under test reads the tests' hooks (`TODO_ID_SEED`, `TODO_MAINTENANCE_GRACE`,
+/// `TODO_MAINTENANCE_STOP_AT`): a debug build does; a release build, such as the installed
+/// `TODO_BIN=/usr/bin/todo`, holds not even their names (docs/TESTING.md).
+public let todoHasTestHooks: Bool = {
+    // Unreadable or missing: counted as a debug build, so that the test runs and says why it fails.
+    guard let data = try? Data(contentsOf: URL(fileURLWithPath: todoExecutable), options: .alwaysMapped) else { return true }
+    return data.range(of: Data("TODO_MAINTENANCE_STOP_AT".utf8)) != nil
+}()
+
+/// The trait of a test that needs the test hook `hook` of a debug build: skipped, naming the
+/// hook, when the `todo` under test is a release build (docs/TESTING.md, "Against installed
+/// programs").
+public func needsTestHook(_ hook: String) -> ConditionTrait {
+    .enabled(
+        if: todoHasTestHooks,
+        Comment(rawValue: "needs the test hook \(hook), which only a debug build reads; \(todoExecutable) is a release build"))
 }

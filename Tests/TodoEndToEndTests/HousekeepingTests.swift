@@ -315,7 +315,7 @@ import TodoCore
 extension HousekeepingTests {
     /// Leftovers of interrupted changes (loose objects nothing refers to) go once older than the
     /// grace period; younger ones, and everything the history needs, stay.
-    @Test func unreachableObjectsGoOnlyAfterTheGracePeriod() throws {
+    @Test(needsTestHook("TODO_MAINTENANCE_GRACE")) func unreachableObjectsGoOnlyAfterTheGracePeriod() throws {
         let sb = try Sandbox()
         try sb.initHousehold()
         try makeHistory(sb, changes: 5)
@@ -347,7 +347,7 @@ extension HousekeepingTests {
     /// the new pack durable and nothing removed; half the loose objects removed; an old pack
     /// without its index. The process says where it is by creating a marker file, then waits to
     /// be killed (TODO_MAINTENANCE_STOP_AT, for tests only).
-    @Test(arguments: ["packed", "loose-half", "old-pack-index"])
+    @Test(needsTestHook("TODO_MAINTENANCE_STOP_AT"), arguments: ["packed", "loose-half", "old-pack-index"])
     func killedAtEachStepLosesNothing(_ point: String) throws {
         let sb = try Sandbox()
         try sb.initHousehold()

@@ -45,6 +45,9 @@ for b in todo todo-serve; do
     # As make install: the debug information is most of each file; the dynamic symbols the
     # interposers need stay. .comment (compiler versions) is dropped too.
     strip --remove-section=.comment "$work/bin/$b"
+    # The compiler's module hashes zeroed and the build id derived from the content: what made
+    # two builds of one commit differ (settle-ids.sh).
+    sh scripts/dist/settle-ids.sh "$work/bin/$b"
     if grep -a -q -e TODO_MAINTENANCE_STOP_AT -e TODO_ID_SEED "$work/bin/$b"; then
         echo "dist.sh: $b holds a test hook: not a release build (docs/TESTING.md)" >&2; exit 1
     fi
