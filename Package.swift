@@ -69,6 +69,11 @@ let package = Package(
         // loose object headers, the index) through one bounds-checked byte reader, failing with a
         // named `FormatError`: pure Swift, no libgit2, no zlib, fuzzed (`make fuzz`).
         .target(name: "GitFormats", swiftSettings: strictImports),
+        // age's file format (age-encryption.org/v1) parsed and encoded: bech32 keys, strict
+        // base64, the header and its stanzas, identity files; pure Swift, no crypto, no
+        // Foundation, bounds-checked like GitFormats, fuzzed (`make fuzz`). For the encrypted
+        // remote (docs/ARCHITECTURE.md, "age"); nothing links it yet.
+        .target(name: "AgeFormat", swiftSettings: strictImports),
         // The one Swift module that talks to libgit2.
         .target(
             name: "GitKit", dependencies: ["CLibgit2", "CInterposers", "FileKit", "GitFormats", systemPackage], swiftSettings: strictImports,
