@@ -74,6 +74,9 @@ let package = Package(
         // Foundation, bounds-checked like GitFormats, fuzzed (`make fuzz`). For the encrypted
         // remote (docs/ARCHITECTURE.md, "age"); nothing links it yet.
         .target(name: "AgeFormat", swiftSettings: strictImports),
+        // age's encryption over AgeFormat with swift-crypto: X25519 identities and recipients,
+        // the header MAC, the STREAM payload. No executable depends on it yet.
+        .target(name: "Age", dependencies: ["AgeFormat", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strictImports),
         // The one Swift module that talks to libgit2.
         .target(
             name: "GitKit", dependencies: ["CLibgit2", "CInterposers", "FileKit", "GitFormats", systemPackage], swiftSettings: strictImports,
@@ -151,6 +154,9 @@ let package = Package(
         .testTarget(name: "TodoEndToEndTests", dependencies: ["TodoCore", "TestKit"]),
         // The commands' rendering (internal to TodoCLI) on hostile data.
         .testTarget(name: "TodoCLITests", dependencies: ["FileKit", "TodoCLI", "TodoWording", "TodoStore", "TodoCore", "TestKit", "WordingSamples"]),
+        // age: the CCTV test vectors, interop with Debian's `age`, hostile headers.
+        // (CInterposers: zlib, to inflate the vectors stored compressed.)
+        .testTarget(name: "AgeTests", dependencies: ["Age", "AgeFormat", "CInterposers", "TestKit", .product(name: "Crypto", package: "swift-crypto")]),
         // The server's routes through Hummingbird's in-process client.
         .testTarget(
             name: "TodoServeTests",

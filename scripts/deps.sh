@@ -5,7 +5,8 @@
 # compare with, and a C compiler for the slow-disk rows' preload library);
 # with --test what the calendar feed's tests read feeds with: Python's icalendar package
 # (python3-icalendar, for the system's /usr/bin/python3) and the calendar client khal, and the
-# SMTP server the reminder tests receive mail with (python3-aiosmtpd); systemd-analyze (systemd),
+# SMTP server the reminder tests receive mail with (python3-aiosmtpd); Debian's age and
+# age-keygen (age), the judge of the age files AgeTests write and read; systemd-analyze (systemd),
 # which checks the unit `todo serve install` writes; and the browser the web
 # page's test drives (scripts/browser-test.py): Debian's chromium and chromium-driver, and the
 # selenium package from PyPI for the system's /usr/bin/python3 (pip, as root, after the apt
@@ -79,6 +80,8 @@ if [ "$tests" = yes ]; then
         add python3-icalendar
     fi
     command -v khal >/dev/null 2>&1 || add khal
+    # AgeTests: the stock age reads what Sources/Age writes, and writes what it reads.
+    { command -v age >/dev/null 2>&1 && command -v age-keygen >/dev/null 2>&1; } || add age
     # scripts/servers/reminder_receiver.py smtp: aiosmtpd 1.4 or later (require_starttls,
     # auth_require_tls, TLS from the first byte); Debian 12 has 1.4.3.
     if [ ! -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import aiosmtpd, sys; v = tuple(int(x) for x in aiosmtpd.__version__.split(".")[:2]); sys.exit(v < (1, 4))' >/dev/null 2>&1; then

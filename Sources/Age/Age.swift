@@ -1,0 +1,67 @@
+import AgeFormat
+import Crypto
+
+/// age-encryption.org/v1 files to and from X25519 recipients, as the `age` tool writes and
+/// reads them (binary, not armored; no passphrases, no plugins).
+public enum Age {
+    /// `plaintext` encrypted to every one of `recipients`: a fresh file key wrapped in one
+    /// X25519 stanza each, the header's MAC, a fresh 16-byte nonce, then the payload.
+    public static func encrypt(_ plaintext: some Collection<UInt8>, to recipients: [AgeRecipient]) throws(AgeError) -> [UInt8] {
+        guard !recipients.isEmpty else { throw .noRecipients }
+        let fileKey = randomBytes(X25519Wrap.fileKeySize)
+        var stanzas: [AgeStanza] = []
+        for recipient in recipients { stanzas.append(try X25519Wrap.wrap(fileKey, to: recipient)) }
+        let covered = AgeHeader.encodeWithoutMAC(stanzas)
+        let mac = FileKeys.headerMAC(fileKey, covered: covered[...])
+        let nonce = randomBytes(AgeFile.nonceSize)
+        var out: [UInt8] = []
+        out.reserveCapacity(covered.count + 64 + nonce.count + AgeStream.sealedSize(plaintext.count))
+        out += covered
+        out += AgeHeader.encodeMACLine(mac)
+        out += nonce
+        try AgeStream.seal(plaintext, key: FileKeys.payloadKey(fileKey, nonce: nonce[...]), into: &out)
+        return out
+    }
+
+    /// The plaintext of age file `file`, opened with the first of `identities` that one of its
+    /// stanzas is for. Stanzas of other types (other recipients' plugins, grease) are passed
+    /// over; every X25519 stanza must be well formed. The plaintext is allocated once, at its
+    /// exact size, and never more than one chunk's work besides.
+    public static func decrypt(_ file: [UInt8], identities: [AgeIdentity]) throws(AgeError) -> [UInt8] {
+        let parsed: AgeFile
+        do {
+            parsed = try AgeFile.parse(file)
+        } catch {
+            throw error.part == .versionLine ? .notAgeFile(error) : .damagedHeader(error)
+        }
+        let header = parsed.header
+        var x25519: [(stanza: AgeX25519Stanza, offset: Int)] = []
+        for (stanza, offset) in zip(header.stanzas, header.stanzaOffsets) where stanza.type == AgeX25519Stanza.type {
+            do {
+                x25519.append((try AgeX25519Stanza(stanza, at: offset), offset))
+            } catch {
+                throw .damagedHeader(error)
+            }
+        }
+        guard let fileKey = try unwrap(x25519, identities: identities) else { throw .noMatchingIdentity }
+        let covered = file[header.macCovered]
+        guard FileKeys.headerMACMatches(fileKey, covered: covered, mac: header.mac) else { throw .headerMAC }
+        let key = FileKeys.payloadKey(fileKey, nonce: file[parsed.nonce])
+        return try AgeStream.open(file, payload: parsed.payload, key: key)
+    }
+
+    /// The file key the first identity that opens a stanza finds there, nil when none does.
+    static func unwrap(_ stanzas: [(stanza: AgeX25519Stanza, offset: Int)], identities: [AgeIdentity]) throws(AgeError) -> [UInt8]? {
+        for identity in identities {
+            for (stanza, offset) in stanzas {
+                if let fileKey = try X25519Wrap.unwrap(stanza, at: offset, identity: identity) { return fileKey }
+            }
+        }
+        return nil
+    }
+
+    /// `count` bytes from the system's secure random source (swift-crypto's, as its keys).
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        SymmetricKey(size: SymmetricKeySize(bitCount: count * 8)).withUnsafeBytes { Array($0) }
+    }
+}
