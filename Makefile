@@ -11,7 +11,7 @@
 #   make install   release build of todo and todo-serve into $(DESTDIR)$(PREFIX)/bin, man page into .../share/man/man1,
 #                  bash, zsh and fish completions into .../share/{bash-completion,zsh,fish}
 #   make bench     release build, then the benchmark table (BENCH_RUNS, BENCH_OUT)
-#   make fuzz      build the libFuzzer targets of GitFormats (.build/fuzz), replay their corpus, run each
+#   make fuzz      build the libFuzzer targets of GitFormats and AgeFormat (.build/fuzz), replay their corpus, run each
 #                  for FUZZ_SECONDS (default 30); fails on any crash, leak or timeout (docs/TESTING.md)
 #   make dist      from the commit checked out: release builds of todo and todo-serve (in a fixed folder,
 #                  under a lock), packaged into dist/ as todo_<version>_<arch>.deb and
@@ -166,21 +166,32 @@ dist-repro: deps
 	sh scripts/deps.sh --dist
 	SWIFT="$(SWIFT)" sh scripts/dist/repro.sh
 
-# The decoders of git's formats (Sources/GitFormats) under libFuzzer and AddressSanitizer: the
-# module built once, one executable per decoder (Tests/Fuzz/<target>.swift), each first replaying
-# its corpus (Tests/Fuzz/corpus/<target>, -runs=0), then mutating for FUZZ_SECONDS with leak
-# detection on. New inputs go to .build/fuzz/found/<target>, crashes to .build/fuzz/crash-<target>-*.
+# The decoders of git's formats (Sources/GitFormats) and of age's (Sources/AgeFormat, the target
+# `age`) under libFuzzer and AddressSanitizer: each module built once, one executable per decoder
+# (Tests/Fuzz/<target>.swift), each first replaying its corpus (Tests/Fuzz/corpus/<target>,
+# -runs=0), then mutating for FUZZ_SECONDS with leak detection on. New inputs go to .build/fuzz/found/<target>, crashes to .build/fuzz/crash-<target>-*.
 FUZZ_SECONDS ?= 30
 FUZZ_DIR = .build/fuzz
-FUZZ_TARGETS = idx entry tree commit loose index
+FUZZ_TARGETS = idx entry tree commit loose index age
 FUZZ_FLAGS = -sanitize=fuzzer,address -O -g -parse-as-library
 FUZZ_RUN_FLAGS = -timeout=10 -rss_limit_mb=2048 -detect_leaks=1
 GITFORMATS_SOURCES = $(wildcard Sources/GitFormats/*.swift)
+AGEFORMAT_SOURCES = $(wildcard Sources/AgeFormat/*.swift)
 
 $(FUZZ_DIR)/libGitFormats.a: $(GITFORMATS_SOURCES)
 	mkdir -p $(FUZZ_DIR)
 	swiftc $(FUZZ_FLAGS) -module-name GitFormats -emit-module -emit-module-path $(FUZZ_DIR)/GitFormats.swiftmodule \
 		-emit-library -static -o $@ $(GITFORMATS_SOURCES)
+
+$(FUZZ_DIR)/libAgeFormat.a: $(AGEFORMAT_SOURCES)
+	mkdir -p $(FUZZ_DIR)
+	swiftc $(FUZZ_FLAGS) -module-name AgeFormat -emit-module -emit-module-path $(FUZZ_DIR)/AgeFormat.swiftmodule \
+		-emit-library -static -o $@ $(AGEFORMAT_SOURCES)
+
+$(FUZZ_DIR)/fuzz-age: Tests/Fuzz/age.swift $(FUZZ_DIR)/libAgeFormat.a
+	rm -f $@
+	swiftc $(FUZZ_FLAGS) -I $(FUZZ_DIR) -L $(FUZZ_DIR) -lAgeFormat $< -o $@ 2>&1 | grep -v "Cannot export local symbol" || true
+	test -x $@
 
 $(FUZZ_DIR)/fuzz-%: Tests/Fuzz/%.swift $(FUZZ_DIR)/libGitFormats.a
 	rm -f $@
