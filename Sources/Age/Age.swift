@@ -25,8 +25,10 @@ public enum Age {
 
     /// The plaintext of age file `file`, opened with the first of `identities` that one of its
     /// stanzas is for. Stanzas of other types (other recipients' plugins, grease) are passed
-    /// over; every X25519 stanza must be well formed. The plaintext is allocated once, at its
-    /// exact size, and never more than one chunk's work besides.
+    /// over; every X25519 stanza must be well formed. Besides the header's stanzas, the
+    /// plaintext is allocated once, at its exact size (less than the file's), and each chunk
+    /// then needs two buffers of its size at most (swift-crypto's sealed box and the chunk it
+    /// opens), freed before the next.
     public static func decrypt(_ file: [UInt8], identities: [AgeIdentity]) throws(AgeError) -> [UInt8] {
         let parsed: AgeFile
         do {

@@ -53,7 +53,8 @@ enum AgeStream {
     }
 
     /// The plaintext of the sealed chunks `bytes[payload]` under `key`. Allocates the
-    /// plaintext once, at its exact size, and one chunk at a time besides.
+    /// plaintext once, at its exact size, and per chunk the sealed box swift-crypto copies it
+    /// into and the chunk it opens, both freed before the next chunk.
     static func open(_ bytes: [UInt8], payload: Range<Int>, key: SymmetricKey) throws(AgeError) -> [UInt8] {
         guard !payload.isEmpty else { throw .damagedPayload(.truncated(chunks: 0)) }
         let chunks = (payload.count + sealedChunkSize - 1) / sealedChunkSize

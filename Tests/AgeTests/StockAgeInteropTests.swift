@@ -78,6 +78,10 @@ import Testing
                 age, ["-e", "-r", fromKeygen.recipient.text, "-r", ours.recipient.text, "-o", path, dir.path + "/\(size)"], timeout: Self.timeout)
             try #require(run.succeeded, "\(run)")
             let file = try read(path)
+            // age writes the header as AgeHeader encodes it, byte for byte.
+            let header = try AgeHeader.parse(file)
+            #expect(AgeHeader.encode(header.stanzas, mac: header.mac)[...] == file[..<header.end])
+            #expect(header.stanzas.map(\.type) == ["X25519", "X25519"])
             #expect(try Age.decrypt(file, identities: [fromKeygen]) == plaintext, "\(size) bytes, age-keygen's identity")
             #expect(try Age.decrypt(file, identities: [stranger, ours]) == plaintext, "\(size) bytes, ours after a stranger")
             #expect(decrypting(file, [stranger]) == .failure(.noMatchingIdentity), "\(size) bytes")
