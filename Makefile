@@ -172,7 +172,7 @@ dist-repro: deps
 # -runs=0), then mutating for FUZZ_SECONDS with leak detection on. New inputs go to .build/fuzz/found/<target>, crashes to .build/fuzz/crash-<target>-*.
 FUZZ_SECONDS ?= 30
 FUZZ_DIR = .build/fuzz
-FUZZ_TARGETS = idx entry tree commit loose index age
+FUZZ_TARGETS = idx entry tree commit loose index bundle age
 FUZZ_FLAGS = -sanitize=fuzzer,address -O -g -parse-as-library
 FUZZ_RUN_FLAGS = -timeout=10 -rss_limit_mb=2048 -detect_leaks=1
 GITFORMATS_SOURCES = $(wildcard Sources/GitFormats/*.swift)

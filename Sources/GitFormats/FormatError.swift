@@ -23,6 +23,7 @@ public enum FormatPart: String, Sendable {
     case index
     case indexEntry = "index entry"
     case indexExtension = "index extension"
+    case bundle
 }
 
 /// The kinds of wrong value a `FormatError.invalid` names.
@@ -63,6 +64,9 @@ public enum FormatProblem: String, Sendable {
     case unknownRequiredExtension
     /// An extension that appears twice or where it is not allowed.
     case misplacedExtension
+    /// A line of a kind that may not come where it is (a bundle's prerequisite after its
+    /// references).
+    case misplacedLine
     /// A split index (the `link` extension, docs/FORMAT.md "The git index"): its entries are
     /// partly in another file, which is not read here.
     case splitIndex

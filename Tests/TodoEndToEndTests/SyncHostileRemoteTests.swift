@@ -315,4 +315,46 @@ import TodoCore
             #expect(Set(try member.allTitles()) == expected, "\(member.name)")
         }
     }
+
+    /// A remote put back to an older state of its own history (a NAS restored from last week's
+    /// backup), then one emptied: each sync says so in one line, exits 0, and sends again what
+    /// the remote lost; every member ends with everything.
+    @Test func aRemoteThatWentBackGetsWhatItLostAgain() throws {
+        let host = try GitHost(.path)
+        let (alice, _) = try household(host)
+        let bare = "household.git"
+        let backup = try host.git(bare, "rev-parse", "refs/heads/main").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let bob = try Member("Bob", host: host)
+        try bob.join(host.url())
+        _ = try bob.add("From Bob")
+        try bob.sync()
+        _ = try alice.add("From Alice")
+        try alice.sync()
+        let lost = try host.git(bare, "rev-parse", "refs/heads/main").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        // Restored from the backup: the remote's main is an ancestor of what Alice last fetched.
+        #expect(try host.git(bare, "update-ref", "refs/heads/main", backup).exitCode == 0)
+        let r = try alice.todo("sync", "--json")
+        #expect(r.exitCode == 0, "\(r)")
+        #expect(r.stderr.contains("the remote went back to an older state") && r.stderr.contains("nothing local was lost"), "\(r)")
+        #expect(!r.stderr.contains("rewritten"), "\(r)")
+        let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        #expect(json?["remoteWentBack"] as? Bool == true && json?["remoteRewritten"] as? Bool == false, "\(r.stdout)")
+        #expect(try host.git(bare, "merge-base", "--is-ancestor", lost, "refs/heads/main").exitCode == 0, "what the remote lost was sent again")
+
+        // A second sync finds nothing went back.
+        let again = try alice.todo("sync", "--json")
+        #expect(again.exitCode == 0 && !again.stderr.contains("went back"), "\(again)")
+
+        // Emptied (main deleted): the same line, and the whole history goes back.
+        #expect(try host.git(bare, "update-ref", "-d", "refs/heads/main").exitCode == 0)
+        let emptied = try bob.todo("sync")
+        #expect(emptied.exitCode == 0, "\(emptied)")
+        #expect(emptied.stderr.contains("the remote went back to an older state"), "\(emptied)")
+        try syncUntilQuiet([alice, bob])
+        try expectConverged([alice, bob], host: host)
+        for member in [alice, bob] {
+            #expect(Set(try member.allTitles()) == ["Shared chore", "From Bob", "From Alice"], "\(member.name)")
+        }
+    }
 }

@@ -150,6 +150,9 @@ struct SyncCommand: ParsableCommand {
         if report.remoteRewritten {
             printError("todo: warning: the remote's history was rewritten since the last sync; it was merged field by field and nothing local was lost.")
         }
+        if report.remoteWentBack {
+            printError("todo: the remote went back to an older state since the last sync (restored from a backup?); what it lost was sent to it again and nothing local was lost.")
+        }
         for who in Set((report.merge?.futureWrites ?? []).map(\.member)).sorted() {
             printError("todo: warning: \(Terminal.safe(who.isEmpty ? "a member" : who))'s clock looks wrong: their changes are stamped more than a day ahead of this machine's clock. It all merged; ask them to check their clock.")
         }
@@ -158,7 +161,8 @@ struct SyncCommand: ParsableCommand {
                 ("received", .number("\(report.received)")), ("sent", .number("\(report.sent)")),
                 ("commitsSent", .number("\(report.commitsSent)")),
                 ("merged", .bool(report.merge?.kind == .merged)), ("conflicts", .number("\(conflicts)")),
-                ("remoteWasEmpty", .bool(report.remoteWasEmpty)), ("rounds", .number("\(report.rounds)")),
+                ("remoteWasEmpty", .bool(report.remoteWasEmpty)), ("remoteWentBack", .bool(report.remoteWentBack)),
+                ("remoteRewritten", .bool(report.remoteRewritten)), ("rounds", .number("\(report.rounds)")),
                 ("skipped", .bool(false)), ("waiting", .bool(report.waiting)), ("joined", .bool(report.joined)),
             ])))
             return

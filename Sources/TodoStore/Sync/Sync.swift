@@ -135,14 +135,26 @@ extension Household {
             defer { quarantine.discard() }
             try network.run("fetch") { cb in try fetchMain(url, into: quarantine, have: have, callbacks: cb) }
             let remoteTip = try quarantine.repo.resolve(reference: Self.fetchRef)
-            if remoteTip == nil { report.remoteWasEmpty = true }
+            if remoteTip == nil {
+                report.remoteWasEmpty = true
+                // Emptied since we last fetched from it: everything is sent again below.
+                if previous != nil, !report.remoteRewritten { report.remoteWentBack = true }
+            }
             // 2. Check what came in, then merge it.
             if let remoteTip {
                 // The scratch repository's packs are the fetch's, indexed here.
                 try Incoming.validate(
                     quarantine.repo, tip: remoteTip, have: have, packs: PackFiles(gitDirectory: quarantine.repo.gitDirectory))
                 try quarantine.admit()
-                if let previous, try !repo.isAncestor(previous, of: remoteTip) { report.remoteRewritten = true }
+                if !report.remoteWentBack, !report.remoteRewritten, let previous, try !repo.isAncestor(previous, of: remoteTip) {
+                    // Back to a state we had seen (a restored backup): what it lost is still
+                    // ours and goes out below. Anything else it no longer holds: rewritten.
+                    if try repo.isAncestor(remoteTip, of: previous) {
+                        report.remoteWentBack = true
+                    } else {
+                        report.remoteRewritten = true
+                    }
+                }
                 let merged = try withLock { () throws -> MergeResult in
                     try recoverInterruptedChange()
                     if isWaitingForRemote() {

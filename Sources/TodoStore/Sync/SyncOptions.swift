@@ -97,8 +97,12 @@ public struct SyncReport: Sendable {
     public var waiting = false
     /// The household was waiting and took the remote's first history, with its own changes on top.
     public var joined = false
-    /// The remote's history was rewritten (it no longer contains what we last fetched).
+    /// The remote's history was rewritten (it no longer contains what we last fetched, and
+    /// is not an older state of it).
     public var remoteRewritten = false
+    /// The remote went back to an older state of what we last fetched (an ancestor of it, or
+    /// empty): what it lost was sent again, as any commit it lacks is.
+    public var remoteWentBack = false
     public var rounds = 0
     /// Another sync of this household held its lock: this one did nothing.
     public var skipped = false
