@@ -92,3 +92,28 @@ public func needsTestHook(_ hook: String) -> ConditionTrait {
         if: todoHasTestHooks,
         Comment(rawValue: "needs the test hook \(hook), which only a debug build reads; \(todoExecutable) is a release build"))
 }
+
+/// The trait of a test that needs `program` absent from the system's folders (`folders`, which
+/// the test puts on `PATH` for `todo`): skipped, naming the one found, when it is installed
+/// there, as the package under test is for `TODO_BIN=/usr/bin/todo make test`.
+public func needsNotInstalled(_ program: String, in folders: [String] = ["/usr/local/bin", "/usr/bin", "/bin"]) -> ConditionTrait {
+    let found = folders.map { $0 + "/" + program }.first(where: isExecutableFile)
+    return .enabled(
+        if: found == nil, Comment(rawValue: "needs no \(program) on the system's PATH, and \(found ?? program) is installed"))
+}
+
+/// Whether the `todo` under test still has its symbol table (`nm` lists its symbols); a
+/// package's programs are stripped.
+public let todoHasSymbols: Bool = {
+    // No nm, or it cannot run: counted as symbols there, so that the test runs and says why.
+    guard let nm = ["/usr/bin/nm", "/bin/nm"].first(where: isExecutableFile),
+        let r = try? runProcess(nm, ["--defined-only", todoExecutable], timeout: .seconds(120))
+    else { return true }
+    return !(r.exitCode == 0 && r.stdout.isEmpty) && !r.stderr.contains("no symbols")
+}()
+
+/// The trait of a test that reads the symbols of the `todo` under test: skipped when it is
+/// stripped.
+public func needsSymbols() -> ConditionTrait {
+    .enabled(if: todoHasSymbols, Comment(rawValue: "reads the program's symbols, and \(todoExecutable) is stripped"))
+}

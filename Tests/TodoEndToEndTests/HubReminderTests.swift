@@ -311,7 +311,7 @@ struct HubReminderTests {
 
     /// `todo` links no network client but libgit2's: swift-nio, NIOSSL and async-http-client
     /// are todo-serve's alone.
-    @Test func todoLinksNoNetworkClient() throws {
+    @Test(needsSymbols()) func todoLinksNoNetworkClient() throws {
         let nm = try requireProgram("nm")
         let r = try runProcess(nm, ["--defined-only", todoBinary], timeout: .seconds(120))
         try #require(r.exitCode == 0 && !r.stdout.isEmpty, "\(r.stderr)")

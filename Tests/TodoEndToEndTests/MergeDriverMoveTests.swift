@@ -66,7 +66,7 @@ import TodoCore
         try bob.expectClean()
     }
 
-    @Test func todoOnPathIsConfiguredByName() throws {
+    @Test(needsNotInstalled("todo")) func todoOnPathIsConfiguredByName() throws {
         let m = try Member("Alice", host: nil)
         let dir = m.sb.root + "/bin"
         let binary = try install(in: dir)

@@ -343,7 +343,7 @@ import TodoCore
 
     /// `todo` sends nothing over the network itself: without todo-serve beside it or on PATH, a
     /// network delivery fails with exit 78 saying so; standard output still works.
-    @Test func withoutTodoServeANetworkDeliveryExits78() throws {
+    @Test(needsNotInstalled("todo-serve")) func withoutTodoServeANetworkDeliveryExits78() throws {
         let sb = try kimsHousehold()
         let alone = sb.root + "/alone"
         try FileManager.default.createDirectory(atPath: alone, withIntermediateDirectories: true)
