@@ -60,7 +60,7 @@ import TodoCore
         try bob.change("edit", id, "--title", "Bob's step")
         let synced = try bob.todo("sync", "--json")
         #expect(synced.exitCode == 0, "\(synced)")
-        #expect(try json(String(synced.stdout.split(separator: "\n").last ?? ""))["sent"] == .number("1"), "\(synced)")
+        #expect(try syncReport(synced.stdout)["sent"] == .number("1"), "\(synced)")
     }
 
     /// A hostile remote whose history hides a symbolic link deep down is still refused, with

@@ -51,7 +51,7 @@ import TodoCore
         #expect(waiting.stdout.contains("Waiting"), "\(waiting)")
         let quiet = try lee.sync("--quiet")
         #expect(quiet.stdout.isEmpty, "\(quiet)")
-        let report = try json(try lee.sync("--json").stdout)
+        let report = try syncReport(try lee.sync("--json").stdout)
         #expect(report["waiting"] == .bool(true) && report["sent"] == .number("0"), "\(report)")
         #expect(try !remoteHasMain(host), "a waiting sync pushed")
         #expect(try host.git("household.git", "log", "--all", "--oneline").stdout.isEmpty)
@@ -86,7 +86,7 @@ import TodoCore
         try dana.sync()
         #expect(Set(try dana.allTitles()) == ["Buy bread", "Fix the tap", "Water the plants"])
         #expect(try dana.show(tap.id)["priority"] == .string("high"))
-        let kimReport = try json(try kim.sync("--json").stdout)
+        let kimReport = try syncReport(try kim.sync("--json").stdout)
         #expect(kimReport["joined"] == .bool(true) && kimReport["waiting"] == .bool(false) && kimReport["sent"] == .number("0"), "\(kimReport)")
         #expect(try kim.head() == (try dana.head()), "Kim, who added nothing, takes the household's history as it is")
         #expect(try status(kim)["waiting"] == .bool(false))
@@ -98,7 +98,7 @@ import TodoCore
         // finds main sharing the remote's history, removes the mark and syncs as usual.
         #expect(try lee.git("config", "todo.waitingForRemote", "true").exitCode == 0)
         let head = try lee.head()
-        let resumed = try json(try lee.sync("--json").stdout)
+        let resumed = try syncReport(try lee.sync("--json").stdout)
         #expect(resumed["joined"] == .bool(false) && resumed["sent"] == .number("0"), "\(resumed)")
         #expect(try lee.head() == head && (try status(lee))["waiting"] == .bool(false))
     }

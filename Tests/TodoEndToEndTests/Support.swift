@@ -230,6 +230,19 @@ extension Sandbox {
 /// Parses JSON keeping key order (so tests can check it), with TodoCore's strict parser.
 func json(_ text: String) throws -> JSONValue { try JSONParser.parse(text) }
 
+/// The report of `todo sync --json` or `todo clone --json`: its last line. A transfer that
+/// takes longer than a second prints progress lines before it (more likely on a loaded
+/// machine), and each of those must be a progress line and nothing else.
+func syncReport(_ stdout: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
+    let lines = stdout.split(separator: "\n").map(String.init)
+    let last = try #require(lines.last, "no report in \(stdout)", sourceLocation: sourceLocation)
+    for line in lines.dropLast() {
+        let p = try json(line)
+        #expect(p.keys == ["progress", "done", "total"], "not a progress line: \(line)", sourceLocation: sourceLocation)
+    }
+    return try json(last)
+}
+
 extension JSONValue {
     var keys: [String] {
         if case .object(let members) = self { return members.map(\.0) }

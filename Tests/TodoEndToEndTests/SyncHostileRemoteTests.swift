@@ -338,7 +338,7 @@ import TodoCore
         #expect(r.exitCode == 0, "\(r)")
         #expect(r.stderr.contains("the remote went back to an older state") && r.stderr.contains("nothing local was lost"), "\(r)")
         #expect(!r.stderr.contains("rewritten"), "\(r)")
-        let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        let json = try JSONSerialization.jsonObject(with: Data((r.stdout.split(separator: "\n").last ?? "").utf8)) as? [String: Any]
         #expect(json?["remoteWentBack"] as? Bool == true && json?["remoteRewritten"] as? Bool == false, "\(r.stdout)")
         #expect(try host.git(bare, "merge-base", "--is-ancestor", lost, "refs/heads/main").exitCode == 0, "what the remote lost was sent again")
 

@@ -37,7 +37,7 @@ import TodoCore
         let r = try alice.todo("sync", "--json")
         #expect(r.exitCode == 0 && r.stderr.isEmpty, "\(r)")
         if r.exitCode == 0 {
-            let report = try json(r.stdout)
+            let report = try syncReport(r.stdout)
             #expect(report["rounds"] == .number("2") && report["merged"] == .bool(true), "\(r)")
             #expect(report["received"] == .number("1") && report["sent"] == .number("1"), "\(r)")
         }

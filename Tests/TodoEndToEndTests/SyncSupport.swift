@@ -170,7 +170,7 @@ func syncUntilQuiet(_ members: [Member], sourceLocation: SourceLocation = #_sour
         for m in members {
             let r = try m.todo("sync", "--json")
             try #require(r.exitCode == 0, "\(m.name), settling round \(round): \(r)", sourceLocation: sourceLocation)
-            let report = try json(r.stdout)
+            let report = try syncReport(r.stdout, sourceLocation: sourceLocation)
             if report["received"] != .number("0") || report["sent"] != .number("0") { quiet = false }
         }
         if quiet { return round }
