@@ -65,6 +65,7 @@ public struct HouseholdReader {
     // MARK: Sync, as recorded
 
     public func remoteURL() throws(StoreError) -> String? { try household.remoteURL() }
+    public func remoteIsEncrypted() throws(StoreError) -> Bool { try household.remoteIsEncrypted() }
     public func syncState() -> SyncState { household.syncState() }
     public func quietForSetting() -> String? { household.quietForSetting() }
     public func isWaitingForRemote() -> Bool { household.isWaitingForRemote() }

@@ -13,10 +13,26 @@ extension Household {
 
     // MARK: The remote
 
-    /// The household's remote URL (`remote.origin.url`), if set.
+    /// Where an encrypted household keeps its remote's URL (docs/ENCRYPTION.md): outside
+    /// `remote.origin`, so that plain `git fetch` and `git pull` find no remote and never mix
+    /// ciphertext into the household.
+    static let encryptedRemoteKey = "todo.remote"
+
+    /// The household's remote URL (`todo.remote` for an encrypted remote, else
+    /// `remote.origin.url`), if set.
     public func remoteURL() throws(StoreError) -> String? {
         do {
+            if let url = try repo.configString(Self.encryptedRemoteKey), !url.isEmpty { return url }
             return try repo.configString("remote.origin.url")
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
+    /// Whether the household's remote holds only ciphertext (docs/ENCRYPTION.md).
+    public func remoteIsEncrypted() throws(StoreError) -> Bool {
+        do {
+            return try !(repo.configString(Self.encryptedRemoteKey) ?? "").isEmpty
         } catch {
             throw StoreError.from(error, path: path)
         }
