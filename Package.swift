@@ -89,7 +89,7 @@ let package = Package(
         // A household: every transaction and query, sync, credentials; reads and writes through GitKit.
         .target(
             name: "TodoStore",
-            dependencies: ["FileKit", "GitKit", "TodoCore", systemPackage, .product(name: "Subprocess", package: "swift-subprocess")],
+            dependencies: ["Age", "FileKit", "GitFormats", "GitKit", "TodoCore", systemPackage, .product(name: "Subprocess", package: "swift-subprocess")],
             swiftSettings: strictImports
         ),
         // The sentences a person reads for refused input and store or sync failures, and the exit
@@ -98,7 +98,7 @@ let package = Package(
         // The commands: parsing, output, messages and exit codes.
         .target(
             name: "TodoCLI",
-            dependencies: ["TodoWording", "TodoStore", "TodoCore", "FileKit", systemPackage, .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Age", "TodoWording", "TodoStore", "TodoCore", "FileKit", systemPackage, .product(name: "ArgumentParser", package: "swift-argument-parser")],
             // The tests' hooks (TODO_ID_SEED, TODO_MAINTENANCE_GRACE, TODO_MAINTENANCE_STOP_AT;
             // docs/TESTING.md) are compiled into the debug build the tests run, never a release.
             swiftSettings: strictImports + [.define("TODO_TEST_HOOKS", .when(configuration: .debug))]

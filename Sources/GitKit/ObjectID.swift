@@ -9,7 +9,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     init(_ pointer: UnsafePointer<git_oid>) { self.raw = pointer.pointee }
 
     /// The id whose 20 bytes these are; nil for another count.
-    init?(raw bytes: ArraySlice<UInt8>) {
+    public init?(raw bytes: ArraySlice<UInt8>) {
         guard bytes.count == 20 else { return nil }
         var oid = git_oid()
         withUnsafeMutableBytes(of: &oid.id) { $0.copyBytes(from: bytes) }

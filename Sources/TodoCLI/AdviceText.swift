@@ -91,6 +91,12 @@ enum AdviceText {
             return "Install git there, or make git-upload-pack and git-receive-pack reachable on the PATH of non-interactive logins."
         case .usePasswordOrSSH:
             return "Ask for password sign-in on that server, or use an ssh remote."
+        case .askForGrant(let recipient):
+            return "Send this device's key, \(recipient) (`todo key` prints it), to a member of the household, who runs `todo member add YOURNAME --key \(recipient)` and then `todo sync`; then run this again."
+        case .makeDeviceKey(let path):
+            return "Run `todo key` to create this device's key\(path.isEmpty ? "" : " (\(path))"), or make its file readable by you alone (`chmod 600`, its folder `chmod 700`); a member then grants it."
+        case .grantAKey:
+            return "Grant a device key first: `todo member add NAME --key age1…` (`todo key` prints this device's)."
         case .storePassword:
             return "Store the password with a git credential helper."
         case .trustCertificate:

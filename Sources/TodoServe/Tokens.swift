@@ -171,7 +171,7 @@ struct IssuedToken: Sendable {
 
 enum TokenHash {
     /// SHA-256 of the secret, in hex.
-    static func sha256(_ secret: String) -> String { hex(Array(SHA256.hash(data: Array(secret.utf8)))) }
+    static func sha256(_ secret: String) -> String { Hex.encode(Array(SHA256.hash(data: Array(secret.utf8)))) }
 
     /// The session's CSRF value: derived from its secret (HMAC-SHA256), so it is stored
     /// nowhere and a copy of the token file gives none.
@@ -189,17 +189,6 @@ enum TokenHash {
         for i in 0..<x.count { diff |= x[i] ^ y[i] }
         return diff == 0
     }
-}
-
-func hex(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var out: [UInt8] = []
-    out.reserveCapacity(bytes.count * 2)
-    for b in bytes {
-        out.append(digits[Int(b >> 4)])
-        out.append(digits[Int(b & 15)])
-    }
-    return String(decoding: out, as: UTF8.self)
 }
 
 private let base64urlAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)

@@ -106,6 +106,12 @@ public enum Advice: Sendable, Equatable {
     case repairUnsent
     /// A task file not yet sent cannot be read: a repair restores it.
     case repairUnsentFile
+    /// An encrypted remote has no key for this device: a member grants its recipient.
+    case askForGrant(recipient: String)
+    /// This device has no usable identity file for an encrypted remote.
+    case makeDeviceKey(path: String)
+    /// No member has a device key for an encrypted remote.
+    case grantAKey
 }
 
 /// What a task's page or `todo show` shows, for `Advice.showTask`.

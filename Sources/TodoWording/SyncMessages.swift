@@ -95,6 +95,16 @@ public enum SyncMessages {
             return "Nothing was sent: this household has \(violation(problem))\(by(commit)), and other members' todo refuses every commit that adds it, even if a later one removes it."
         case .unsendableFile(let path, let reason, let commit):
             return "Nothing was sent: the task file \(path) \(refusal(.unreadableTask(reason: reason)))\(by(commit))."
+        case .encryptedRemote(let fault, let commit):
+            return "The encrypted remote has \(encrypted(fault)) (remote commit \(commit)). No member's todo writes that: it was changed by someone else, or damaged.\nNothing was merged or sent."
+        case .notGranted(let recipient):
+            return "The household's remote is encrypted, and none of its keys is for this device (\(recipient)). Nothing was taken from it or sent to it."
+        case .noLongerGranted(let recipient):
+            return "The household's keys no longer include this device (\(recipient)): its key was removed, or its member left. Nothing was merged or sent; what this clone holds stays here."
+        case .noDeviceKey(let path, let reason):
+            return "The household's remote is encrypted, and this device's key\(path.isEmpty ? "" : " (\(paths.name(path, "its identity file")))") cannot be used: \(reason). Nothing was fetched or sent."
+        case .noRecipients:
+            return "The household's remote is encrypted, and no member has a device key, so nobody could read what would be sent. Nothing was sent."
         case .diskFull:
             return "The disk is full. Nothing was lost; free some space and sync again."
         case .householdBusy:
@@ -137,9 +147,12 @@ public enum SyncMessages {
         case .unsendablePath: .repairUnsent
         case .unsendableFile: .repairUnsentFile
         case .handEdits: .commitOrDiscardThenSync
+        case .notGranted(let recipient), .noLongerGranted(let recipient): .askForGrant(recipient: recipient)
+        case .noDeviceKey(let path, _): .makeDeviceKey(path: path)
+        case .noRecipients: .grantAKey
         case .store(let error): Worded(error).advice
         case .sshFailed, .timedOut, .stopped, .unreachable, .hostNotFound, .remoteBusy, .failed, .pushRaces, .pushRefused,
-            .remoteData, .remoteMainNotACommit, .diskFull, .householdBusy, .mergeFailed, .repository:
+            .remoteData, .remoteMainNotACommit, .diskFull, .householdBusy, .mergeFailed, .repository, .encryptedRemote:
             nil
         }
     }
@@ -153,6 +166,26 @@ public enum SyncMessages {
         case .sending(let done, let total): return "Sending objects: \(done * 100 / total)% (\(done)/\(total))"
         case .checking(let done, let total): return "Checking commits: \(done * 100 / total)% (\(done)/\(total))"
         case .writing(let done, let total): return "Writing files: \(done * 100 / total)% (\(done)/\(total))"
+        }
+    }
+
+    /// What is wrong on an encrypted remote, after "The encrypted remote has".
+    static func encrypted(_ f: EncryptedFault) -> String {
+        switch f {
+        case .notACommit: return "a main that is not a commit"
+        case .mergeCommit: return "a merge commit"
+        case .unexpectedContent(let name): return "a file todo does not write (\"\(safe(name))\")"
+        case .noDataFile: return "a commit without its data file"
+        case .noKeyFile: return "a first commit that opens no keys"
+        case .tooLarge(let file): return "a \(file) larger than any household's"
+        case .undecryptable(let file, let reason): return "a \(file) that does not open (\(reason))"
+        case .badKeyFile: return "a key file todo does not write"
+        case .keyOutOfSequence(let expected, let found): return "a key file for epoch \(found) where epoch \(expected) comes next"
+        case .badProof(let epoch): return "a key file for epoch \(epoch) not written by a holder of the keys before it"
+        case .identitiesDiffer(let epoch): return "a key file whose key of epoch \(epoch) differs from the one known"
+        case .retiredKey: return "data encrypted under a retired key"
+        case .unknownKey: return "data encrypted under a key the household never had"
+        case .badBundle(let reason): return "data that is not the household's next history (\(reason))"
         }
     }
 

@@ -159,6 +159,14 @@ public enum WordingSamples {
             .remoteMainNotACommit(commit: "0123456789"),
             .unsendablePath(link, commit: nil),
             .unsendableFile(path: "tasks/ab/x.json", reason: "bad", commit: commit),
+            .encryptedRemote(.retiredKey, commit: "0123456789"),
+            .encryptedRemote(.unexpectedContent("tasks"), commit: "0123456789"),
+            .encryptedRemote(.keyOutOfSequence(expected: 3, found: 5), commit: "0123456789"),
+            .encryptedRemote(.undecryptable(file: "data.age", reason: "the header's MAC does not match"), commit: "0123456789"),
+            .notGranted(recipient: "age1qyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqs3290gq"),
+            .noLongerGranted(recipient: "age1qyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqs3290gq"),
+            .noDeviceKey(path: local + "/.config/todo/identity", reason: "others may read it"),
+            .noRecipients,
             .diskFull,
             .householdBusy,
             .handEdits(paths: ["tasks/ab/x.json"]),
@@ -213,6 +221,11 @@ public enum WordingSamples {
         case .remoteMainNotACommit: "remoteMainNotACommit"
         case .unsendablePath: "unsendablePath"
         case .unsendableFile: "unsendableFile"
+        case .encryptedRemote: "encryptedRemote"
+        case .notGranted: "notGranted"
+        case .noLongerGranted: "noLongerGranted"
+        case .noDeviceKey: "noDeviceKey"
+        case .noRecipients: "noRecipients"
         case .diskFull: "diskFull"
         case .householdBusy: "householdBusy"
         case .handEdits: "handEdits"
@@ -223,7 +236,7 @@ public enum WordingSamples {
     }
 
     /// How many cases `SyncProblem` has: `name` lists them all.
-    public static let syncProblemCases = 39
+    public static let syncProblemCases = 44
 
     /// A failed sync for each problem, with changes waiting, in the class the store would give it.
     public static func syncErrors(local: String) -> [SyncError] {

@@ -20,6 +20,7 @@ struct InitCommand: ParsableCommand {
     @Option(help: "Your name as other members see it.") var name: String?
     @Option(help: "Your email address, for commits.") var email: String?
     @Option(help: "The shared remote to sync with (see `todo remote`).") var remote: String?
+    @Flag(help: "Keep the household on its remote encrypted (with --remote; see `todo remote set --help`).") var encrypt = false
     @Option(help: ArgumentHelp("Record the household's time zone, like Europe/Paris (see `todo timezone`).", valueName: "zone"))
     var timezone: String?
 
@@ -30,14 +31,16 @@ struct InitCommand: ParsableCommand {
         if let zone, HouseholdZone.load(zone) == nil {
             throw CLIError("\"\(Terminal.safe(zone))\" is not a time zone of the tz database (/usr/share/zoneinfo).", exit: .usage)
         }
+        if encrypt && remote == nil { throw CLIError("--encrypt needs --remote URL.", exit: .usage) }
         let identity = Identity.resolve(name: name?.trimmingSpaces, email: email)
         let h = try Household.create(
             home: Env.home, name: household.name, identity: identity, clock: Env.clock,
             driverCommand: Env.driverCommand)
-        if let remote { try h.setRemote(remote.trimmingSpaces) }
+        if let remote, !encrypt { try h.setRemote(remote.trimmingSpaces) }
         if let zone { try h.setZone(zone) }
         print("Created household \"\(h.name)\" in \(Terminal.safe(h.path)) for \(Terminal.safe(identity.name)) <\(Terminal.safe(identity.email))>.")
         if let zone { print("Household time zone: \(zone) (for every member; `todo timezone ZONE` changes it).") }
+        if let remote, encrypt { try encryptRemote(h, remote.trimmingSpaces) }
     }
 }
 

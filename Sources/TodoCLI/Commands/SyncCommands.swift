@@ -1,3 +1,4 @@
+import Age
 import TodoWording
 import Synchronization
 import Glibc
@@ -11,6 +12,7 @@ extension SyncOptions {
         o.timeout = timeout
         o.home = Env.userHome
         o.certificateFile = Env.get("GIT_SSL_CAINFO")
+        o.identityFile = DeviceIdentity.defaultPath(home: Env.userHome, configHome: Env.get("XDG_CONFIG_HOME").map(Env.trimSlash))
         o.logDirectory = (Env.get("XDG_STATE_HOME").map(Env.trimSlash) ?? Env.trimSlash(Env.userHome) + "/.local/state") + "/todo"
         o.describe = { SyncMessages.describe($0) }
         o.interactive = !quiet && Terminal.stderrIsTTY && isatty(STDIN_FILENO) == 1
@@ -229,9 +231,19 @@ struct RemoteShowCommand: ParsableCommand {
 }
 
 struct RemoteSetCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "set", abstract: "Set the remote URL.")
+    static let configuration = CommandConfiguration(
+        commandName: "set", abstract: "Set the remote URL.",
+        discussion: """
+            With --encrypt, the remote (a new, empty repository) holds only ciphertext \
+            (docs/ENCRYPTION.md): this device's key is granted to you and a recovery key is \
+            printed once. The next sync sends the whole history, encrypted. Each other member \
+            then runs `todo key`, is granted (`todo member add NAME --key age1…`), and runs \
+            `todo remote set URL`; the old remote still holds everything in the clear and should \
+            be deleted. An encrypted household's new remote stays encrypted.
+            """)
     @OptionGroup var household: HouseholdOptions
     @Argument(help: "The remote URL.") var url: String
+    @Flag(help: "Keep the household on this remote encrypted.") var encrypt = false
 
     func run() throws {
         let trimmed = url.trimmingSpaces
@@ -239,9 +251,24 @@ struct RemoteSetCommand: ParsableCommand {
             throw CLIError("That is not a usable remote URL.", exit: .usage)
         }
         let h = try household.open()
+        if encrypt {
+            try encryptRemote(h, trimmed)
+            return
+        }
         try h.setRemote(trimmed)
         print("Remote set to \(Terminal.safe(redactedURL(trimmed))).")
     }
+}
+
+/// `init --encrypt` and `remote set --encrypt`: grants this device's key (created on first use)
+/// and shows the recovery key, once, alone on its line.
+func encryptRemote(_ h: Household, _ url: String) throws {
+    let path = DeviceIdentity.defaultPath(home: Env.userHome, configHome: Env.get("XDG_CONFIG_HOME").map(Env.trimSlash))
+    let (device, _) = try DeviceIdentity.loadOrCreate(path: path, now: Env.clock.nowMillis() / 1000)
+    let recovery = try h.encryptRemote(url, device: device.recipient.text)
+    print("Remote set to \(Terminal.safe(redactedURL(url))), encrypted: only members' devices and the recovery key below can read it.")
+    print("Recovery key (shown only now; keep it offline, on paper or a drive in a drawer: it reads the whole household):")
+    print(recovery)
 }
 
 struct RemoteRemoveCommand: ParsableCommand {
@@ -264,9 +291,14 @@ struct CloneCommand: ParsableCommand {
             synced), the clone works and waits for that history: syncs send nothing meanwhile, \
             and the first sync that finds it takes it, with the tasks added here on top.
 
+            An encrypted remote (docs/ENCRYPTION.md) is read with this device's key (`todo key`), \
+            or with --identity FILE (a recovery key, or another device's); a member must have \
+            granted it first (`todo member add NAME --key age1…`).
+
             Exit status: 0 joined (or waiting); 78 no repository at the URL; 65 the remote's \
-            main is not a household, or holds what the format does not allow. A failed clone \
-            leaves nothing behind.
+            main is not a household, or holds what the format does not allow; 77 the remote \
+            refused the credentials, or it is encrypted and no key of it is for this device. A \
+            failed clone leaves nothing behind.
 
             Example: todo clone ssh://nas.local/srv/git/home.git --name Bob --email bob@example.org
             """)
@@ -276,16 +308,21 @@ struct CloneCommand: ParsableCommand {
     @Option(help: "Your name as other members see it.") var name: String?
     @Option(help: "Your email address, for commits.") var email: String?
     @Option(help: "Seconds allowed for the network (default 60).") var timeout: Double = 60
+    @Option(
+        name: .customLong("identity"),
+        help: ArgumentHelp("An identity file that opens an encrypted remote (a recovery key), instead of this device's.", valueName: "file"))
+    var identityFile: String?
     @OptionGroup var output: JSONFlag
 
     func run() throws {
         if let name, name.trimmingSpaces.isEmpty { throw CLIError("The name is empty.", exit: .usage) }
         let identity = Identity.resolve(name: name?.trimmingSpaces, email: email)
+        var options = SyncOptions.fromEnvironment(timeout: timeout, quiet: false, json: output.json)
+        if let identityFile { options.identityFile = identityFile }
         do {
             let h = try Household.clone(
                 home: Env.home, name: household.name, url: url.trimmingSpaces, identity: identity, clock: Env.clock,
-                driverCommand: Env.driverCommand,
-                options: .fromEnvironment(timeout: timeout, quiet: false, json: output.json))
+                driverCommand: Env.driverCommand, options: options)
             clearProgress()
             if output.json {
                 let waiting = h.isWaitingForRemote()

@@ -31,7 +31,13 @@ extension Household {
             } catch let e as SyncError where e.code == .noRepository {
                 throw SyncError(.noRepository, .noRepositoryToJoin(remote: shown), detail: e.detail, cause: e.cause)
             }
-            if let tip = try repo.resolve(reference: trackingRef) {
+            var fetched = try repo.resolve(reference: trackingRef)
+            if let found = fetched, looksEncrypted(repo, tip: found) {
+                fetched = try household.adoptEncrypted(tip: found, url: url, options: options)
+                // Its packs were indexed here as they were taken, as a fetch's are.
+                copied = false
+            }
+            if let tip = fetched {
                 // A tip that cannot be read is not refused here: the check of what was received names it.
                 if (try? looksLikeHousehold(repo, tip: tip)) == false {
                     throw SyncError(.notAHousehold, .notAHousehold(remote: shown))

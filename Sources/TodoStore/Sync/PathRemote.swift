@@ -7,7 +7,9 @@ extension Household {
     /// move its `main` by compare-and-swap. A record (`todo-push-inflight`) exists while the
     /// ref is being written; the next push that finds it knows that a `main.lock` there was
     /// left by a killed process, and clears it, instead of failing on it forever.
-    func pushToPath(_ head: ObjectID, over expected: ObjectID?, remotePath: String, url: String, network: Network) throws -> Bool {
+    func pushToPath(
+        _ head: ObjectID, over expected: ObjectID?, from source: Repository, remotePath: String, url: String, network: Network
+    ) throws -> Bool {
         let remote = try Repository.open(path: remotePath)
         let remoteGit = remote.gitDirectory
         let wait = max(0.5, min(10, (network.deadline - .now) / .seconds(1)))
@@ -19,8 +21,8 @@ extension Household {
             unlink(inflight)
         }
         try network.run("push") { _ in
-            let objects = try repo.objectsMissing(reaching: [head], from: expected.map { [$0] } ?? [])
-            try repo.copy(objects, to: remote)
+            let objects = try source.objectsMissing(reaching: [head], from: expected.map { [$0] } ?? [])
+            try source.copy(objects, to: remote)
         }
         try writeFile(inflight, Self.branch + "\n", sync: false)
         defer { unlink(inflight) }

@@ -38,19 +38,30 @@ extension Household {
         }
     }
 
-    /// Sets or removes the remote; plain `git pull`/`git push` use the same settings.
+    /// Sets or removes the remote. A plaintext remote is git's `origin`, so plain `git pull` and
+    /// `git push` use the same settings; an encrypted household's new remote stays encrypted
+    /// (`todo.remote`). Removing it forgets that the remote was encrypted.
     public func setRemote(_ url: String?) throws(StoreError) {
+        let encrypted = try remoteIsEncrypted()
+        try setRemote(url, encrypted: url != nil && encrypted)
+    }
+
+    func setRemote(_ url: String?, encrypted: Bool) throws(StoreError) {
         do {
-            if let url {
+            let before = try remoteURL()
+            for key in ["remote.origin.url", "remote.origin.fetch", "branch.main.remote", "branch.main.merge", Self.encryptedRemoteKey] {
+                try repo.removeLocalConfig(key)
+            }
+            if let url, encrypted {
+                try repo.setLocalConfig(Self.encryptedRemoteKey, url)
+            } else if let url {
                 try repo.setLocalConfig("remote.origin.url", url)
                 try repo.setLocalConfig("remote.origin.fetch", "+refs/heads/main:refs/remotes/origin/main")
                 try repo.setLocalConfig("branch.main.remote", "origin")
                 try repo.setLocalConfig("branch.main.merge", "refs/heads/main")
-            } else {
-                for key in ["remote.origin.url", "remote.origin.fetch", "branch.main.remote", "branch.main.merge"] {
-                    try repo.removeLocalConfig(key)
-                }
             }
+            // What was read from another remote says nothing of this one; the keys carry over.
+            if before != url { try CryptRemote.forgetRead(in: repo) }
         } catch {
             throw StoreError.from(error, path: path)
         }
@@ -142,15 +153,36 @@ extension Household {
         network.sshCommand = try repo.configString("core.sshCommand")
         var report = SyncReport()
         report.remote = redactedURL(url)
+        var crypt = try remoteIsEncrypted() ? try EncryptedSide(self, options) : nil
         for round in 1...options.maxRounds {
             report.rounds = round
             // 1. Fetch into quarantine, so that nothing refused enters the household.
             // What the tracking ref points at was checked when it was fetched.
             let have = [try repo.resolve(reference: Self.branch), try repo.resolve(reference: Self.trackingRef)].compactMap { $0 }
-            let quarantine = try Quarantine.prepare(for: repo, have: have)
+            var quarantine = try Quarantine.prepare(for: repo, have: have)
             defer { quarantine.discard() }
-            try network.run("fetch") { cb in try fetchMain(url, into: quarantine, have: have, callbacks: cb) }
-            let remoteTip = try quarantine.repo.resolve(reference: Self.fetchRef)
+            var remoteTip: ObjectID?
+            var chain: EncryptedChain?
+            var becameEncrypted = false
+            if crypt == nil {
+                try network.run("fetch") { cb in try fetchMain(url, into: quarantine, have: have, callbacks: cb) }
+                remoteTip = try quarantine.repo.resolve(reference: Self.fetchRef)
+                if let found = remoteTip, Self.looksEncrypted(quarantine.repo, tip: found) {
+                    // Another member moved the household to this remote, encrypted: it is read
+                    // as one from now on, once it reads. Its ciphertext never enters the household.
+                    quarantine.discard()
+                    quarantine = try Quarantine.prepare(for: repo, have: have)
+                    crypt = try EncryptedSide(self, options)
+                    becameEncrypted = true
+                }
+            }
+            if let crypt {
+                // The ciphertext into its own repository; what it carries into quarantine.
+                var fetched: ObjectID?
+                try network.run("fetch") { cb in fetched = try crypt.remote.fetch(url, have: crypt.remote.readState().commit, callbacks: cb) }
+                chain = try crypt.remote.read(to: fetched, device: crypt.device, into: quarantine.repo)
+                remoteTip = chain?.plain
+            }
             if remoteTip == nil {
                 report.remoteWasEmpty = true
                 // Emptied since we last fetched from it: everything is sent again below.
@@ -162,6 +194,9 @@ extension Household {
                 try Incoming.validate(
                     quarantine.repo, tip: remoteTip, have: have, packs: PackFiles(gitDirectory: quarantine.repo.gitDirectory))
                 try quarantine.admit()
+                // What was read is in the household now: the next sync reads on from there.
+                if let crypt, let chain { try crypt.remote.saveReadState(chain.state) }
+                if becameEncrypted { try setRemote(url, encrypted: true) }
                 if !report.remoteWentBack, !report.remoteRewritten, let previous, try !repo.isAncestor(previous, of: remoteTip) {
                     // Back to a state we had seen (a restored backup): what it lost is still
                     // ours and goes out below. Anything else it no longer holds: rewritten.
@@ -205,7 +240,12 @@ extension Household {
                 return report
             }
             try Outgoing.validate(repo, head: head, remote: remoteTip)
-            let pushed = try push(head, over: remoteTip, url: url, network: network)
+            let pushed =
+                if let crypt, let chain {
+                    try pushEncrypted(head, after: chain, crypt: crypt, url: url, network: network)
+                } else {
+                    try push(head, over: remoteTip, url: url, network: network)
+                }
             if pushed {
                 report.sent += try sentCount(from: remoteTip, to: head)
                 report.commitsSent += try commitCount(from: head, hiding: remoteTip)
@@ -236,14 +276,16 @@ extension Household {
 
     /// Pushes `head` to the remote's `main` if it still is `expected`. False when someone else
     /// pushed first (the caller fetches and merges again).
-    func push(_ head: ObjectID, over expected: ObjectID?, url: String, network: Network) throws -> Bool {
+    /// From `source` when given (an encrypted remote's scratch repository), whose `main` is `head`.
+    func push(_ head: ObjectID, over expected: ObjectID?, from source: Repository? = nil, url: String, network: Network) throws -> Bool {
+        let source = source ?? repo
         if let remotePath = Self.localPath(url) {
-            return try pushToPath(head, over: expected, remotePath: remotePath, url: url, network: network)
+            return try pushToPath(head, over: expected, from: source, remotePath: remotePath, url: url, network: network)
         }
         var refusal: PushRejection?
         do {
             try network.run("push") { cb in
-                try repo.push(url: url, refspecs: ["refs/heads/main:refs/heads/main"], callbacks: cb)
+                try source.push(url: url, refspecs: ["refs/heads/main:refs/heads/main"], callbacks: cb)
                 refusal = cb.rejections.first
             }
         } catch let e as GitError where e.isNonFastForward {

@@ -7,9 +7,10 @@ public struct SyncError: Error, Sendable {
     public enum Class: String, Sendable {
         /// Try again later: connection refused or reset, DNS, timeout, server busy, push race.
         case transient
-        /// Wrong key or password, no agent.
+        /// Wrong key or password, no agent; an encrypted remote with no key for this device.
         case authentication
-        /// No remote, repository not found, bad URL, unknown host key or untrusted certificate.
+        /// No remote, repository not found, bad URL, unknown host key or untrusted certificate;
+        /// no device key for an encrypted remote.
         case configuration
         /// Unrelated history, a remote that is not a household, or content from the remote that
         /// the format does not allow.
@@ -22,11 +23,11 @@ public struct SyncError: Error, Sendable {
         // transient
         case timeout, unreachable, hostNotFound, remoteBusy, pushRaces, remoteMissing, stopped
         // authentication
-        case credentialsRefused
+        case credentialsRefused, notGranted
         // configuration
-        case noRemote, unknownHostKey, untrustedCertificate, noRepository, badURL, pushRefused
+        case noRemote, unknownHostKey, untrustedCertificate, noRepository, badURL, pushRefused, noDeviceKey, noRecipients
         // data
-        case remoteData, unrelatedHistories, mergeFailed, unsendable, notAHousehold
+        case remoteData, unrelatedHistories, mergeFailed, unsendable, notAHousehold, remoteEncryption
         // local
         case diskFull, householdBusy, handEdits, repository
         /// A failure without a code of its own; its class says what to do.
@@ -36,10 +37,10 @@ public struct SyncError: Error, Sendable {
         var kind: Class? {
             switch self {
             case .timeout, .unreachable, .hostNotFound, .remoteBusy, .pushRaces, .remoteMissing, .stopped: return .transient
-            case .credentialsRefused: return .authentication
-            case .noRemote, .unknownHostKey, .untrustedCertificate, .noRepository, .badURL, .pushRefused:
+            case .credentialsRefused, .notGranted: return .authentication
+            case .noRemote, .unknownHostKey, .untrustedCertificate, .noRepository, .badURL, .pushRefused, .noDeviceKey, .noRecipients:
                 return .configuration
-            case .remoteData, .unrelatedHistories, .mergeFailed, .unsendable, .notAHousehold: return .data
+            case .remoteData, .unrelatedHistories, .mergeFailed, .unsendable, .notAHousehold, .remoteEncryption: return .data
             case .diskFull, .householdBusy, .handEdits, .repository: return .local
             case .unspecified: return nil
             }

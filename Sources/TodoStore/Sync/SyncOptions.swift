@@ -24,6 +24,9 @@ public struct SyncOptions: Sendable {
     /// CA certificates to trust for https instead of the system's (`GIT_SSL_CAINFO`); else
     /// git's `http.sslCAInfo` setting, else the system bundle.
     public var certificateFile: String?
+    /// The identity file that opens an encrypted remote's key files (docs/ENCRYPTION.md): the
+    /// device's, or one given to `todo clone --identity`.
+    public var identityFile: String?
     /// Called during transfers with how far they got (objects; `total` is never zero).
     public var progress: (@Sendable (TransferProgress) -> Void)?
     /// Where the sync log goes (`$XDG_STATE_HOME/todo`); nil for none.

@@ -85,6 +85,23 @@ public enum SyncProblem: Sendable {
     /// A task file not yet sent cannot be read as a task, for the reader's `reason`.
     case unsendableFile(path: String, reason: String, commit: CommitFacts?)
 
+    // MARK: An encrypted remote (docs/ENCRYPTION.md; Encrypted/)
+
+    /// The encrypted remote holds what no member's todo writes, at remote commit `commit`
+    /// (its first 10 hex digits).
+    case encryptedRemote(EncryptedFault, commit: String)
+    /// No key file on the encrypted remote is for this device (`recipient`): it was never
+    /// granted.
+    case notGranted(recipient: String)
+    /// The key files since this clone's last sync are not for this device: its key was removed,
+    /// or its member left.
+    case noLongerGranted(recipient: String)
+    /// This device has no identity to open the encrypted remote with (`path`), or it cannot be
+    /// read.
+    case noDeviceKey(path: String, reason: String)
+    /// No member of the household has a device key granted, so a push could be read by nobody.
+    case noRecipients
+
     // MARK: This machine
 
     case diskFull
@@ -97,6 +114,38 @@ public enum SyncProblem: Sendable {
     case repository(said: String)
     /// Another store failure.
     case store(StoreError)
+}
+
+/// What is wrong on an encrypted remote (docs/ENCRYPTION.md, "Refusals and exit codes").
+public enum EncryptedFault: Sendable, Equatable {
+    /// Its `main` names an object that is not a commit.
+    case notACommit
+    /// A commit with more than one parent.
+    case mergeCommit
+    /// A file other than `data.age` and `key.age`, or one that is not a plain file.
+    case unexpectedContent(String)
+    /// A commit without `data.age`.
+    case noDataFile
+    /// The first commit opens no key epoch.
+    case noKeyFile
+    /// A file larger than any household's.
+    case tooLarge(file: String)
+    /// A file that is not an age file, is damaged or fails its MAC: age's words.
+    case undecryptable(file: String, reason: String)
+    /// A key file that opens but is not one todo writes.
+    case badKeyFile
+    /// A key file whose epoch does not follow the one before.
+    case keyOutOfSequence(expected: Int, found: Int)
+    /// A key file whose proof was not made by a holder of the epoch before it.
+    case badProof(epoch: Int)
+    /// A key file whose identity of an earlier epoch differs from the one known.
+    case identitiesDiffer(epoch: Int)
+    /// A data file under the key of an epoch other than the one in force.
+    case retiredKey
+    /// A data file under a key the household never had.
+    case unknownKey
+    /// A data file whose bundle does not follow the one before or is not a bundle of `main`.
+    case badBundle(String)
 }
 
 /// A commit named in a problem: its id and author.
