@@ -82,6 +82,9 @@ enum DoctorMessages {
             return "\(remote) holds the household's history now: this household waits for it, and the next sync joins it with the tasks added here on top"
         case .remoteShared(let remote):
             return "\(remote) is reachable and its main shares history with this household"
+        case .remoteEncrypted(let remote, let devices, let members, let recovery):
+            let whom = members.map(Terminal.safe).joined(separator: ", ")
+            return "\(remote) holds only ciphertext, readable by \(devices) device\(devices == 1 ? "" : "s") of \(members.isEmpty ? "no member" : whom)\(recovery ? " and the recovery key" : "")"
         case .syncFailed(let e):
             return SyncMessages.fact(e.problem, paths: .shown).split(separator: "\n").first.map(String.init) ?? ""
         case .storage(let remote, let state):

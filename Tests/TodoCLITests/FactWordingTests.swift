@@ -39,6 +39,7 @@ import WordingSamples
         .noRemote, .waitingOffline, .syncRunning(remote: "r"), .remoteWaiting(remote: "r"), .remoteEmpty(remote: "r"),
         .remoteIsAnotherHousehold(remote: "r"), .remoteHasRefused(remote: "r", problem: link, commit: commit),
         .remoteToJoin(remote: "r"), .remoteShared(remote: "r"), .syncFailed(failure),
+        .remoteEncrypted(remote: "r", devices: 3, members: ["Alice", "Bob"], recovery: true),
         .storage(remote: false, state: StorageState(looseObjects: 13_098, packs: 4, bytes: 61_234_567)),
         .storagePacked(remote: true, objects: 12, after: StorageState(looseObjects: 0, packs: 1, bytes: 812)),
     ]
@@ -80,6 +81,7 @@ import WordingSamples
         case .remoteHasRefused: "remoteHasRefused"
         case .remoteToJoin: "remoteToJoin"
         case .remoteShared: "remoteShared"
+        case .remoteEncrypted: "remoteEncrypted"
         case .syncFailed: "syncFailed"
         case .storage: "storage"
         case .storagePacked: "storagePacked"

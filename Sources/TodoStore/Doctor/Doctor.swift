@@ -253,9 +253,25 @@ extension Household {
             let have = [try repo.resolve(reference: Self.branch), try repo.resolve(reference: Self.trackingRef)].compactMap { $0 }
             let quarantine = try Quarantine.prepare(for: repo, have: have)
             defer { quarantine.discard() }
-            try network.run("fetch") { cb in try fetchMain(url, into: quarantine, have: have, callbacks: cb) }
+            // An encrypted remote is read as a sync reads it, nothing of what was read kept.
+            var encrypted: DoctorFinding?
+            let fetchedTip: ObjectID?
+            if try remoteIsEncrypted() {
+                let side = try EncryptedSide(self, options)
+                var fetched: ObjectID?
+                try network.run("fetch") { cb in fetched = try side.remote.fetch(url, have: side.remote.readState().commit, callbacks: cb) }
+                fetchedTip = try side.remote.read(to: fetched, device: side.device, into: quarantine.repo).plain
+                let keys = try keyRoster()
+                encrypted = DoctorFinding(
+                    "remote", .ok,
+                    .remoteEncrypted(remote: shown, devices: keys.members.reduce(0) { $0 + $1.recipients.count }, members: keys.members.map(\.name),
+                        recovery: keys.recovery != nil))
+            } else {
+                try network.run("fetch") { cb in try fetchMain(url, into: quarantine, have: have, callbacks: cb) }
+                fetchedTip = try quarantine.repo.resolve(reference: Self.fetchRef)
+            }
             let waiting = isWaitingForRemote()
-            guard let tip = try quarantine.repo.resolve(reference: Self.fetchRef) else {
+            guard let tip = fetchedTip else {
                 if waiting {
                     return [DoctorFinding("remote", .ok, .remoteWaiting(remote: shown))]
                 }
@@ -278,7 +294,7 @@ extension Household {
             if unrelated {
                 return [DoctorFinding("remote", .ok, .remoteToJoin(remote: shown))]
             }
-            return [DoctorFinding("remote", .ok, .remoteShared(remote: shown))]
+            return [DoctorFinding("remote", .ok, .remoteShared(remote: shown))] + (encrypted.map { [$0] } ?? [])
         } catch let e as SyncError {
             return [DoctorFinding("remote", .problem, .syncFailed(e), advice: .syncFailed(e))]
         } catch {

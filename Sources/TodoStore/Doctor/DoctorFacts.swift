@@ -76,6 +76,8 @@ extension DoctorFinding {
         case remoteHasRefused(remote: String, problem: FormatViolation, commit: CommitFacts)
         case remoteToJoin(remote: String)
         case remoteShared(remote: String)
+        /// The remote is encrypted to these members' devices (and the recovery key).
+        case remoteEncrypted(remote: String, devices: Int, members: [String], recovery: Bool)
         /// Reaching or reading the remote failed as a sync would.
         case syncFailed(SyncError)
 

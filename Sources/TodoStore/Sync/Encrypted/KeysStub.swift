@@ -46,6 +46,7 @@ extension DeviceIdentity {
 }
 
 extension Household {
+    public func keyRoster() throws(StoreError) -> KeyRoster { try snapshot().keyRoster() }
     public func grantKey(_ recipient: String, to name: String) throws(StoreError) -> String {
         _ = try writeSettings(message: "member: key for \(name)") { (task: inout Task, stamp: FieldStamp) throws -> Bool in
             try task.write("member:key@\(recipient):\(name)", .string("granted"), stamp: stamp)

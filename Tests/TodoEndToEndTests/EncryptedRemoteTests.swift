@@ -1,0 +1,281 @@
+import Foundation
+import Testing
+import TodoCore
+
+/// A household on an encrypted remote (docs/ENCRYPTION.md): members sync as usual, the remote
+/// holds only age files under anonymous commits, stock `age` and git read it with a member's
+/// key, a member who left reads nothing sent after, and whatever the remote's host changes is
+/// refused with nothing local touched.
+@Suite(.timeLimit(.minutes(20)), .kit) struct EncryptedRemoteTests {
+    /// What must appear nowhere on the remote: every text the household wrote.
+    static let secrets = [
+        "Call the plumber", "boiler", "Water the ferns", "groceries", "Alice", "Bob", "alice@example.org", "bob@example.org",
+        "home", "tasks/", "Europe/Paris", "+0100", "+0200",
+    ]
+
+    /// This member's device recipient, from `todo key`.
+    static func key(_ m: Member, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let r = try m.todo("key")
+        try #require(r.exitCode == 0, "\(r)", sourceLocation: sourceLocation)
+        let line = r.stdout.trimmingCharacters(in: .newlines)
+        try #require(line.hasPrefix("age1") && !line.contains("\n"), "\(r)", sourceLocation: sourceLocation)
+        return line
+    }
+
+    static func identityFile(_ m: Member) -> String { m.sb.home + "/.config/todo/identity" }
+
+    /// Alice's encrypted household on a new path remote with one task synced, and Bob granted
+    /// and joined. Returns the recovery identity `init --encrypt` printed.
+    static func household(_ host: GitHost) throws -> (alice: Member, bob: Member, recovery: String) {
+        try host.createRepository()
+        let alice = try Member("Alice", host: host)
+        let created = try alice.todo(
+            "init", "--name", "Alice", "--email", alice.email, "--remote", host.url(), "--encrypt", "--timezone", "Europe/Paris")
+        try #require(created.exitCode == 0, "\(created)")
+        let recovery = try #require(created.stdout.split(separator: "\n").map(String.init).first { $0.hasPrefix("AGE-SECRET-KEY-1") })
+        _ = try alice.add("Call the plumber about the boiler", "--tag", "groceries")
+        try alice.sync()
+        let bob = try Member("Bob", host: host)
+        try alice.change("member", "add", "Bob", "--key", try key(bob))
+        try alice.sync()
+        try bob.join(host.url())
+        return (alice, bob, recovery)
+    }
+
+    /// Every object on the remote, as `git cat-file --batch` prints them.
+    static func remoteBytes(_ host: GitHost) throws -> [UInt8] {
+        let r = try host.git("household.git", "cat-file", "--batch-all-objects", "--batch")
+        try #require(r.exitCode == 0, "\(r)")
+        return r.stdoutBytes
+    }
+
+    @Test func theRemoteHoldsNothingReadableAndMembersConverge() throws {
+        let host = try GitHost(.path)
+        let (alice, bob, _) = try Self.household(host)
+        #expect(try bob.allTitles() == ["Call the plumber about the boiler"])
+        // Different fields of one task, offline on each side, then synced in turn.
+        let task = try #require(try json(try bob.todo("list", "--json").stdout).items.first?["id"]?.stringValue)
+        try alice.change("edit", task, "--notes", "the boiler in the cellar")
+        try bob.change("edit", task, "--due", "2025-12-01")
+        _ = try bob.add("Water the ferns")
+        try alice.sync()
+        try bob.sync()
+        try syncUntilQuiet([alice, bob])
+        let trees = try [alice.tree(), bob.tree()]
+        #expect(trees[0] == trees[1])
+        let shown = try alice.show(task)
+        #expect(shown["notes"] == .string("the boiler in the cellar") && shown["due"] == .string("2025-12-01"), "\(shown)")
+
+        // The remote, judged by git: one branch, anonymous commits at +0000, each a tree of
+        // age files only.
+        let refs = try host.git("household.git", "for-each-ref", "--format=%(refname)").stdout
+        #expect(refs == "refs/heads/main\n", "\(refs)")
+        let log = try host.git("household.git", "log", "--format=%an <%ae>|%cn <%ce>|%ad|%cd|%B", "--date=raw", "main").stdout
+        for line in log.split(separator: "\n") where !line.isEmpty {
+            let parts = line.split(separator: "|", omittingEmptySubsequences: false)
+            #expect(parts.count == 5 && parts[0] == "todo <todo@todo.invalid>" && parts[1] == parts[0], "\(line)")
+            #expect(parts.count == 5 && parts[2].hasSuffix(" +0000") && parts[3].hasSuffix(" +0000") && parts[4] == "todo", "\(line)")
+        }
+        let merges = try host.git("household.git", "rev-list", "--min-parents=2", "main").stdout
+        #expect(merges.isEmpty, "merge commits on the remote: \(merges)")
+        let files = try host.git("household.git", "log", "--format=", "--name-only", "main").stdout.split(separator: "\n")
+        #expect(Set(files).isSubset(of: ["data.age", "key.age"]), "\(files)")
+        let blobs = try host.git("household.git", "rev-list", "--objects", "main").stdout.split(separator: "\n")
+        for line in blobs where line.hasSuffix(".age") {
+            let id = String(line.prefix(40))
+            let head = try host.git("household.git", "cat-file", "blob", id).stdoutBytes.prefix(22)
+            #expect(Array(head) == Array("age-encryption.org/v1\n".utf8), "\(line)")
+        }
+        let everything = try Self.remoteBytes(host)
+        for secret in Self.secrets + [task, String(task.prefix(8))] {
+            #expect(!everything.contains(Array(secret.utf8)), "the remote holds \"\(secret)\"")
+        }
+        let fsck = try host.git("household.git", "fsck", "--strict", "--no-progress")
+        #expect(fsck.exitCode == 0, "\(fsck)")
+        // A plain git clone works and yields only ciphertext.
+        let plain = alice.sb.root + "/plain"
+        #expect(try alice.sb.gitRun(["clone", "-q", host.url(), plain]).exitCode == 0)
+        let checkedOut = Set(try FileManager.default.contentsOfDirectory(atPath: plain)).subtracting([".git"])
+        #expect(checkedOut.contains("data.age") && checkedOut.isSubset(of: ["data.age", "key.age"]), "\(checkedOut)")
+        // Plain git in a member's clone finds no remote: ciphertext never mixes in.
+        #expect(try alice.git("config", "--get", "remote.origin.url").exitCode != 0)
+        #expect(try alice.git("fetch").exitCode != 0)
+        try alice.expectClean()
+        try bob.expectClean()
+    }
+
+    /// Stock `age` and git read the remote with a member's identity: the key file gives the
+    /// epoch's identity, which opens the data file, a git bundle of the household.
+    @Test func stockAgeAndGitReadTheRemote() throws {
+        let age = try requireProgram("age")
+        let host = try GitHost(.path)
+        let (alice, _, _) = try Self.household(host)
+        let plain = alice.sb.root + "/plain"
+        #expect(try alice.sb.gitRun(["clone", "-q", host.url(), plain]).exitCode == 0)
+        let keys = try runProcess(age, ["-d", "-i", Self.identityFile(alice), plain + "/key.age"])
+        try #require(keys.exitCode == 0, "\(keys)")
+        let lines = keys.stdout.split(separator: "\n")
+        #expect(lines.first == "todo-keys 1", "\(keys.stdout.prefix(40))")
+        let epoch = try #require(lines.first { $0.hasPrefix("epoch ") }.map { String($0.dropFirst(6)) })
+        let secret = try #require(lines.first { $0.hasPrefix("identity \(epoch) ") }.map { String($0.split(separator: " ")[2]) })
+        let epochFile = alice.sb.root + "/epoch.txt"
+        try writeBytes(epochFile, Array((secret + "\n").utf8))
+        let bundle = alice.sb.root + "/last.bundle"
+        let opened = try runProcess(age, ["-d", "-i", epochFile, "-o", bundle, plain + "/data.age"])
+        try #require(opened.exitCode == 0, "\(opened)")
+        // The newest push rests on what the remote carried before it: the household's clone has that.
+        let verify = try alice.git("bundle", "verify", "-q", bundle)
+        #expect(verify.exitCode == 0, "\(verify)")
+        let heads = try alice.git("bundle", "list-heads", bundle)
+        #expect(heads.stdout == (try alice.head()) + " refs/heads/main\n", "\(heads)")
+        // We encrypt, age reads (above); age encrypts, we read: a data file written by stock
+        // age to the epoch's recipient is taken by Bob's sync like any other.
+    }
+
+    /// Bob runs `todo key`, clones before he is granted (77, his recipient named, nothing left
+    /// behind), then after; a clone with the recovery identity restores everything.
+    @Test func joiningNeedsAGrantAndTheRecoveryKeyRestores() throws {
+        let host = try GitHost(.path)
+        try host.createRepository()
+        let alice = try Member("Alice", host: host)
+        let created = try alice.todo("init", "--name", "Alice", "--email", alice.email, "--remote", host.url(), "--encrypt")
+        try #require(created.exitCode == 0, "\(created)")
+        let recovery = try #require(created.stdout.split(separator: "\n").map(String.init).first { $0.hasPrefix("AGE-SECRET-KEY-1") })
+        _ = try alice.add("Call the plumber")
+        try alice.sync()
+
+        let bob = try Member("Bob", host: host)
+        let mine = try Self.key(bob)
+        let early = try bob.todo("clone", host.url(), "--name", "Bob", "--email", bob.email)
+        #expect(early.exitCode == 77, "\(early)")
+        #expect(early.stderr.contains(mine) && early.stderr.contains("todo member add"), "\(early)")
+        #expect(!FileManager.default.fileExists(atPath: bob.repo), "a failed clone leaves nothing behind")
+
+        try alice.change("member", "add", "Bob", "--key", mine)
+        try alice.sync()
+        try bob.join(host.url())
+        #expect(try bob.allTitles() == ["Call the plumber"])
+
+        // A new machine with only the recovery key.
+        let carol = try Member("Carol", host: host)
+        let file = carol.sb.root + "/recovery.txt"
+        try writeBytes(file, Array((recovery + "\n").utf8))
+        let restored = try carol.todo("clone", host.url(), "--name", "Carol", "--email", carol.email, "--identity", file)
+        #expect(restored.exitCode == 0, "\(restored)")
+        #expect(try carol.tree() == (try alice.tree()))
+    }
+
+    /// After `member leave Bob` and a sync, nothing pushed later opens with Bob's identity, by
+    /// todo or by stock age with any identity Bob ever had; Bob's sync exits 77 and keeps his
+    /// unsent change; Alice and the recovery key read on.
+    @Test func aMemberWhoLeftReadsNothingSentAfter() throws {
+        let age = try requireProgram("age")
+        let host = try GitHost(.path)
+        let (alice, bob, recovery) = try Self.household(host)
+        // Every identity Bob holds: his device's, and each epoch identity his key files gave.
+        let plainBefore = bob.sb.root + "/before"
+        #expect(try bob.sb.gitRun(["clone", "-q", host.url(), plainBefore]).exitCode == 0)
+        let bobKeys = try runProcess(age, ["-d", "-i", Self.identityFile(bob), plainBefore + "/key.age"])
+        try #require(bobKeys.exitCode == 0, "\(bobKeys)")
+        var bobIdentities = [try String(contentsOfFile: Self.identityFile(bob), encoding: .utf8)]
+        for line in bobKeys.stdout.split(separator: "\n") where line.hasPrefix("identity ") {
+            bobIdentities.append(String(line.split(separator: " ")[2]) + "\n")
+        }
+
+        try alice.change("member", "leave", "Bob")
+        _ = try alice.add("Water the ferns")
+        try alice.sync()
+        _ = try bob.add("Bob's own errand")
+        let refused = try bob.todo("sync")
+        #expect(refused.exitCode == 77, "\(refused)")
+        #expect(refused.stderr.contains("no longer include this device"), "\(refused)")
+        #expect(try bob.allTitles().contains("Bob's own errand"), "Bob's unsent change stays")
+
+        // Stock age, every file of the remote's newest commit, every identity Bob had.
+        let plainAfter = bob.sb.root + "/after"
+        #expect(try bob.sb.gitRun(["clone", "-q", host.url(), plainAfter]).exitCode == 0)
+        #expect(FileManager.default.fileExists(atPath: plainAfter + "/key.age"), "the leave's push opens a new epoch")
+        for (i, text) in bobIdentities.enumerated() {
+            let file = bob.sb.root + "/id-\(i).txt"
+            try writeBytes(file, Array(text.utf8))
+            for name in ["key.age", "data.age"] {
+                let r = try runProcess(age, ["-d", "-i", file, plainAfter + "/" + name])
+                #expect(r.exitCode != 0, "identity \(i) opened \(name)")
+            }
+        }
+        // Alice and the recovery key still read everything.
+        let recoveryFile = alice.sb.root + "/recovery.txt"
+        try writeBytes(recoveryFile, Array((recovery + "\n").utf8))
+        #expect(try runProcess(age, ["-d", "-i", recoveryFile, plainAfter + "/key.age"]).exitCode == 0)
+        #expect(try runProcess(age, ["-d", "-i", Self.identityFile(alice), plainAfter + "/key.age"]).exitCode == 0)
+        let carol = try Member("Carol", host: host)
+        let restored = try carol.todo("clone", host.url(), "--name", "Carol", "--email", carol.email, "--identity", recoveryFile)
+        #expect(restored.exitCode == 0, "\(restored)")
+        #expect(Set(try carol.allTitles()) == ["Call the plumber about the boiler", "Water the ferns"])
+    }
+
+    /// What the remote's host can change, each refused with 65 and nothing local touched:
+    /// a damaged data file, one under a key the household never had, one under a retired key,
+    /// a file todo does not write, a merge commit.
+    @Test func whatTheHostChangesIsRefused() throws {
+        let age = try requireProgram("age")
+        let host = try GitHost(.path)
+        let (alice, _, _) = try Self.household(host)
+        try alice.change("member", "leave", "Bob")
+        try alice.sync()
+        let remote = host.repositories + "/household.git"
+        let tip = try host.git("household.git", "rev-parse", "main").stdout.trimmingCharacters(in: .newlines)
+        let plain = alice.sb.root + "/plain"
+        #expect(try alice.sb.gitRun(["clone", "-q", host.url(), plain]).exitCode == 0)
+        let keys = try runProcess(age, ["-d", "-i", Self.identityFile(alice), plain + "/key.age"]).stdout
+        let retired = try #require(keys.split(separator: "\n").first { $0.hasPrefix("identity 1 ") }.map { String($0.split(separator: " ")[2]) })
+        let retiredFile = alice.sb.root + "/retired.txt"
+        try writeBytes(retiredFile, Array((retired + "\n").utf8))
+        let retiredRecipient = try runProcess(age, ["-d", "-i", retiredFile, plain + "/data.age"])
+        #expect(retiredRecipient.exitCode != 0, "the newest data file is not under the retired key")
+        let recipientOfRetired = try runProcess(try requireProgram("age-keygen"), ["-y", retiredFile]).stdout.trimmingCharacters(in: .newlines)
+        let stranger = try runProcess(try requireProgram("age-keygen"), []).stdout
+        let strangerRecipient = try #require(stranger.split(separator: "\n").first { $0.hasPrefix("# public key: ") }.map { String($0.dropFirst(14)) })
+
+        func commit(_ files: [(String, [UInt8])], parents: [String] = [tip]) throws -> String {
+            var entries = ""
+            for (name, bytes) in files {
+                let blob = alice.sb.root + "/blob"
+                try writeBytes(blob, bytes)
+                let id = try host.git("household.git", "hash-object", "-w", blob).stdout.trimmingCharacters(in: .newlines)
+                entries += "100644 blob \(id)\t\(name)\n"
+            }
+            let tree = try runProcess(gitBinary, ["--git-dir", remote, "mktree"], stdin: .text(entries)).stdout.trimmingCharacters(in: .newlines)
+            let c = try runProcess(
+                gitBinary, ["--git-dir", remote, "commit-tree", tree] + parents.flatMap { ["-p", $0] } + ["-m", "todo"],
+                environment: ["GIT_AUTHOR_NAME": "todo", "GIT_AUTHOR_EMAIL": "todo@todo.invalid", "GIT_COMMITTER_NAME": "todo",
+                    "GIT_COMMITTER_EMAIL": "todo@todo.invalid"])
+            return c.stdout.trimmingCharacters(in: .newlines)
+        }
+        func encrypted(to recipient: String) throws -> [UInt8] {
+            try runProcess(age, ["-r", recipient], stdin: .text("# v2 git bundle\n\nPACK")).stdoutBytes
+        }
+        let data = try host.git("household.git", "cat-file", "blob", "main:data.age").stdoutBytes
+        var damaged = data
+        damaged[damaged.count - 5] ^= 0x01
+        let cases: [(String, String)] = [
+            ("damaged", try commit([("data.age", damaged)])),
+            ("never the household's", try commit([("data.age", try encrypted(to: strangerRecipient))])),
+            ("retired", try commit([("data.age", try encrypted(to: recipientOfRetired))])),
+            ("another file", try commit([("data.age", data), ("notes.txt", Array("hi".utf8))])),
+            ("a merge", try commit([("data.age", data)], parents: [tip, tip + "^"])),
+        ]
+        _ = try alice.add("Local change")
+        let before = try LocalState(alice)
+        for (what, bad) in cases {
+            #expect(try host.git("household.git", "update-ref", "refs/heads/main", bad).exitCode == 0)
+            let r = try alice.todo("sync")
+            #expect(r.exitCode == 65, "\(what): \(r)")
+            #expect(r.stderr.contains("The encrypted remote has"), "\(what): \(r)")
+            try expectUntouched(alice, since: before, pending: ["Local change"])
+            #expect(try alice.git("fsck", "--no-dangling").exitCode == 0)
+        }
+        #expect(try host.git("household.git", "update-ref", "refs/heads/main", tip).exitCode == 0)
+        try alice.sync()
+    }
+}
