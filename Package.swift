@@ -72,10 +72,10 @@ let package = Package(
         // age's file format (age-encryption.org/v1) parsed and encoded: bech32 keys, strict
         // base64, the header and its stanzas, identity files; pure Swift, no crypto, no
         // Foundation, bounds-checked like GitFormats, fuzzed (`make fuzz`). For the encrypted
-        // remote (docs/ARCHITECTURE.md, "age"); nothing links it yet.
+        // remote (docs/ARCHITECTURE.md, "age").
         .target(name: "AgeFormat", swiftSettings: strictImports),
         // age's encryption over AgeFormat with swift-crypto: X25519 identities and recipients,
-        // the header MAC, the STREAM payload. No executable depends on it yet.
+        // the header MAC, the STREAM payload. TodoStore uses it for the device identity.
         .target(name: "Age", dependencies: ["AgeFormat", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strictImports),
         // The one Swift module that talks to libgit2.
         .target(
@@ -87,9 +87,10 @@ let package = Package(
         // end-to-end tests start run its merge and schedules five times faster (docs/TESTING.md).
         .target(name: "TodoCore", swiftSettings: strictImports + [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // A household: every transaction and query, sync, credentials; reads and writes through GitKit.
+        // Age and AgeFormat: the device identity and the household's keys (docs/ENCRYPTION.md).
         .target(
             name: "TodoStore",
-            dependencies: ["Age", "FileKit", "GitFormats", "GitKit", "TodoCore", systemPackage, .product(name: "Subprocess", package: "swift-subprocess")],
+            dependencies: ["Age", "AgeFormat", "FileKit", "GitFormats", "GitKit", "TodoCore", systemPackage, .product(name: "Subprocess", package: "swift-subprocess")],
             swiftSettings: strictImports
         ),
         // The sentences a person reads for refused input and store or sync failures, and the exit

@@ -43,6 +43,8 @@ enum AdviceText {
             return "`todo list` shows them."
         case .changeSettings:
             return "Change the settings with `todo timezone` or `todo member`; run `todo list --all` to see the task ids."
+        case .protectIdentity(let path, let folder):
+            return "Make it yours alone with `chmod \(folder ? "700" : "600") \(Terminal.safe(path))`\(folder ? "" : " (and `chmod 700` its folder)"); if others may have read it, have a member remove this device's key (`todo member key remove NAME RECIPIENT`) and make a new one."
         case .findConflictIDs:
             return "Run `todo conflicts` to see the entries."
         case .conflictBytes:

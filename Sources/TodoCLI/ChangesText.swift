@@ -102,6 +102,9 @@ enum ChangesText {
         case .away(let name, let from, let through?):
             return "\(who): \(Terminal.safe(name)) is away from \(day(from)) through \(day(through))"
         case .away(let name, let from, nil): return "\(who): \(Terminal.safe(name))'s time away from \(day(from)) is cleared"
+        case .keyGranted(let name, _): return "\(who) granted a device key to \(Terminal.safe(name))"
+        case .keyRemoved(let name, _): return "\(who) removed a device key of \(Terminal.safe(name))"
+        case .recoveryKey: return "\(who) set the recovery key"
         case .other(let keys): return "\(who) changed the household settings (\(keys.map(Terminal.safe).joined(separator: ", ")))"
         }
     }
@@ -162,6 +165,9 @@ enum ChangesText {
                 ("name", .string(name)), ("from", .string(from.description)),
                 ("through", through.map { .string($0.description) } ?? .null),
             ]
+        case .keyGranted(let name, let recipient), .keyRemoved(let name, let recipient):
+            members += [("name", .string(name)), ("recipient", .string(recipient))]
+        case .recoveryKey(let recipient): members.append(("recipient", .string(recipient)))
         case .other(let keys): members.append(("keys", .array(keys.map { .string($0) })))
         }
         members.append(("mine", .bool(c.touchesMe)))
@@ -175,6 +181,9 @@ enum ChangesText {
         case .joined: "member-joined"
         case .left: "member-left"
         case .away: "member-away"
+        case .keyGranted: "member-key-granted"
+        case .keyRemoved: "member-key-removed"
+        case .recoveryKey: "recovery-key"
         case .other: "settings"
         }
     }

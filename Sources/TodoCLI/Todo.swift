@@ -29,7 +29,7 @@ struct Todo: ParsableCommand {
         subcommands: [
             InitCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self,
             DoneCommand.self, SkipCommand.self, SwapCommand.self, PassCommand.self, ReopenCommand.self, RemoveCommand.self, RestoreCommand.self, LogCommand.self, ChoresCommand.self,
-            AgendaCommand.self, CalendarCommand.self, TimeZoneCommand.self, MemberCommand.self, RemindCommand.self, UndoCommand.self, RedoCommand.self, ChangesCommand.self,
+            AgendaCommand.self, CalendarCommand.self, TimeZoneCommand.self, MemberCommand.self, KeyCommand.self, RemindCommand.self, UndoCommand.self, RedoCommand.self, ChangesCommand.self,
             ImportCommand.self, HouseholdsCommand.self, ConflictsCommand.self, SyncCommand.self, CloneCommand.self, RemoteCommand.self, StatusCommand.self,
             DoctorCommand.self, MaintenanceCommand.self, MergeDriverCommand.self, ServeCommand.self,
         ]

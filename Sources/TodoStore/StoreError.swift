@@ -84,6 +84,27 @@ public enum StoreError: Error, Sendable {
     /// `value` is what was given. Nothing is written.
     case fieldRefused(field: RuledField, value: String, problem: FieldRules.Problem)
     case git(RepositoryFailure)
+    /// This device's identity file (`path`), or its folder (`folder` true, `path` the folder),
+    /// may be read or written by others than its owner: it is not used (docs/ENCRYPTION.md).
+    case identityExposed(path: String, folder: Bool)
+    /// This device's identity file cannot be used as one.
+    case identityUnreadable(path: String, reason: IdentityProblem)
+    /// A text given as an age recipient (`age1…`) that is not one. Nothing is written.
+    case badRecipient(String)
+    /// `member key remove` of a recipient the member has not been granted.
+    case keyNotGranted(recipient: String, member: String)
+
+    /// Why an identity file cannot be used.
+    public enum IdentityProblem: Sendable, Equatable {
+        /// A folder, a device, a socket: not a regular file.
+        case notRegularFile
+        /// Another user owns it.
+        case otherOwner
+        /// A well-formed file with no identity in it.
+        case noIdentity
+        /// Not an identity file (the parser's words).
+        case malformed(String)
+    }
 
     /// What `fieldRefused` refused.
     public enum RuledField: String, Sendable {

@@ -41,6 +41,9 @@ public enum Advice: Sendable, Equatable {
     case shortIDsAreListed
     /// An id named the settings file: the settings have their own commands.
     case changeSettings
+    /// This device's identity file (or, `folder`, its folder) at `path` is open to others:
+    /// make it the owner's alone.
+    case protectIdentity(path: String, folder: Bool)
     /// A conflict-log id matched nothing.
     case findConflictIDs
     /// The conflict-log entry holds raw bytes only, shown in the log's full form.

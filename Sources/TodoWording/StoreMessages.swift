@@ -196,6 +196,26 @@ extension Worded {
             self.init(
                 "The household repository could not be read or written\(paths == .shown ? " (\(safe(g.message)))" : ""). Nothing was changed.",
                 exit: .software, detail: safe(g.description))
+        case .identityExposed(let path, let folder):
+            let what = folder ? "The folder of this device's identity" : "This device's identity file"
+            self.init(
+                "\(what)\(paths == .shown ? " \(safe(path))" : "") may be read or written by other users, so it is not used: whoever reads the identity reads the household as this device can.",
+                advice: .protectIdentity(path: path, folder: folder), exit: .configuration)
+        case .identityUnreadable(let path, let reason):
+            let why: String
+            switch reason {
+            case .notRegularFile: why = "it is not a regular file"
+            case .otherOwner: why = "another user owns it"
+            case .noIdentity: why = "it holds no identity"
+            case .malformed(let words): why = "it is not an age identity file (\(safe(words)))"
+            }
+            self.init("This device's identity file\(paths == .shown ? " \(safe(path))" : "") cannot be used: \(why).", exit: .configuration)
+        case .badRecipient(let text):
+            self.init(
+                "\"\(safe(DisplayText.truncated(text, 80)))\" is not an age recipient (a device's key is age1 followed by 58 letters and digits). Nothing was changed.",
+                exit: .usage)
+        case .keyNotGranted(let recipient, let member):
+            self.init("\(safe(member)) has no device key \(safe(recipient)). Nothing was changed.", exit: .notFound)
         case .internalError(let path, let cause):
             self.init(internal: paths == .shown ? "\(cause.text) (in \(path))" : Self.reason(cause, paths))
         }

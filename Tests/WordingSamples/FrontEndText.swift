@@ -6,7 +6,7 @@ public enum FrontEndText {
     /// that the command line has no other.
     public static let commandWords: Set<String> = [
         "add", "agenda", "away", "calendar", "changes", "chores", "clone", "conflicts", "doctor", "done", "edit",
-        "households", "import", "init", "leave", "list", "log", "maintenance", "member", "merge-driver", "pass", "redo",
+        "households", "import", "init", "key", "leave", "list", "log", "maintenance", "member", "merge-driver", "pass", "redo",
         "remind", "remote", "remove", "reopen", "restore", "rm", "serve", "set", "show", "skip", "status", "swap", "sync",
         "timezone", "undo",
     ]

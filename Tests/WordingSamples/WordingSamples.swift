@@ -68,6 +68,14 @@ public enum WordingSamples {
             .badAwayWindow(from: later, until: today, today: today),
             .dateOutOfRange(field: "due", date: CivilDate(year: 1, month: 1, day: 1)!),
             .fieldRefused(field: .title, value: " ", problem: .empty),
+            .identityExposed(path: local + "/home/.config/todo/identity", folder: false),
+            .identityExposed(path: local + "/home/.config/todo", folder: true),
+            .identityUnreadable(path: local + "/home/.config/todo/identity", reason: .notRegularFile),
+            .identityUnreadable(path: local + "/home/.config/todo/identity", reason: .otherOwner),
+            .identityUnreadable(path: local + "/home/.config/todo/identity", reason: .noIdentity),
+            .identityUnreadable(path: local + "/home/.config/todo/identity", reason: .malformed("invalid identity: wrong length at 0")),
+            .badRecipient("age1nope"),
+            .keyNotGranted(recipient: "age1qqqq", member: "Ann"),
             .git(RepositoryFailure(message: "failed to open '\(local)/data/home/.git/HEAD'", function: "git_reference_lookup", code: -1, errorClass: 2)),
         ]
     }
@@ -114,11 +122,15 @@ public enum WordingSamples {
         case .dateOutOfRange: "dateOutOfRange"
         case .fieldRefused: "fieldRefused"
         case .git: "git"
+        case .identityExposed: "identityExposed"
+        case .identityUnreadable: "identityUnreadable"
+        case .badRecipient: "badRecipient"
+        case .keyNotGranted: "keyNotGranted"
         }
     }
 
     /// How many cases `StoreError` has: `name` lists them all.
-    public static let storeErrorCases = 40
+    public static let storeErrorCases = 44
 
     /// Every `SyncProblem` case; the remotes that can be a path are under `local` (a path remote
     /// of this machine) and, once more, a URL of another machine.

@@ -24,19 +24,21 @@ struct MemberCommand: ParsableCommand {
               todo member away Kim --from 2026-12-21 --until 2026-12-28
               todo member leave Bob --to Kim
               todo member set Kim --email kim@example.org --via mail
+              todo member add Sam --key age1...
+              todo member key remove Sam age1...
               todo member set Sam --via post --post-url https://ntfy.sh/our-family-sam
               todo member show Kim
             """,
         subcommands: [
             MemberListCommand.self, MemberAddCommand.self, MemberLeaveCommand.self, MemberAwayCommand.self,
-            MemberSetCommand.self, MemberShowCommand.self,
+            MemberSetCommand.self, MemberShowCommand.self, MemberKeyCommand.self,
         ],
         defaultSubcommand: MemberListCommand.self)
 }
 
 struct MemberListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "list", abstract: "Every member: active, away (with dates) or left, and their details.")
+        commandName: "list", abstract: "Every member: active, away (with dates) or left, their details and device keys.")
 
     @OptionGroup var household: HouseholdOptions
 
@@ -47,9 +49,13 @@ struct MemberListCommand: ParsableCommand {
         for (name, d) in details { byFold[name.lowercased()] = d }
         let roster = try h.roster()
         let today = Env.today(h.clock)
+        var keys: [String: [String]] = [:]
+        for m in try h.keyRoster().members { keys[m.name.lowercased()] = m.recipients }
         var out = Output()
         for name in try h.memberNames() {
-            out.line(MemberText.summary(name, byFold[name.lowercased()] ?? MemberDetails(), state: MemberText.state(roster.member(name), today: today)))
+            out.line(
+                MemberText.summary(name, byFold[name.lowercased()] ?? MemberDetails(), state: MemberText.state(roster.member(name), today: today))
+                    + MemberKeyText.listed(keys[name.lowercased()] ?? []))
         }
         out.flush()
     }
@@ -167,15 +173,23 @@ struct MemberAddCommand: ParsableCommand {
             members already: adding one (compared without case) changes nothing. Someone who \
             left is a member again from tomorrow; their old page sessions and feed addresses \
             stay ended. Add them to a chore with `todo edit ID --rotate ...`.
+
+            --key grants a device's key (what `todo key` prints on that device) to NAME, new or \
+            already a member: an encrypted household is sent encrypted to it from the next sync.
             """)
 
     @OptionGroup var household: HouseholdOptions
     @Argument(help: ArgumentHelp("The member's name.", valueName: "name")) var name: String
+    @Option(help: ArgumentHelp("A device key (age1...) to grant them.", valueName: "recipient")) var key: String?
 
     func validate() throws { try MemberText.checkName(name) }
 
     func run() throws {
         let h = try household.open()
+        if let key {
+            try MemberKeyText.grant(h, key.trimmingSpaces, to: name.trimmingSpaces)
+            return
+        }
         let (member, commit) = try h.addMember(name.trimmingSpaces)
         if commit == nil {
             print("\(Terminal.safe(member)) is already a member of household \"\(h.name)\": nothing to add.")

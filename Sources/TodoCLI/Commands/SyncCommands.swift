@@ -379,12 +379,13 @@ struct StatusCommand: ParsableCommand {
                 ("handEdits", .array(edited.map { .string($0) })),
                 ("unreadable", .array(unreadable.map { .object([("path", .string($0.path)), ("reason", .string($0.reason))]) })),
                 ("notChecked", .array(s.notChecked.map { .object([("check", .string($0.check.rawValue)), ("reason", .string(Worded($0.error).sentence))]) })),
-            ])))
+            ] + (try KeyStatusText.json(h)))))
             return
         }
         var out = Output()
         out.line("Household: \(h.name) (\(Terminal.safe(h.path)))")
         out.line("Remote:    \(s.remote.map { Terminal.safe(redactedURL($0)) } ?? "none (todo remote set URL)")")
+        if let keys = try KeyStatusText.line(h) { out.line(keys) }
         if s.waiting {
             out.line("Waiting:   for the remote's first history; tasks added here join it on the first sync after the household's creator has synced")
         }

@@ -15,6 +15,12 @@ public struct HouseholdChange: Sendable {
         case left(name: String, from: CivilDate, tasks: [Reassignment])
         /// `member:away@<from>:<name>`: away through a date (inclusive); nil when cleared.
         case away(name: String, from: CivilDate, through: CivilDate?)
+        /// `member:key@<recipient>:<name>` `"granted"`: a device key given to a member.
+        case keyGranted(name: String, recipient: String)
+        /// `member:key@<recipient>:<name>` `"removed"`.
+        case keyRemoved(name: String, recipient: String)
+        /// `recovery`: the household's recovery recipient.
+        case recoveryKey(String)
         /// Keys this version does not know, or values it cannot read.
         case other(keys: [String])
     }
@@ -85,7 +91,13 @@ extension Household {
                 other[s.member, default: ([], s)].keys.append(key)
                 continue
             }
-            if let (field, name) = MemberFields.parse(key) {
+            if let (text, name) = KeyRoster.parse(key), let recipient = KeyRoster.recipient(text),
+                value == KeyRoster.granted || value == KeyRoster.removed
+            {
+                told(3, value == KeyRoster.granted ? .keyGranted(name: name, recipient: recipient) : .keyRemoved(name: name, recipient: recipient), about: name)
+            } else if key == KeyRoster.recoveryField, let recipient = KeyRoster.recipient(value) {
+                told(3, .recoveryKey(recipient), about: nil)
+            } else if let (field, name) = MemberFields.parse(key) {
                 let group = s.member + "\u{0}" + name
                 details[group, default: (s.member, name, [], s)].fields.append(field)
             } else if let (field, from, name) = Roster.parse(key), field == Roster.rosterField, value == "member" || value == "left" {
