@@ -101,8 +101,9 @@ public enum SyncMessages {
             return "The household's remote is encrypted, and none of its keys is for this device (\(recipient)). Nothing was taken from it or sent to it."
         case .noLongerGranted(let recipient):
             return "The household's keys no longer include this device (\(recipient)): its key was removed, or its member left. Nothing was merged or sent; what this clone holds stays here."
-        case .noDeviceKey(let path, let reason):
-            return "The household's remote is encrypted, and this device's key\(path.isEmpty ? "" : " (\(paths.name(path, "its identity file")))") cannot be used: \(reason). Nothing was fetched or sent."
+        case .noDeviceKey(let path, let error):
+            let why = error.map { " " + Worded($0, paths: paths).fact } ?? ""
+            return "The household's remote is encrypted, and this device's key\(path.isEmpty ? "" : " (\(paths.name(path, "its identity file")))") cannot be used.\(why) Nothing was fetched or sent."
         case .noRecipients:
             return "The household's remote is encrypted, and no member has a device key, so nobody could read what would be sent. Nothing was sent."
         case .diskFull:

@@ -177,7 +177,7 @@ public enum WordingSamples {
             .encryptedRemote(.undecryptable(file: "data.age", reason: "the header's MAC does not match"), commit: "0123456789"),
             .notGranted(recipient: "age1qyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqs3290gq"),
             .noLongerGranted(recipient: "age1qyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqs3290gq"),
-            .noDeviceKey(path: local + "/.config/todo/identity", reason: "others may read it"),
+            .noDeviceKey(path: local + "/.config/todo/identity", error: .identityExposed(path: local + "/.config/todo/identity", folder: false)),
             .noRecipients,
             .diskFull,
             .householdBusy,

@@ -318,7 +318,10 @@ struct CloneCommand: ParsableCommand {
         if let name, name.trimmingSpaces.isEmpty { throw CLIError("The name is empty.", exit: .usage) }
         let identity = Identity.resolve(name: name?.trimmingSpaces, email: email)
         var options = SyncOptions.fromEnvironment(timeout: timeout, quiet: false, json: output.json)
-        if let identityFile { options.identityFile = identityFile }
+        if let identityFile {
+            options.identityFile = identityFile
+            options.identityIsDevice = false
+        }
         do {
             let h = try Household.clone(
                 home: Env.home, name: household.name, url: url.trimmingSpaces, identity: identity, clock: Env.clock,

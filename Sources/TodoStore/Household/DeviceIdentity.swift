@@ -19,17 +19,19 @@ public enum DeviceIdentity {
     /// The identity in `path`. Refused (`identityExposed`) when the file or its folder may be
     /// read or written by others than the user, and (`identityUnreadable`) when the file is not
     /// a regular file of the user's or holds no identity; a file that does not exist is
-    /// `fileFailed` with ENOENT (`loadOrCreate` makes it instead).
-    public static func load(path: String) throws(StoreError) -> AgeIdentity {
-        try checkFolder(of: path)
+    /// `fileFailed` with ENOENT (`loadOrCreate` makes it instead). With `own` false (a file the
+    /// user names, such as a recovery key given to `todo clone --identity`), who else may read
+    /// it is the user's business: only its kind and content are checked.
+    public static func load(path: String, own: Bool = true) throws(StoreError) -> AgeIdentity {
+        if own { try checkFolder(of: path) }
         var st = stat()
         guard stat(path, &st) == 0 else {
             let e = Glibc.errno
             throw StoreError.byErrno(Errno(rawValue: e), path: path, cause: StoreError.systemCause(path: path, errno: e))
         }
         guard st.st_mode & S_IFMT == S_IFREG else { throw .identityUnreadable(path: path, reason: .notRegularFile) }
-        guard st.st_uid == getuid() else { throw .identityUnreadable(path: path, reason: .otherOwner) }
-        guard st.st_mode & 0o077 == 0 else { throw .identityExposed(path: path, folder: false) }
+        guard !own || st.st_uid == getuid() else { throw .identityUnreadable(path: path, reason: .otherOwner) }
+        guard !own || st.st_mode & 0o077 == 0 else { throw .identityExposed(path: path, folder: false) }
         let bytes: [UInt8]
         do {
             bytes = try WholeFile.read(path)

@@ -27,6 +27,9 @@ public struct SyncOptions: Sendable {
     /// The identity file that opens an encrypted remote's key files (docs/ENCRYPTION.md): the
     /// device's, or one given to `todo clone --identity`.
     public var identityFile: String?
+    /// Whether `identityFile` is this device's own (checked to be closed to others), not one
+    /// the user named.
+    public var identityIsDevice = true
     /// Called during transfers with how far they got (objects; `total` is never zero).
     public var progress: (@Sendable (TransferProgress) -> Void)?
     /// Where the sync log goes (`$XDG_STATE_HOME/todo`); nil for none.

@@ -97,8 +97,8 @@ public enum SyncProblem: Sendable {
     /// or its member left.
     case noLongerGranted(recipient: String)
     /// This device has no identity to open the encrypted remote with (`path`), or it cannot be
-    /// read.
-    case noDeviceKey(path: String, reason: String)
+    /// used (`error`: missing, open to others, not an identity file).
+    case noDeviceKey(path: String, error: StoreError?)
     /// No member of the household has a device key granted, so a push could be read by nobody.
     case noRecipients
 

@@ -10,12 +10,12 @@ struct EncryptedSide {
 
     init(_ household: Household, _ options: SyncOptions) throws {
         guard let path = options.identityFile else {
-            throw SyncError(.noDeviceKey, .noDeviceKey(path: "", reason: "no identity file was given"))
+            throw SyncError(.noDeviceKey, .noDeviceKey(path: "", error: nil))
         }
         do {
-            device = [try DeviceIdentity.load(path: path)]
+            device = [try DeviceIdentity.load(path: path, own: options.identityIsDevice)]
         } catch {
-            throw SyncError(.noDeviceKey, .noDeviceKey(path: path, reason: "\(error)"))
+            throw SyncError(.noDeviceKey, .noDeviceKey(path: path, error: error))
         }
         remote = try CryptRemote.open(for: household.repo)
     }
