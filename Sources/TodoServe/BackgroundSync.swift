@@ -104,6 +104,8 @@ final class BackgroundSync: Service, Sendable {
         options.timeout = 60
         options.home = site.environment.userHome
         options.certificateFile = site.environment.get("GIT_SSL_CAINFO")
+        // An encrypted remote opens with this account's device key, as `todo sync` would.
+        options.identityFile = DeviceIdentity.defaultPath(home: site.environment.userHome, configHome: site.environment.get("XDG_CONFIG_HOME"))
         options.logDirectory = site.environment.stateHome + "/todo"
         options.describe = { ServeWording.sync($0) }
         options.stop = stopper

@@ -9,8 +9,9 @@ enum ServeInstall {
     typealias Exit = ServeMain.Exit
 
     /// What the unit passes on from the environment the command ran in: where the households
-    /// and the server's state are, and the zone the machine's days follow.
-    static let carried = ["TODO_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "TZ"]
+    /// and the server's state are, where the device key of an encrypted remote is, and the zone
+    /// the machine's days follow.
+    static let carried = ["TODO_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "TZ"]
 
     /// Writes `$XDG_CONFIG_HOME/systemd/user/todo-serve-HOUSEHOLD.service` (else under
     /// `~/.config`) and says how to start it and keep it running without a login.
