@@ -78,6 +78,39 @@ struct KeyRosterTests {
         #expect(keys.recovery == nil && keys.recipients == [good])
     }
 
+    @Test func keysThatAreNotKeysDoNotParse() {
+        let good = "age1" + String(repeating: "q", count: 58)
+        #expect(KeyRoster.parse("member:key@\(good):Kim")?.name == "Kim")
+        #expect(KeyRoster.parse("member:key@\(good):Kim:2")?.name == "Kim:2", "a name may hold ':'")
+        for key in ["member:key@:Kim", "member:key@\(good):", "member:key@\(good)", "member:email:Kim", "member:keys@\(good):Kim", "recovery"] {
+            #expect(KeyRoster.parse(key) == nil, "\(key)")
+        }
+        #expect(KeyRoster.recipient(good) == nil, "a recipient whose checksum is wrong")
+        #expect(KeyRoster.recipient(String(repeating: "age1", count: 100)) == nil)
+    }
+
+    /// `changes` reads a grant, a removal and the recovery key written by another member.
+    @Test func changesTellKeysByName() throws {
+        let dir = TempDir()
+        let h = try household(dir)
+        let (phone, recovery) = (try recipient(dir, "phone"), try recipient(dir, "recovery"))
+        _ = try h.grantKey(phone, to: "Bob")
+        let before = try #require(try h.snapshot().task(HouseholdSettings.id))
+        try h.removeKey(phone, of: "Bob")
+        try h.setRecoveryRecipient(recovery)
+        let after = try #require(try h.snapshot().task(HouseholdSettings.id))
+        let told = Household.describeSettings(before: before, after: after, me: ["bob"], foreign: { _ in true }).map(\.change)
+        #expect(told.count == 2, "\(told)")
+        #expect(told.contains { c in
+            if case .keyRemoved("Bob", phone) = c.what { return c.member == "Alice" && c.touchesMe }
+            return false
+        }, "\(told)")
+        #expect(told.contains { c in
+            if case .recoveryKey(recovery) = c.what { return !c.touchesMe }
+            return false
+        }, "\(told)")
+    }
+
     @Test func anIdentityIsMadeOnceAndRefusedWhenOthersMayReadIt() throws {
         let dir = TempDir()
         let path = dir.path + "/config/todo/identity"

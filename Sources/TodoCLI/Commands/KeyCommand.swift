@@ -7,9 +7,9 @@ struct KeyCommand: ParsableCommand {
         commandName: "key",
         abstract: "Print this device's key, made on first use.",
         discussion: """
-            An encrypted household is readable only by the devices its members granted. This \
-            prints this device's recipient (age1...), the public half of its identity, which \
-            a member grants with `todo member add NAME --key age1...`. The identity is in \
+            Prints this device's recipient (age1...), the public half of its identity, which \
+            a member grants with `todo member add NAME --key age1...` (docs/ENCRYPTION.md). \
+            The identity is in \
             $XDG_CONFIG_HOME/todo/identity (default ~/.config/todo/identity), made on first \
             use, mode 0600 in a 0700 folder, readable by `age -d -i`. It has no passphrase, \
             so that cron and the hub can sync; a file or folder others may read is refused \

@@ -175,7 +175,7 @@ struct MemberAddCommand: ParsableCommand {
             stay ended. Add them to a chore with `todo edit ID --rotate ...`.
 
             --key grants a device's key (what `todo key` prints on that device) to NAME, new or \
-            already a member: an encrypted household is sent encrypted to it from the next sync.
+            already a member (docs/ENCRYPTION.md).
             """)
 
     @OptionGroup var household: HouseholdOptions

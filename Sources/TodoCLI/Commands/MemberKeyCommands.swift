@@ -8,10 +8,9 @@ struct MemberKeyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "key", abstract: "Members' device keys (an encrypted household).",
         discussion: """
-            A device key is what `todo key` prints on a device (age1...). `todo member add \\
-            NAME --key age1...` grants one; `todo member key remove NAME age1...` takes one \\
-            back (a lost phone): the next sync of an encrypted household sends new data to \\
-            the keys that remain only. `todo member` lists each member's keys.
+            A device key is what `todo key` prints on a device (age1...). `todo member add \
+            NAME --key age1...` grants one; `todo member key remove NAME age1...` takes one \
+            back (a lost phone). `todo member` lists each member's keys.
 
             Example:
               todo member key remove Sam age1...
@@ -32,7 +31,7 @@ struct MemberKeyRemoveCommand: ParsableCommand {
         let key = recipient.trimmingSpaces
         try h.removeKey(key, of: name.trimmingSpaces)
         let member = try h.knownMember(name.trimmingSpaces) ?? name.trimmingSpaces
-        print("Removed device key \(MemberKeyText.short(key)) of \(Terminal.safe(member)).\(try MemberKeyText.encryptedNote(h))")
+        print("Removed device key \(MemberKeyText.short(key)) of \(Terminal.safe(member)).")
     }
 }
 
@@ -51,11 +50,6 @@ enum MemberKeyText {
         return "; device key\(recipients.count == 1 ? "" : "s") " + recipients.map(short).joined(separator: ", ")
     }
 
-    /// " The next sync sends …" when the household's remote is encrypted, else "".
-    static func encryptedNote(_ h: Household) throws -> String {
-        try h.remoteIsEncrypted() ? " The next sync encrypts the household to the keys granted now." : ""
-    }
-
     /// `member add NAME --key KEY`.
     static func grant(_ h: Household, _ key: String, to name: String) throws {
         let before = try h.keyRoster()
@@ -71,7 +65,7 @@ enum MemberKeyText {
             return
         }
         if joins { print("Added \(Terminal.safe(member)) to household \"\(h.name)\" from \(tomorrow).") }
-        print("Granted device key \(short(canonical)) to \(Terminal.safe(member)).\(try encryptedNote(h))")
+        print("Granted device key \(short(canonical)) to \(Terminal.safe(member)).")
     }
 }
 

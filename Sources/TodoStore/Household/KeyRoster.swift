@@ -1,4 +1,4 @@
-import Age
+import AgeFormat
 public import TodoCore
 
 /// One member's device recipients (`age1…`), sorted.
@@ -54,11 +54,12 @@ public struct KeyRoster: Sendable, Equatable {
         return (String(recipient), String(name))
     }
 
-    /// `text` as an age recipient in its canonical spelling; nil when it is not one.
+    /// `text` as an age recipient in its canonical spelling; nil when it is not one. Read with
+    /// AgeFormat alone (no cryptography), so that listing the keys runs nothing of `Age`.
     public static func recipient(_ text: String) -> String? {
         // Not a recipient: nil, the caller refuses or ignores it.
-        guard text.utf8.count <= 100, let r = try? AgeRecipient(text) else { return nil }
-        return r.text
+        guard text.utf8.count <= 100, let key = try? AgeKeyText.parseRecipient(text) else { return nil }
+        return AgeKeyText.recipient(key)
     }
 
     /// The latest value of every recipient and member (folded) in `settings`, with the key
