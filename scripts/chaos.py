@@ -12,6 +12,12 @@ a write made after seeing it.
 
 A failing seed is replayed with `--seeds N`; `--keep` leaves its directory for a look and
 `--trace` prints every command.
+
+With `--encrypt` the remote is encrypted (docs/ENCRYPTION.md): Alice runs `init --encrypt`,
+every other member runs `todo key` and is granted before cloning, and leaves switch keys. A
+member whose keys were taken away gets 77 from sync (allowed only for a member someone made
+leave); at the end such a member is left out of the comparison, and the writes they never sent
+are exempt: nobody can receive them.
 """
 
 import argparse
@@ -58,6 +64,9 @@ class Member:
         self.todo_home = os.path.join(self.root, "todo")
         os.makedirs(self.home)
         self.skew = 0
+        self.key = None  # with --encrypt: this device's recipient
+        self.left = False  # someone ran `member leave` naming this member
+        self.out = False  # with --encrypt: a settling sync found this member's keys taken away
         self.known = set()  # write serials this member may have seen (an upper bound)
         self.repo = os.path.join(self.todo_home, "home")
 
@@ -92,6 +101,7 @@ class World:
         self.problems = []
         self.last_killed = {}
         self.extreme = False
+        self.encrypt = False
 
     # -- running ---------------------------------------------------------------------------------
 
@@ -427,7 +437,13 @@ class World:
             rc, out, err = self.run(m, args, kill)
             if rc in (0, None):
                 self.write(m, None, "*", None, acked=False, wild=True)
+                for x in self.members:
+                    if x.name == args[2]:
+                        x.left = True
             return
+        member = next((x for x in self.members if x.name == who), None)
+        if self.encrypt and member is not None and args[:2] == ["member", "add"]:
+            args += ["--key", member.key]
         self.run(m, args, kill)
 
     def op_restore_conflict(self, m, kill):
@@ -454,6 +470,8 @@ class World:
         if rc == 0 or rc is None:
             m.known |= self.remote_known
             self.remote_known |= m.known
+        if rc == 77 and self.encrypt and m.left:
+            return
         if rc not in (0, None):
             self.problem(f"{m.name}: sync exited {rc}: {err.strip()[:800]}")
 
@@ -510,10 +528,21 @@ class World:
         names = ["Alice", "Bob", "Carol"]
         self.members = [Member(self, n) for n in names]
         a = self.members[0]
-        rc, out, err = self.run(a, ["init", "--name", "Alice", "--email", "alice@example.org", "--remote", self.remote])
+        rc, out, err = self.run(a, ["init", "--name", "Alice", "--email", "alice@example.org", "--remote", self.remote]
+                                + (["--encrypt"] if self.encrypt else []))
         if rc != 0:
             raise Failure(f"init: {rc} {err}")
         self.op_add(a, None)
+        if self.encrypt:
+            for m in self.members:
+                rc, out, err = self.run(m, ["key"])
+                if rc != 0 or not out.startswith("age1"):
+                    raise Failure(f"key: {rc} {out} {err}")
+                m.key = out.strip()
+                if m is not a:
+                    rc, out, err = self.run(a, ["member", "add", m.name, "--key", m.key])
+                    if rc != 0:
+                        raise Failure(f"member add --key: {rc} {err}")
         self.op_sync(a, None)
         for m in self.members[1:]:
             rc, out, err = self.run(m, ["clone", self.remote, "--name", m.name, "--email", m.name.lower() + "@example.org"])
@@ -552,14 +581,22 @@ class World:
                 for _ in range(2):
                     self.now += 60_000
                     rc, out, err = self.run(m, ["sync"])
+                    if rc == 77 and self.encrypt and m.left:
+                        m.out = True
+                        continue
                     if rc != 0:
                         self.problem(f"{m.name}: settling sync exited {rc}: {err.strip()[:800]}")
+                    m.out = False
                     m.known |= self.remote_known
                     self.remote_known |= m.known
         trees = {}
         for m in self.members:
+            if m.out:
+                continue
             trees[m.name] = self.git(m.repo, "rev-parse", "main^{tree}").stdout.strip()
-        trees["remote"] = self.git(self.remote, "rev-parse", "main^{tree}").stdout.strip()
+        if not self.encrypt:
+            # An encrypted remote's tree is ciphertext: the members' trees say what it carries.
+            trees["remote"] = self.git(self.remote, "rev-parse", "main^{tree}").stdout.strip()
         if len(set(trees.values())) != 1:
             self.problem(f"trees differ after settling: {trees}")
         for m in self.members:
@@ -567,7 +604,7 @@ class World:
         self.fsck(self.remote, "remote")
 
     def final_state(self):
-        m = self.members[0]
+        m = next(x for x in self.members if not x.out)
         files = self.git(m.repo, "ls-tree", "-r", "--name-only", "main", "tasks").stdout.split()
         state = {}
         for f in files:
@@ -610,6 +647,10 @@ class World:
                     return True
             return False
 
+        # A member whose keys were taken away cannot send: what they never sent is exempt.
+        out = {m.name for m in self.members if m.out}
+        for key in list(by_key):
+            by_key[key] = [w for w in by_key[key] if w["member"] not in out or w["serial"] in self.remote_known]
         for (task, field), ws in by_key.items():
             if task is None or field == "*":
                 continue
@@ -667,6 +708,7 @@ def main():
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--trace", action="store_true")
     ap.add_argument("--extreme", action="store_true", help="now and then a clock decades off")
+    ap.add_argument("--encrypt", action="store_true", help="an encrypted remote (docs/ENCRYPTION.md)")
     a = ap.parse_args()
     todo = os.path.abspath(a.todo)
     failed = []
@@ -674,6 +716,7 @@ def main():
         root = tempfile.mkdtemp(prefix=f"todo-chaos-{seed}-")
         w = World(seed, todo, a.ops, a.trace, root)
         w.extreme = a.extreme
+        w.encrypt = a.encrypt
         start = time.time()
         try:
             w.go()

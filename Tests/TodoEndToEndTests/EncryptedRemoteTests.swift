@@ -130,8 +130,75 @@ import TodoCore
         #expect(verify.exitCode == 0, "\(verify)")
         let heads = try alice.git("bundle", "list-heads", bundle)
         #expect(heads.stdout == (try alice.head()) + " refs/heads/main\n", "\(heads)")
-        // We encrypt, age reads (above); age encrypts, we read: a data file written by stock
-        // age to the epoch's recipient is taken by Bob's sync like any other.
+    }
+
+    /// The other way: a push made with stock tools alone (`git bundle create`, `age -e` to the
+    /// epoch's recipient, `git commit-tree` on the remote) is taken by a member's sync like any
+    /// other.
+    @Test func aPushMadeWithStockAgeAndGitIsRead() throws {
+        let age = try requireProgram("age")
+        let host = try GitHost(.path)
+        let (alice, bob, _) = try Self.household(host)
+        let remote = host.repositories + "/household.git"
+        let tip = try host.git("household.git", "rev-parse", "main").stdout.trimmingCharacters(in: .newlines)
+        let plain = alice.sb.root + "/plain"
+        #expect(try alice.sb.gitRun(["clone", "-q", host.url(), plain]).exitCode == 0)
+        let keys = try runProcess(age, ["-d", "-i", Self.identityFile(alice), plain + "/key.age"]).stdout.split(separator: "\n")
+        let epoch = try #require(keys.first { $0.hasPrefix("epoch ") }.map { String($0.dropFirst(6)) })
+        let secret = try #require(keys.first { $0.hasPrefix("identity \(epoch) ") }.map { String($0.split(separator: " ")[2]) })
+        let epochFile = alice.sb.root + "/epoch.txt"
+        try writeBytes(epochFile, Array((secret + "\n").utf8))
+        let recipient = try runProcess(try requireProgram("age-keygen"), ["-y", epochFile]).stdout.trimmingCharacters(in: .newlines)
+
+        // Alice's new task, committed but not synced: what the remote carries is her tracking ref.
+        _ = try alice.add("Water the ferns")
+        let bundle = alice.sb.root + "/new.bundle"
+        let made = try alice.git("bundle", "create", "-q", bundle, "refs/remotes/origin/main..main")
+        try #require(made.exitCode == 0, "\(made)")
+        // git names the ref as given: the remote's bundles name refs/heads/main.
+        let named = try alice.git("bundle", "list-heads", bundle)
+        try #require(named.stdout.hasSuffix(" refs/heads/main\n"), "\(named)")
+        let data = alice.sb.root + "/data.age"
+        #expect(try runProcess(age, ["-r", recipient, "-o", data, bundle]).exitCode == 0)
+        let blob = try host.git("household.git", "hash-object", "-w", data).stdout.trimmingCharacters(in: .newlines)
+        let tree = try runProcess(gitBinary, ["--git-dir", remote, "mktree"], stdin: .text("100644 blob \(blob)\tdata.age\n"))
+            .stdout.trimmingCharacters(in: .newlines)
+        let commit = try runProcess(
+            gitBinary, ["--git-dir", remote, "commit-tree", tree, "-p", tip, "-m", "todo"],
+            environment: ["GIT_AUTHOR_NAME": "todo", "GIT_AUTHOR_EMAIL": "todo@todo.invalid", "GIT_COMMITTER_NAME": "todo",
+                "GIT_COMMITTER_EMAIL": "todo@todo.invalid"]
+        ).stdout.trimmingCharacters(in: .newlines)
+        #expect(try host.git("household.git", "update-ref", "refs/heads/main", commit, tip).exitCode == 0)
+        let r = try bob.sync()
+        #expect(r.stdout.contains("received 1"), "\(r)")
+        #expect(Set(try bob.allTitles()) == ["Call the plumber about the boiler", "Water the ferns"])
+        // Alice reads her own commit back and has nothing more to send.
+        try alice.sync()
+        #expect(try alice.tree() == (try bob.tree()))
+    }
+
+    /// The releases before encryption meet an encrypted remote without harm: their clone finds
+    /// no household there (65, nothing created), and in an encrypted household's clone their sync
+    /// finds no remote (78).
+    @Test(
+        .enabled(if: olderTodo != nil && previousTodo != nil, "TODO_OLD_BINARY and TODO_PREVIOUS_BINARY are not both set (make test builds them)"),
+        arguments: ["fb9737e", "c80d975"])
+    func olderReleasesChangeNothing(release: String) throws {
+        let old = try #require(release == "fb9737e" ? olderTodo : previousTodo)
+        let host = try GitHost(.path)
+        let (alice, _, _) = try Self.household(host)
+        let carol = try Member("Carol", host: host)
+        carol.sb.binary = old
+        let cloned = try carol.todo("clone", host.url(), "--name", "Carol", "--email", carol.email)
+        #expect(cloned.exitCode == 65, "\(cloned)")
+        #expect(!FileManager.default.fileExists(atPath: carol.repo))
+        let before = try alice.head()
+        alice.sb.binary = old
+        let synced = try alice.todo("sync")
+        alice.sb.binary = todoBinary
+        #expect(synced.exitCode == 78, "\(synced)")
+        #expect(try alice.head() == before)
+        try alice.expectClean()
     }
 
     /// Bob runs `todo key`, clones before he is granted (77, his recipient named, nothing left
@@ -257,6 +324,17 @@ import TodoCore
         func encrypted(to recipient: String) throws -> [UInt8] {
             try runProcess(age, ["-r", recipient], stdin: .text("# v2 git bundle\n\nPACK")).stdoutBytes
         }
+        // A well-made bundle under the epoch in force that does not follow the remote's history.
+        let epoch = try #require(keys.split(separator: "\n").first { $0.hasPrefix("epoch ") }.map { String($0.dropFirst(6)) })
+        let current = try #require(keys.split(separator: "\n").first { $0.hasPrefix("identity \(epoch) ") }.map { String($0.split(separator: " ")[2]) })
+        let currentFile = alice.sb.root + "/current.txt"
+        try writeBytes(currentFile, Array((current + "\n").utf8))
+        let currentRecipient = try runProcess(try requireProgram("age-keygen"), ["-y", currentFile]).stdout.trimmingCharacters(in: .newlines)
+        let stray = alice.sb.root + "/stray"
+        #expect(try alice.sb.gitRun(["init", "-q", "-b", "main", stray]).exitCode == 0)
+        #expect(try alice.sb.gitRun(["-C", stray, "-c", "user.name=Stray", "-c", "user.email=stray@example.org", "commit", "-q", "--allow-empty", "-m", "stray"]).exitCode == 0)
+        #expect(try alice.sb.gitRun(["-C", stray, "bundle", "create", "-q", stray + "/x.bundle", "main"]).exitCode == 0)
+        let strayData = try runProcess(age, ["-r", currentRecipient, stray + "/x.bundle"]).stdoutBytes
         let data = try host.git("household.git", "cat-file", "blob", "main:data.age").stdoutBytes
         var damaged = data
         damaged[damaged.count - 5] ^= 0x01
@@ -266,6 +344,7 @@ import TodoCore
             ("retired", try commit([("data.age", try encrypted(to: recipientOfRetired))])),
             ("another file", try commit([("data.age", data), ("notes.txt", Array("hi".utf8))])),
             ("a merge", try commit([("data.age", data)], parents: [tip, tip + "^"])),
+            ("a bundle that does not follow", try commit([("data.age", strayData)])),
         ]
         _ = try alice.add("Local change")
         let before = try LocalState(alice)
@@ -274,6 +353,7 @@ import TodoCore
             let r = try alice.todo("sync")
             #expect(r.exitCode == 65, "\(what): \(r)")
             #expect(r.stderr.contains("The encrypted remote has"), "\(what): \(r)")
+            if what == "a bundle that does not follow" { #expect(r.stderr.contains("not the household's next history"), "\(r)") }
             try expectUntouched(alice, since: before, pending: ["Local change"])
             #expect(try alice.git("fsck", "--no-dangling").exitCode == 0)
         }

@@ -2064,6 +2064,91 @@ def write_table(bench, out, seconds):
     print(text)
 
 
+def encrypted_section(bench, n=10000):
+    """An encrypted remote (docs/ENCRYPTION.md) against a plaintext one, the same household
+    imported into each and the same work done on both, alternated: a sync of one change, a
+    first clone, a key change (rotation), the remotes' size, and start-up."""
+    rng = random.Random(f"encrypted-{n}")
+    tasks = generate_tasks(n, rng)
+    data = bench.path(f"encrypted-{n}.json")
+    with open(data, "w") as f:
+        json.dump(tasks, f)
+    sides = {}
+    for kind in ("plain", "encrypted"):
+        home = bench.path(f"enc-{kind}")
+        config = bench.path(f"enc-{kind}-config")
+        env = bench.env(home, XDG_CONFIG_HOME=config)
+        remote = bench.path(f"enc-{kind}-remote.git")
+        run(["git", "init", "-q", "--bare", "-b", "main", remote], env=bench.base_env)
+        run([bench.todo, "init", "--name", "Alice", "--email", "alice@example.org", "--remote", remote]
+            + (["--encrypt"] if kind == "encrypted" else []), env=env, capture=True)
+        run([bench.todo, "import", data], env=env)
+        wait_for_maintenance(home)
+        run([bench.todo, "sync"], env=env)
+        # A second member's device, granted once, for the clones.
+        bob_config = bench.path(f"enc-{kind}-bob-config")
+        bob_key = run([bench.todo, "key"], env=bench.env(bench.path(f"enc-{kind}-bob-probe"), XDG_CONFIG_HOME=bob_config),
+                      capture=True).out.strip()
+        sides[kind] = dict(home=home, env=env, remote=remote, bob_config=bob_config, bob_key=bob_key)
+    # The remotes' objects after one sync of the whole import, each repacked.
+    sizes = {kind: repacked_copy_kib(bench, side["remote"], f"enc-{kind}") for kind, side in sides.items()}
+    ratio = sizes["encrypted"] / sizes["plain"]
+    bench.row(f"encrypted: the remote's objects after the {n:,}-task import sent in one sync, each remote "
+              "repacked (`git repack -a -d`), KiB (todo: encrypted; git column: plaintext)", n,
+              f"{sizes['encrypted']:,}", f"{sizes['plain']:,}", f"≤ 1.5× ({ratio:.2f}×) — " + ("met" if ratio <= 1.5 else "MISSED"))
+    times = {"plain": [], "encrypted": []}
+    for i in range(bench.runs):
+        for kind in ("plain", "encrypted") if i % 2 == 0 else ("encrypted", "plain"):
+            env = sides[kind]["env"]
+            own = json.loads(run([bench.todo, "list", "--json"], env=env, capture=True).out)[i % 32]["id"]
+            run([bench.todo, "edit", own, "--title", f"Changed {i}"], env=env)
+            times[kind].append(run([bench.todo, "sync"], env=env).ms)
+    p, e = median(times["plain"]), median(times["encrypted"])
+    bench.row(f"encrypted: `todo sync` of one change (path remote), alternated, {bench.runs} runs each "
+              "(todo: encrypted; git column: the plaintext remote's sync)", n, f"{e:.0f}", f"{p:.0f}",
+              f"≤ 1.5× ({e / p:.2f}×) — " + ("met" if e <= 1.5 * p else "MISSED"))
+    # A first clone by the second member, each into a folder of its own.
+    for kind, side in sides.items():
+        if kind == "encrypted":
+            run([bench.todo, "member", "add", "Bob", "--key", side["bob_key"]], env=side["env"])
+            run([bench.todo, "sync"], env=side["env"])
+    clones = {"plain": [], "encrypted": []}
+    pairs = max(3, bench.runs // 2)
+    for i in range(pairs):
+        for kind in ("plain", "encrypted") if i % 2 == 0 else ("encrypted", "plain"):
+            side = sides[kind]
+            place = bench.path(f"enc-clone-{kind}-{i}")
+            env = bench.env(place, XDG_CONFIG_HOME=side["bob_config"])
+            clones[kind].append(run([bench.todo, "clone", side["remote"], "--name", "Bob", "--email", "bob@example.org"], env=env).ms)
+            shutil.rmtree(place, ignore_errors=True)
+    p, e = median(clones["plain"]), median(clones["encrypted"])
+    bench.row(f"encrypted: first `todo clone` of the path remote, alternated, {pairs} runs each "
+              "(todo: encrypted; git column: the plaintext remote's clone)", n, f"{e:.0f}", f"{p:.0f}",
+              f"≤ 2× ({e / p:.2f}×) — " + ("met" if e <= 2 * p else "MISSED"))
+    # A key change: Bob leaves, and the sync that sends the leave opens a new epoch; granted
+    # again, and the next one opens another.
+    side = sides["encrypted"]
+    rotations = []
+    for i in range(bench.runs):
+        if i % 2 == 0:
+            run([bench.todo, "member", "leave", "Bob"], env=side["env"])
+        else:
+            run([bench.todo, "member", "add", "Bob", "--key", side["bob_key"]], env=side["env"])
+        rotations.append(run([bench.todo, "sync"], env=side["env"]).ms)
+    r = median(rotations)
+    bench.row(f"encrypted: `todo sync` that changes the keys (a leave, a grant), {bench.runs} runs", n, f"{r:.0f}", None,
+              "≤ 1,000 ms — " + ("met" if r <= 1000 else "MISSED"))
+    # Start-up: the local clone is plaintext, and the crypto must not reach it.
+    for args, label in ((["--version"], "`todo --version`"), (["list"], "`todo list`")):
+        runs = {"plain": [], "encrypted": []}
+        for i in range(bench.runs * 2):
+            for kind in ("plain", "encrypted") if i % 2 == 0 else ("encrypted", "plain"):
+                runs[kind].append(run([bench.todo] + args, env=sides[kind]["env"]).ms)
+        p, e = median(runs["plain"]), median(runs["encrypted"])
+        bench.row(f"encrypted: {label} in the encrypted household's clone, alternated, {bench.runs * 2} runs each "
+                  "(git column: the plaintext household's)", n, f"{e:.1f}", f"{p:.1f}", "unchanged")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--todo", required=True, help="the todo binary (a release build)")
@@ -2072,8 +2157,8 @@ def main():
     parser.add_argument("--out", default="bench-results.md")
     parser.add_argument("--seed", default="todo-bench")
     parser.add_argument("--serve", help="the todo-serve binary for the serve section (a release build)")
-    parser.add_argument("--only", default="store,flat,before,chores,roster,calendar,slow,sync,serve,caldav,history,scale",
-                        help="sections to run, comma-separated: store, flat, before, chores, roster, calendar, slow, sync, serve, caldav, history, scale, ssh "
+    parser.add_argument("--only", default="store,flat,before,chores,roster,calendar,slow,sync,serve,caldav,history,scale,encrypted",
+                        help="sections to run, comma-separated: store, flat, before, chores, roster, calendar, slow, sync, serve, caldav, history, scale, encrypted, ssh "
                         "(ssh: only the ssh sync scenarios; default all but that)")
     parser.add_argument("--history-changes", type=int, default=3000,
                         help="changes made in the history section (default 3,000)")
@@ -2094,8 +2179,9 @@ def main():
     sizes = sorted(int(s.replace(",", "").replace("_", "")) for s in args.sizes.split(","))
     sections = args.only.split(",")
     for section in sections:
-        if section not in ("store", "flat", "before", "chores", "roster", "calendar", "slow", "sync", "serve", "caldav", "history", "ssh", "scale"):
-            parser.error(f"unknown section {section!r} (store, flat, before, chores, calendar, slow, sync, serve, caldav, history, scale, ssh)")
+        if section not in ("store", "flat", "before", "chores", "roster", "calendar", "slow", "sync", "serve", "caldav", "history", "ssh", "scale",
+                           "encrypted"):
+            parser.error(f"unknown section {section!r} (store, flat, before, chores, calendar, slow, sync, serve, caldav, history, scale, encrypted, ssh)")
 
     bench = Bench(args)
     log(f"todo-bench: working in {bench.root}, {args.runs} runs per figure")
@@ -2113,6 +2199,7 @@ def main():
                               ("caldav", lambda: caldav_section(bench, max(sizes), args.serve)),
                               ("history", lambda: history_section(bench, args.history_changes, args.history_flat_runs)),
                               ("scale", lambda: scale_section(bench, large=args.scale_large)),
+                              ("encrypted", lambda: encrypted_section(bench)),
                               ("ssh", lambda: sync_section(bench, sizes, ssh=True, only_ssh=True))):
             if name not in sections:
                 continue

@@ -138,7 +138,9 @@ extension CryptRemote {
                 bundle = try Age.decrypt(bytes, identities: [identity])
             } catch .noMatchingIdentity {
                 let others = known.filter { $0.key != e }.compactMap { try? AgeIdentity($0.value) }  // texts were checked as read
-                throw Self.fault((try? Age.decrypt(bytes, identities: others)) != nil ? .retiredKey : .unknownKey, step.commit)
+                // Only which fault it is depends on this: any failure is the key the household never had.
+                let retired = (try? Age.decrypt(bytes, identities: others)) != nil
+                throw Self.fault(retired ? .retiredKey : .unknownKey, step.commit)
             } catch {
                 throw Self.fault(.undecryptable(file: Self.dataFile, reason: "\(error)"), step.commit)
             }
