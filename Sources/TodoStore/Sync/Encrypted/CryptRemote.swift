@@ -37,11 +37,14 @@ struct CryptRemote {
         var keys: KeyFile?
     }
 
-    /// Opens the scratch repository, creating it on first use.
+    /// Opens the scratch repository, creating it on first use. The caller holds the sync lock,
+    /// so a lock file on one of its references was left by a sync that was killed, and would
+    /// fail every later one: it goes.
     static func open(for household: Repository) throws -> CryptRemote {
         let dir = household.gitDirectory + "todo"
         mkdir(dir, 0o755)
         let path = dir + "/crypt.git"
+        for ref in [fetchedRef, outgoingRef, "packed-refs", "HEAD"] { unlink(path + "/" + ref + ".lock") }
         let repo: Repository
         if access(path + "/HEAD", F_OK) == 0 {
             repo = try Repository.open(path: path)
@@ -56,7 +59,9 @@ struct CryptRemote {
 
     /// The state saved by the last read; an empty state when there is none (or it cannot be
     /// read: then the remote is read from its start, which checks everything again).
-    func readState() -> ReadState {
+    func readState() -> ReadState { Self.readState(at: statePath) }
+
+    static func readState(at statePath: String) -> ReadState {
         // Unreadable: the remote is read again from its start.
         guard let bytes = try? WholeFile.readIfPresent(statePath) else { return ReadState() }
         guard let newline = bytes.firstIndex(of: 0x0A), let head = String(validating: bytes[..<newline], as: UTF8.self) else {
@@ -70,7 +75,9 @@ struct CryptRemote {
 
     /// Saves what was read; without a commit, only the keys (a remote not read yet: one moved
     /// to, or emptied), which the next epoch follows on from.
-    func saveReadState(_ state: ReadState) throws {
+    func saveReadState(_ state: ReadState) throws { try Self.saveReadState(state, at: statePath) }
+
+    static func saveReadState(_ state: ReadState, at statePath: String) throws {
         guard let keys = state.keys else {
             unlink(statePath)
             return
@@ -83,12 +90,11 @@ struct CryptRemote {
     /// first epoch follows on from them), and the scratch repository's ciphertext goes.
     static func forgetRead(in household: Repository) throws {
         let dir = household.gitDirectory + "todo"
-        guard access(dir + "/keys", F_OK) == 0 || access(dir + "/crypt.git", F_OK) == 0 else { return }
-        let crypt = try open(for: household)
-        var state = crypt.readState()
+        var state = readState(at: dir + "/keys")
+        guard state.keys != nil || access(dir + "/crypt.git", F_OK) == 0 else { return }
         state.commit = nil
         state.plain = nil
-        try crypt.saveReadState(state)
+        try saveReadState(state, at: dir + "/keys")
         removeTree(dir + "/crypt.git")
     }
 
