@@ -177,6 +177,20 @@ import TodoCore
         #expect(try alice.tree() == (try bob.tree()))
     }
 
+    /// A sync killed while it wrote a reference of the scratch repository leaves its lock file;
+    /// the next sync clears it instead of failing on it forever.
+    @Test func aLockLeftByAKilledSyncIsCleared() throws {
+        let host = try GitHost(.path)
+        let (alice, _, _) = try Self.household(host)
+        let refs = alice.repo + "/.git/todo/crypt.git/refs/todo"
+        try FileManager.default.createDirectory(atPath: refs, withIntermediateDirectories: true)
+        try writeBytes(refs + "/fetched.lock", Array("left by a killed sync\n".utf8))
+        _ = try alice.add("After the kill")
+        try alice.sync()
+        #expect(!FileManager.default.fileExists(atPath: refs + "/fetched.lock"))
+        #expect(try alice.todo("status").stdout.contains("Not sent:  0 tasks"))
+    }
+
     /// The releases before encryption meet an encrypted remote without harm: their clone finds
     /// no household there (65, nothing created), and in an encrypted household's clone their sync
     /// finds no remote (78).
