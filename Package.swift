@@ -99,7 +99,7 @@ let package = Package(
         // The commands: parsing, output, messages and exit codes.
         .target(
             name: "TodoCLI",
-            dependencies: ["Age", "TodoWording", "TodoStore", "TodoCore", "FileKit", systemPackage, .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["TodoWording", "TodoStore", "TodoCore", "FileKit", systemPackage, .product(name: "ArgumentParser", package: "swift-argument-parser")],
             // The tests' hooks (TODO_ID_SEED, TODO_MAINTENANCE_GRACE, TODO_MAINTENANCE_STOP_AT;
             // docs/TESTING.md) are compiled into the debug build the tests run, never a release.
             swiftSettings: strictImports + [.define("TODO_TEST_HOOKS", .when(configuration: .debug))]

@@ -471,6 +471,7 @@ class World:
             m.known |= self.remote_known
             self.remote_known |= m.known
         if rc == 77 and self.encrypt and m.left:
+            self.counts["sync_77"] = self.counts.get("sync_77", 0) + 1
             return
         if rc not in (0, None):
             self.problem(f"{m.name}: sync exited {rc}: {err.strip()[:800]}")
@@ -583,6 +584,7 @@ class World:
                     rc, out, err = self.run(m, ["sync"])
                     if rc == 77 and self.encrypt and m.left:
                         m.out = True
+                        self.counts["settle_77"] = self.counts.get("settle_77", 0) + 1
                         continue
                     if rc != 0:
                         self.problem(f"{m.name}: settling sync exited {rc}: {err.strip()[:800]}")
