@@ -162,7 +162,8 @@ let package = Package(
         // The commands' rendering (internal to TodoCLI) on hostile data.
         .testTarget(name: "TodoCLITests", dependencies: ["FileKit", "TodoCLI", "TodoWording", "TodoStore", "TodoCore", "TestKit", "WordingSamples"]),
         // age: the CCTV test vectors, interop with Debian's `age`, hostile headers.
-        // (CInterposers: zlib, to inflate the vectors stored compressed.)
+        // (CInterposers: zlib, to inflate the vectors stored compressed; swift-crypto: the vectors'
+        // SHA-256 and payload chunks sealed apart from `Age`'s OpenSSL calls.)
         .testTarget(name: "AgeTests", dependencies: ["Age", "AgeFormat", "CInterposers", "TestKit", .product(name: "Crypto", package: "swift-crypto")]),
         // The server's routes through Hummingbird's in-process client.
         .testTarget(
