@@ -74,9 +74,15 @@ let package = Package(
         // Foundation, bounds-checked like GitFormats, fuzzed (`make fuzz`). For the encrypted
         // remote (docs/ARCHITECTURE.md, "age").
         .target(name: "AgeFormat", swiftSettings: strictImports),
-        // age's encryption over AgeFormat with swift-crypto: X25519 identities and recipients,
-        // the header MAC, the STREAM payload. TodoStore uses it for the device identity.
-        .target(name: "Age", dependencies: ["AgeFormat", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strictImports),
+        // OpenSSL's libcrypto headers (libssl-dev); only Age imports it. Linked statically, as
+        // libgit2 already links it into `todo` (`libgit2Link`), so no shared library is loaded.
+        .systemLibrary(name: "CLibCrypto", providers: [.apt(["libssl-dev"])]),
+        // age's encryption over AgeFormat with OpenSSL's libcrypto: X25519 identities and
+        // recipients, the header MAC, the STREAM payload. TodoStore uses it for the device
+        // identity. No Foundation (swift-crypto would bring it into every command's start-up).
+        .target(
+            name: "Age", dependencies: ["AgeFormat", "CLibCrypto"], swiftSettings: strictImports,
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libcrypto.a"])]),
         // The one Swift module that talks to libgit2.
         .target(
             name: "GitKit", dependencies: ["CLibgit2", "CInterposers", "FileKit", "GitFormats", systemPackage], swiftSettings: strictImports,
@@ -156,7 +162,8 @@ let package = Package(
         // The commands' rendering (internal to TodoCLI) on hostile data.
         .testTarget(name: "TodoCLITests", dependencies: ["FileKit", "TodoCLI", "TodoWording", "TodoStore", "TodoCore", "TestKit", "WordingSamples"]),
         // age: the CCTV test vectors, interop with Debian's `age`, hostile headers.
-        // (CInterposers: zlib, to inflate the vectors stored compressed.)
+        // (CInterposers: zlib, to inflate the vectors stored compressed; swift-crypto: the vectors'
+        // SHA-256 and payload chunks sealed apart from `Age`'s OpenSSL calls.)
         .testTarget(name: "AgeTests", dependencies: ["Age", "AgeFormat", "CInterposers", "TestKit", .product(name: "Crypto", package: "swift-crypto")]),
         // The server's routes through Hummingbird's in-process client.
         .testTarget(

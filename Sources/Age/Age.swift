@@ -1,5 +1,4 @@
 import AgeFormat
-import Crypto
 
 /// age-encryption.org/v1 files to and from X25519 recipients, as the `age` tool writes and
 /// reads them (binary, not armored; no passphrases, no plugins).
@@ -8,18 +7,18 @@ public enum Age {
     /// X25519 stanza each, the header's MAC, a fresh 16-byte nonce, then the payload.
     public static func encrypt(_ plaintext: some Collection<UInt8>, to recipients: [AgeRecipient]) throws(AgeError) -> [UInt8] {
         guard !recipients.isEmpty else { throw .noRecipients }
-        let fileKey = randomBytes(X25519Wrap.fileKeySize)
+        let fileKey = try LibCrypto.random(X25519Wrap.fileKeySize)
         var stanzas: [AgeStanza] = []
         for recipient in recipients { stanzas.append(try X25519Wrap.wrap(fileKey, to: recipient)) }
         let covered = AgeHeader.encodeWithoutMAC(stanzas)
-        let mac = FileKeys.headerMAC(fileKey, covered: covered[...])
-        let nonce = randomBytes(AgeFile.nonceSize)
+        let mac = try FileKeys.mac(fileKey, covered: covered[...])
+        let nonce = try LibCrypto.random(AgeFile.nonceSize)
         var out: [UInt8] = []
         out.reserveCapacity(covered.count + 64 + nonce.count + AgeStream.sealedSize(plaintext.count))
         out += covered
         out += AgeHeader.encodeMACLine(mac)
         out += nonce
-        try AgeStream.seal(plaintext, key: FileKeys.payloadKey(fileKey, nonce: nonce[...]), into: &out)
+        try AgeStream.seal(plaintext, key: FileKeys.key(fileKey, nonce: nonce[...]), into: &out)
         return out
     }
 
@@ -27,8 +26,7 @@ public enum Age {
     /// stanzas is for. Stanzas of other types (other recipients' plugins, grease) are passed
     /// over; every X25519 stanza must be well formed. Besides the header's stanzas, the
     /// plaintext is allocated once, at its exact size (less than the file's), and each chunk
-    /// then needs two buffers of its size at most (swift-crypto's sealed box and the chunk it
-    /// opens), freed before the next.
+    /// then needs one buffer of its size (the chunk it opens), freed before the next.
     public static func decrypt(_ file: [UInt8], identities: [AgeIdentity]) throws(AgeError) -> [UInt8] {
         let parsed: AgeFile
         do {
@@ -47,8 +45,8 @@ public enum Age {
         }
         guard let fileKey = try unwrap(x25519, identities: identities) else { throw .noMatchingIdentity }
         let covered = file[header.macCovered]
-        guard FileKeys.headerMACMatches(fileKey, covered: covered, mac: header.mac) else { throw .headerMAC }
-        let key = FileKeys.payloadKey(fileKey, nonce: file[parsed.nonce])
+        guard try FileKeys.mac(fileKey, covered: covered, matches: header.mac) else { throw .headerMAC }
+        let key = try FileKeys.key(fileKey, nonce: file[parsed.nonce])
         return try AgeStream.open(file, payload: parsed.payload, key: key)
     }
 
@@ -62,8 +60,7 @@ public enum Age {
         return nil
     }
 
-    /// `count` bytes from the system's secure random source (swift-crypto's, as its keys).
-    static func randomBytes(_ count: Int) -> [UInt8] {
-        SymmetricKey(size: SymmetricKeySize(bitCount: count * 8)).withUnsafeBytes { Array($0) }
-    }
+    /// `count` bytes from OpenSSL's random generator, for callers that cannot throw
+    /// (`LibCrypto.unfailing`); `encrypt` throws instead.
+    static func randomBytes(_ count: Int) -> [UInt8] { LibCrypto.unfailing { () throws(AgeError) in try LibCrypto.random(count) } }
 }

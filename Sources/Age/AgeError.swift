@@ -20,7 +20,8 @@ public enum AgeError: Error, Equatable, Sendable {
     /// `encrypt` was given a recipient whose shared secret with any share is all zero (a
     /// low-order point), which no identity can open.
     case lowOrderRecipient(String)
-    /// swift-crypto refused a call it accepts for every well-formed key and nonce (its words).
+    /// OpenSSL's libcrypto refused a call it accepts for every well-formed key and nonce (its
+    /// words), or its random generator failed.
     case cryptoLibrary(String)
 }
 
@@ -50,7 +51,7 @@ extension AgeError: CustomStringConvertible {
         case .damagedPayload(.trailingData(let at)): return "bytes after the age payload's last chunk, from byte \(at)"
         case .noRecipients: return "no recipient to encrypt to"
         case .lowOrderRecipient(let recipient): return "recipient \(recipient) is a low-order point"
-        case .cryptoLibrary(let words): return "swift-crypto: \(words)"
+        case .cryptoLibrary(let words): return "libcrypto: \(words)"
         }
     }
 }

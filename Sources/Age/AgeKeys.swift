@@ -1,31 +1,23 @@
 public import AgeFormat
-import Crypto
 
 /// An age X25519 identity: the secret key that opens files encrypted to its recipient.
 /// Deliberately not `CustomStringConvertible`: its text is asked for by name (`secretText`).
 public struct AgeIdentity: Sendable {
-    /// The 32-byte scalar (swift-crypto's key type is not `Sendable`, so the bytes are kept
-    /// and the key made again where it is used).
+    /// The 32-byte scalar.
     let secret: [UInt8]
     /// The public key, kept: every unwrap salts with it.
     public let recipient: AgeRecipient
 
-    init(key: Curve25519.KeyAgreement.PrivateKey) {
-        secret = Array(key.rawRepresentation)
-        recipient = AgeRecipient(publicKey: Array(key.publicKey.rawRepresentation))
+    /// The identity of the 32-byte scalar `secret`, its public key computed by OpenSSL.
+    init(scalar secret: [UInt8]) throws(AgeError) {
+        self.secret = secret
+        recipient = AgeRecipient(publicKey: try LibCrypto.x25519PublicKey(secret))
     }
 
-    /// swift-crypto's key for the scalar.
-    func key() throws(AgeError) -> Curve25519.KeyAgreement.PrivateKey {
-        do {
-            return try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: secret)
-        } catch {
-            throw .cryptoLibrary("\(error)")
-        }
+    /// A new identity from OpenSSL's random generator (`LibCrypto.unfailing`).
+    public static func generate() -> AgeIdentity {
+        LibCrypto.unfailing { () throws(AgeError) in try AgeIdentity(scalar: LibCrypto.random(AgeKeyText.keySize)) }
     }
-
-    /// A new identity from the system's secure random source.
-    public static func generate() -> AgeIdentity { AgeIdentity(key: Curve25519.KeyAgreement.PrivateKey()) }
 
     /// The identity `AGE-SECRET-KEY-1…`.
     public init(_ text: String) throws(AgeFormatError) {
@@ -35,10 +27,10 @@ public struct AgeIdentity: Sendable {
     /// The identity of the 32-byte secret scalar `secretKey`.
     public init(secretKey: [UInt8]) throws(AgeFormatError) {
         guard secretKey.count == AgeKeyText.keySize,
-            // Any 32 bytes are a scalar: only the length can be refused, and it was checked.
-            let key = try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: secretKey)
+            // Any 32 bytes are a scalar: OpenSSL refuses only the length, checked here, or fails to allocate.
+            let identity = try? AgeIdentity(scalar: secretKey)
         else { throw .invalid(.identity, .wrongLength, at: 0) }
-        self.init(key: key)
+        self = identity
     }
 
     /// `AGE-SECRET-KEY-1…`, as `age-keygen` writes it.

@@ -1,6 +1,3 @@
-import Crypto
-import Foundation
-
 /// age's payload: STREAM over ChaCha20-Poly1305. The plaintext is cut into chunks of 64 KiB
 /// (the last one shorter, or full, and empty only when the whole plaintext is), each sealed
 /// under the payload key with a 12-byte nonce: an 11-byte big-endian chunk counter and a byte
@@ -10,16 +7,16 @@ enum AgeStream {
     static let tagSize = 16
     static let sealedChunkSize = chunkSize + tagSize
 
-    static func nonce(_ counter: Int, last: Bool) -> ChaChaPoly.Nonce? {
-        var bytes = [UInt8](repeating: 0, count: 12)
-        var n = UInt64(counter)
+    /// The nonce of chunk `counter` (last or not); nil for a negative counter.
+    static func nonce(_ counter: Int, last: Bool) -> [UInt8]? {
+        guard var n = UInt64(exactly: counter) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: LibCrypto.nonceSize)
         for at in stride(from: 10, through: 3, by: -1) {
             bytes[at] = UInt8(truncatingIfNeeded: n)
             n >>= 8
         }
         bytes[11] = last ? 1 : 0
-        // Twelve bytes are always a ChaCha20-Poly1305 nonce.
-        return try? ChaChaPoly.Nonce(data: bytes)
+        return bytes
     }
 
     /// The size of the sealed payload of `count` bytes of plaintext.
@@ -29,7 +26,7 @@ enum AgeStream {
     }
 
     /// `plaintext` sealed under `key`, appended to `out`.
-    static func seal(_ plaintext: some Collection<UInt8>, key: SymmetricKey, into out: inout [UInt8]) throws(AgeError) {
+    static func seal(_ plaintext: some Collection<UInt8>, key: [UInt8], into out: inout [UInt8]) throws(AgeError) {
         var chunk: [UInt8] = []
         chunk.reserveCapacity(min(chunkSize, plaintext.count))
         var start = plaintext.startIndex
@@ -40,22 +37,16 @@ enum AgeStream {
             chunk.removeAll(keepingCapacity: true)
             chunk.append(contentsOf: plaintext[start..<end])
             guard let nonce = nonce(counter, last: last) else { throw .cryptoLibrary("no nonce for chunk \(counter)") }
-            do {
-                let box = try ChaChaPoly.seal(chunk, using: key, nonce: nonce)
-                out.append(contentsOf: box.ciphertext)
-                out.append(contentsOf: box.tag)
-            } catch {
-                throw .cryptoLibrary("\(error)")
-            }
+            try LibCrypto.seal(chunk[...], key: key, nonce: nonce, into: &out)
             start = end
             counter += 1
         } while start != plaintext.endIndex
     }
 
     /// The plaintext of the sealed chunks `bytes[payload]` under `key`. Allocates the
-    /// plaintext once, at its exact size, and per chunk the sealed box swift-crypto copies it
-    /// into and the chunk it opens, both freed before the next chunk.
-    static func open(_ bytes: [UInt8], payload: Range<Int>, key: SymmetricKey) throws(AgeError) -> [UInt8] {
+    /// plaintext once, at its exact size, and per chunk the chunk it opens, freed before the
+    /// next chunk.
+    static func open(_ bytes: [UInt8], payload: Range<Int>, key: [UInt8]) throws(AgeError) -> [UInt8] {
         guard !payload.isEmpty else { throw .damagedPayload(.truncated(chunks: 0)) }
         let chunks = (payload.count + sealedChunkSize - 1) / sealedChunkSize
         var out: [UInt8] = []
@@ -70,15 +61,15 @@ enum AgeStream {
                 // A short chunk ends the file: it must be the last, and empty only when it is
                 // the only one.
                 if counter > 0 && size == tagSize { throw .damagedPayload(.emptyLastChunk(chunk: counter)) }
-                guard let plain = openChunk(sealed, counter: counter, last: true, key: key) else {
+                guard let plain = try openChunk(sealed, counter: counter, last: true, key: key) else {
                     throw .damagedPayload(.chunkNotAuthentic(chunk: counter))
                 }
                 out.append(contentsOf: plain)
                 return out
             }
-            if let plain = openChunk(sealed, counter: counter, last: false, key: key) {
+            if let plain = try openChunk(sealed, counter: counter, last: false, key: key) {
                 out.append(contentsOf: plain)
-            } else if let plain = openChunk(sealed, counter: counter, last: true, key: key) {
+            } else if let plain = try openChunk(sealed, counter: counter, last: true, key: key) {
                 // A full last chunk: nothing may follow it.
                 guard at + size == payload.upperBound else { throw .damagedPayload(.trailingData(at: at + size)) }
                 out.append(contentsOf: plain)
@@ -92,15 +83,9 @@ enum AgeStream {
     }
 
     /// The plaintext of one sealed chunk, nil when it does not authenticate as chunk `counter`
-    /// (last or not, as `last` says).
-    static func openChunk(_ sealed: ArraySlice<UInt8>, counter: Int, last: Bool, key: SymmetricKey) -> Data? {
-        guard sealed.count >= tagSize, let nonce = nonce(counter, last: last) else { return nil }
-        do {
-            let box = try ChaChaPoly.SealedBox(nonce: nonce, ciphertext: sealed.dropLast(tagSize), tag: sealed.suffix(tagSize))
-            return try ChaChaPoly.open(box, using: key)
-        } catch {
-            // Not authentic under this nonce: the caller says which fault that is.
-            return nil
-        }
+    /// (last or not, as `last` says): the caller says which fault that is.
+    static func openChunk(_ sealed: ArraySlice<UInt8>, counter: Int, last: Bool, key: [UInt8]) throws(AgeError) -> [UInt8]? {
+        guard let nonce = nonce(counter, last: last) else { return nil }
+        return try LibCrypto.open(sealed, key: key, nonce: nonce)
     }
 }
