@@ -2091,7 +2091,7 @@ def encrypted_section(bench, n=10000):
                       capture=True).out.strip()
         sides[kind] = dict(home=home, env=env, remote=remote, bob_config=bob_config, bob_key=bob_key)
     # The remotes' objects after one sync of the whole import, each repacked.
-    sizes = {kind: repacked_copy_kib(bench, side["remote"], f"enc-{kind}") for kind, side in sides.items()}
+    sizes = {kind: repacked_copy_kib(bench, side["remote"], f"enc-{kind}-repacked") for kind, side in sides.items()}
     ratio = sizes["encrypted"] / sizes["plain"]
     bench.row(f"encrypted: the remote's objects after the {n:,}-task import sent in one sync, each remote "
               "repacked (`git repack -a -d`), KiB (todo: encrypted; git column: plaintext)", n,
