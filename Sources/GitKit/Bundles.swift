@@ -21,17 +21,14 @@ extension Repository {
     /// its one prerequisite `base`, its pack every object reachable from `tip` and not from
     /// `base`, with deltas among them (libgit2's packbuilder). Without `base`, a whole bundle.
     public func bundle(tip: ObjectID, base: ObjectID?, reference: String = "refs/heads/main") throws -> [UInt8] {
-        var walker: OpaquePointer?
-        try check(git_revwalk_new(&walker, handle), call: "git_revwalk_new")
-        defer { git_revwalk_free(walker) }
-        var t = tip.raw
-        try check(git_revwalk_push(walker, &t), call: "git_revwalk_push")
-        if let base {
-            var b = base.raw
-            try check(git_revwalk_hide(walker, &b), call: "git_revwalk_hide")
-        }
+        // The objects a push to a remote holding `base` sends (each commit's tree against its
+        // first parent's), not libgit2's walk, which reads the whole of `base`'s tree to mark
+        // it uninteresting.
         let builder = try PackBuilder(self)
-        try check(git_packbuilder_insert_walk(builder.handle, walker), call: "git_packbuilder_insert_walk")
+        for id in try objectsMissing(reaching: [tip], from: base.map { [$0] } ?? []) {
+            var oid = id.raw
+            try check(git_packbuilder_insert(builder.handle, &oid, nil), call: "git_packbuilder_insert")
+        }
         var buffer = git_buf()
         defer { git_buf_dispose(&buffer) }
         try check(git_packbuilder_write_buf(&buffer, builder.handle), call: "git_packbuilder_write_buf")
