@@ -29,6 +29,12 @@ struct Env {
         return trimSlash(userHome) + "/.config"
     }
 
+    /// This device's age identity (`DeviceIdentity.defaultPath`): what `todo key` makes, and
+    /// what sync, clone and `--encrypt` open an encrypted remote with.
+    static var identityPath: String {
+        DeviceIdentity.defaultPath(home: trimSlash(userHome), configHome: get("XDG_CONFIG_HOME").map(trimSlash))
+    }
+
     static func trimSlash(_ s: String) -> String {
         var s = s
         while s.count > 1 && s.hasSuffix("/") { s.removeLast() }

@@ -23,7 +23,7 @@ struct KeyCommand: ParsableCommand {
     @OptionGroup var output: JSONFlag
 
     func run() throws {
-        let path = DeviceIdentity.defaultPath(home: Env.trimSlash(Env.userHome), configHome: Env.get("XDG_CONFIG_HOME").map(Env.trimSlash))
+        let path = Env.identityPath
         let (identity, created) = try DeviceIdentity.loadOrCreate(path: path, now: Env.clock.nowMillis() / 1000)
         let recipient = DeviceIdentity.recipient(of: identity)
         if created { printError("todo: made this device's identity in \(Terminal.safe(path)) (keep it private; it has no passphrase).") }

@@ -62,8 +62,7 @@ struct RemoteSetCommand: ParsableCommand {
 /// `init --encrypt` and `remote set --encrypt`: grants this device's key (created on first use)
 /// and shows the recovery key, once, alone on its line.
 func encryptRemote(_ h: Household, _ url: String) throws {
-    let path = DeviceIdentity.defaultPath(home: Env.userHome, configHome: Env.get("XDG_CONFIG_HOME").map(Env.trimSlash))
-    let (device, _) = try DeviceIdentity.loadOrCreate(path: path, now: Env.clock.nowMillis() / 1000)
+    let (device, _) = try DeviceIdentity.loadOrCreate(path: Env.identityPath, now: Env.clock.nowMillis() / 1000)
     let recovery = try h.encryptRemote(url, device: DeviceIdentity.recipient(of: device))
     print("Remote set to \(Terminal.safe(redactedURL(url))), encrypted: only members' devices and the recovery key below can read it.")
     print("Recovery key (shown only now; keep it offline, on paper or a drive in a drawer: it reads the whole household):")

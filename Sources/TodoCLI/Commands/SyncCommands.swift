@@ -11,7 +11,7 @@ extension SyncOptions {
         o.timeout = timeout
         o.home = Env.userHome
         o.certificateFile = Env.get("GIT_SSL_CAINFO")
-        o.identityFile = DeviceIdentity.defaultPath(home: Env.userHome, configHome: Env.get("XDG_CONFIG_HOME").map(Env.trimSlash))
+        o.identityFile = Env.identityPath
         o.logDirectory = (Env.get("XDG_STATE_HOME").map(Env.trimSlash) ?? Env.trimSlash(Env.userHome) + "/.local/state") + "/todo"
         o.describe = { SyncMessages.describe($0) }
         o.interactive = !quiet && Terminal.stderrIsTTY && isatty(STDIN_FILENO) == 1

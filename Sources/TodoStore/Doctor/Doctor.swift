@@ -258,9 +258,7 @@ extension Household {
             let fetchedTip: ObjectID?
             if try remoteIsEncrypted() {
                 let side = try EncryptedSide(self, options)
-                var fetched: ObjectID?
-                try network.run("fetch") { cb in fetched = try side.remote.fetch(url, have: side.remote.readState().commit, callbacks: cb) }
-                fetchedTip = try side.remote.read(to: fetched, device: side.device, into: quarantine.repo).plain
+                fetchedTip = try side.fetchAndRead(url, network: network, into: quarantine.repo).plain
                 let keys = try keyRoster()
                 encrypted = DoctorFinding(
                     "remote", .ok,

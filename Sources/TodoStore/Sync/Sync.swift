@@ -178,9 +178,7 @@ extension Household {
             }
             if let crypt {
                 // The ciphertext into its own repository; what it carries into quarantine.
-                var fetched: ObjectID?
-                try network.run("fetch") { cb in fetched = try crypt.remote.fetch(url, have: crypt.remote.readState().commit, callbacks: cb) }
-                chain = try crypt.remote.read(to: fetched, device: crypt.device, into: quarantine.repo)
+                chain = try crypt.fetchAndRead(url, network: network, into: quarantine.repo)
                 remoteTip = chain?.plain
             }
             if remoteTip == nil {

@@ -19,6 +19,15 @@ struct EncryptedSide {
         }
         remote = try CryptRemote.open(for: household.repo)
     }
+
+    /// Fetches the remote's ciphertext into the scratch repository and reads what is new since
+    /// the last read into `target` (sync's and doctor's first step).
+    func fetchAndRead(_ url: String, network: Network, into target: Repository) throws -> EncryptedChain {
+        let before = remote.readState()
+        var fetched: ObjectID?
+        try network.run("fetch") { cb in fetched = try remote.fetch(url, have: before.commit, callbacks: cb) }
+        return try remote.read(to: fetched, after: before, device: device, into: target)
+    }
 }
 
 extension Household {

@@ -24,13 +24,13 @@ extension CryptRemote {
     /// `target` (the quarantine), each resting on the plaintext commit the one before made
     /// current. Throws `SyncError` (65) for anything no member's todo writes, (77) when no key
     /// file since the last read is for this device.
-    func read(to tip: ObjectID?, device: [AgeIdentity], into target: Repository) throws -> EncryptedChain {
-        let before = readState()
+    /// `before` is what was read last (`readState()`, read once by the caller for its fetch too).
+    func read(to tip: ObjectID?, after before: ReadState, device: [AgeIdentity], into target: Repository) throws -> EncryptedChain {
         guard let tip else {
             return EncryptedChain(tip: nil, plain: nil, keys: before.keys, wentBack: before.commit != nil)
         }
         // The commits after the one read last, oldest first; all of them when it is gone.
-        var chain: [ObjectID] = []
+        var chain: [CommitInfo] = []
         var cursor: ObjectID? = tip
         var found = before.commit == nil
         while let id = cursor {
@@ -45,7 +45,7 @@ extension CryptRemote {
                 throw Self.fault(.notACommit, id)
             }
             guard info.parents.count <= 1 else { throw Self.fault(.mergeCommit, id) }
-            chain.append(id)
+            chain.append(info)
             cursor = info.parents.first
         }
         chain.reverse()
@@ -69,8 +69,8 @@ extension CryptRemote {
             let key: ObjectID?
         }
         var steps: [Step] = []
-        for id in chain {
-            let info = try repo.commit(id)
+        for info in chain {
+            let id = info.id
             var data: ObjectID?
             var key: ObjectID?
             for entry in try repo.treeEntries(info.tree) {

@@ -39,7 +39,7 @@ extension Household {
         try repo.deleteReference(Self.trackingRef)
         try side.remote.take(objectsOf: repo)
         try side.remote.repo.updateReference(CryptRemote.fetchedRef, to: tip, expected: nil, force: true, message: "clone")
-        let chain = try side.remote.read(to: tip, device: side.device, into: repo)
+        let chain = try side.remote.read(to: tip, after: side.remote.readState(), device: side.device, into: repo)
         guard let plain = chain.plain else { throw CryptRemote.fault(.noDataFile, tip) }
         try side.remote.saveReadState(chain.state)
         try setRemote(url, encrypted: true)
