@@ -191,6 +191,86 @@ import TodoCore
         #expect(try alice.todo("status").stdout.contains("Not sent:  0 tasks"))
     }
 
+    /// The scratch repository does not grow loose objects and packs without end: once it is
+    /// due by the household's thresholds, a sync packs it into one pack, and the objects no
+    /// reference reaches (pushes that lost their race, planted here) go. git judges it whole,
+    /// and later syncs read on from it.
+    @Test func theScratchRepositoryIsKeptPacked() throws {
+        let host = try GitHost(.path)
+        let (alice, bob, _) = try Self.household(host)
+        let crypt = alice.repo + "/.git/todo/crypt.git"
+        // Deterministic contents, so the same ids every run; enough that housekeeping's sample
+        // of two fan-out folders sees them.
+        let planted = alice.sb.root + "/planted"
+        try FileManager.default.createDirectory(atPath: planted, withIntermediateDirectories: true)
+        var paths: [String] = []
+        for i in 0..<1500 {
+            let file = planted + "/\(i)"
+            try writeBytes(file, Array("a push that lost its race \(i)\n".utf8))
+            paths.append(file)
+        }
+        let written = try alice.sb.gitRun(["-C", crypt, "hash-object", "-w"] + paths)
+        try #require(written.exitCode == 0, "\(written)")
+        let ids = written.stdout.split(separator: "\n").map(String.init)
+        try #require(ids.filter { $0.hasPrefix("17") || $0.hasPrefix("e4") }.count >= 3, "the sample sees them")
+
+        _ = try alice.add("Water the ferns")
+        try alice.sync()
+        let counted = try alice.sb.gitRun(["-C", crypt, "count-objects", "-v"])
+        #expect(counted.stdout.contains("\ncount: 0\n") || counted.stdout.hasPrefix("count: 0\n"), "\(counted)")
+        #expect(counted.stdout.contains("\npacks: 1\n"), "\(counted)")
+        #expect(try alice.sb.gitRun(["-C", crypt, "cat-file", "-e", ids[0]]).exitCode != 0, "an unreachable object went")
+        let fsck = try alice.sb.gitRun(["-C", crypt, "fsck", "--strict"])
+        #expect(fsck.exitCode == 0, "\(fsck)")
+
+        _ = try bob.add("Buy stamps")
+        try bob.sync()
+        try alice.sync()
+        #expect(Set(try alice.allTitles()) == ["Call the plumber about the boiler", "Water the ferns", "Buy stamps"])
+        #expect(try alice.tree() == (try bob.tree()))
+    }
+
+    /// Two members change the roster offline, each a change that opens an epoch (Alice removes
+    /// Carol, Bob grants Dave). The second to sync merges both rosters and rotates again, to the
+    /// merged roster's recipients: Carol, whom Bob never removed, reads nothing of his push with
+    /// stock age; Dave clones; everyone converges.
+    @Test func twoRosterChangesMergedRotateToTheMergedRoster() throws {
+        let age = try requireProgram("age")
+        let host = try GitHost(.path)
+        let (alice, bob, _) = try Self.household(host)
+        let carol = try Member("Carol", host: host)
+        try alice.change("member", "add", "Carol", "--key", try Self.key(carol))
+        try alice.sync()
+        try bob.sync()
+        let dave = try Member("Dave", host: host)
+        let daveKey = try Self.key(dave)
+
+        try alice.change("member", "leave", "Carol")
+        try bob.change("member", "add", "Dave", "--key", daveKey)
+        _ = try bob.add("Bob's errand after the grant")
+        try alice.sync()
+        try bob.sync()
+
+        let plain = carol.sb.root + "/remote"
+        #expect(try carol.sb.gitRun(["clone", "-q", host.url(), plain]).exitCode == 0)
+        let lastKeys = try carol.sb.gitRun(["-C", plain, "log", "-1", "--format=%H", "--", "key.age"])
+        let tip = try carol.sb.gitRun(["-C", plain, "rev-parse", "HEAD"])
+        #expect(lastKeys.stdout == tip.stdout, "Bob's push, after the merge, opened an epoch: \(lastKeys) \(tip)")
+        for name in ["key.age", "data.age"] {
+            let r = try runProcess(age, ["-d", "-i", Self.identityFile(carol), plain + "/" + name])
+            #expect(r.exitCode != 0, "Carol's identity opened \(name)")
+        }
+        let keys = try runProcess(age, ["-d", "-i", Self.identityFile(dave), plain + "/key.age"])
+        #expect(keys.exitCode == 0, "\(keys)")
+        #expect(!keys.stdout.contains(try Self.key(carol)), "Carol is no recipient of the merged epoch")
+
+        try dave.join(host.url())
+        try alice.sync()
+        #expect(try alice.allTitles().contains("Bob's errand after the grant"))
+        #expect(try alice.tree() == (try bob.tree()))
+        #expect(try dave.tree() == (try alice.tree()))
+    }
+
     /// The releases before encryption meet an encrypted remote without harm: their clone finds
     /// no household there (65, nothing created), and in an encrypted household's clone their sync
     /// finds no remote (78).

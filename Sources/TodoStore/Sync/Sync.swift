@@ -154,6 +154,8 @@ extension Household {
         var report = SyncReport()
         report.remote = redactedURL(url)
         var crypt = try remoteIsEncrypted() ? try EncryptedSide(self, options) : nil
+        var finished = false
+        defer { if finished, let crypt { crypt.remote.tidy() } }
         for round in 1...options.maxRounds {
             report.rounds = round
             // 1. Fetch into quarantine, so that nothing refused enters the household.
@@ -231,10 +233,15 @@ extension Household {
             // history (Join.swift): this household's own would strand its creator's.
             if remoteTip == nil && isWaitingForRemote() {
                 report.waiting = true
+                finished = true
                 return report
             }
-            guard let head = try repo.resolve(reference: Self.branch) else { return report }
+            guard let head = try repo.resolve(reference: Self.branch) else {
+                finished = true
+                return report
+            }
             if head == remoteTip {
+                finished = true
                 return report
             }
             try Outgoing.validate(repo, head: head, remote: remoteTip)
@@ -248,6 +255,7 @@ extension Household {
                 report.sent += try sentCount(from: remoteTip, to: head)
                 report.commitsSent += try commitCount(from: head, hiding: remoteTip)
                 try repo.updateReference(Self.trackingRef, to: head, expected: nil, force: true, message: "sync: push")
+                finished = true
                 return report
             }
             // Someone pushed first: fetch and merge again.

@@ -120,6 +120,26 @@ struct CryptRemote {
         if rename(from, to) != 0 { throw SystemError(errno: errno, what: "rename \(from)") }
     }
 
+    // MARK: Housekeeping
+
+    /// Keeps the scratch repository small once it is due by the household's own thresholds
+    /// (`Household.maintenanceDue`): every push leaves its commit loose and every fetch a pack.
+    /// Packs everything into one pack; then the loose objects no reference reaches (a push that
+    /// lost its race) go, but only while what was read last is one of the two references, so
+    /// that the next fetch and read find it. Called at the end of a sync, under its lock: no
+    /// other writer, so a temporary file of libgit2's here is a killed sync's. A failure leaves the repository as it was, to be packed next time.
+    func tidy() {
+        let objects = repo.gitDirectory + "objects"
+        guard Household.maintenanceDue(objectsDirectory: objects, afterSync: true),
+            let outcome = try? repo.packEverything(removingTemporariesOlderThan: Double(time(nil))),  // failed: packed at a later sync; nothing was removed
+            outcome.references != nil
+        else { return }
+        let read = readState().commit
+        let tips = [Self.fetchedRef, Self.outgoingRef].compactMap { try? repo.resolve(reference: $0) }  // unreadable: not a tip, so nothing is removed below
+        guard let read, tips.contains(read) else { return }
+        for object in outcome.unreachable { unlink(object.path) }
+    }
+
     // MARK: The network
 
     /// Fetches the remote's `main` as `fetchedRef`; nil when the remote has none.
