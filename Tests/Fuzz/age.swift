@@ -1,5 +1,6 @@
 // libFuzzer target: age's formats (AgeFormat): the input as a file (header, stanzas, the
-// nonce), as an identity file, as a bech32 key, and each stanza as an X25519 stanza.
+// nonce), as an identity file, as a bech32 key, each stanza as an X25519 stanza, and as the
+// key file an encrypted remote's `key.age` holds.
 import AgeFormat
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -38,6 +39,11 @@ public func fuzzAge(_ data: UnsafeRawPointer, _ size: Int) -> CInt {
     if let (hrp, key) = try? Bech32.decode(text) {  // refusals are named; a key read must encode again
         // (A prefix without letters takes the case of neither: compared without case.)
         precondition(Bech32.encode(hrp: hrp, data: key).lowercased() == text.lowercased(), "bech32 not encoded as it was read")
+    }
+    if let keys = KeyFile(bytes) {  // a refusal is nil; a key file read must be written as it was read
+        precondition(keys.encoded == bytes, "key file not encoded as it was read")
+        precondition(keys.identities.count == keys.epoch && !keys.recipients.isEmpty, "key file's epochs or recipients wrong")
+        precondition((keys.proof == nil) == (keys.epoch == 1) && (keys.proof?.count ?? KeyFile.proofSize) == KeyFile.proofSize, "proof wrong")
     }
     return 0
 }

@@ -195,6 +195,7 @@ class Bench:
         self.todo = args.todo
         self.baseline = os.path.abspath(args.baseline_todo) if args.baseline_todo else None
         self.runs = args.runs
+        self.no_ssh = args.no_ssh
         self.root = tempfile.mkdtemp(prefix="todo-bench.")
         self.rng = random.Random(args.seed)
         base = {k: v for k, v in os.environ.items()
@@ -2138,6 +2139,31 @@ def encrypted_section(bench, n=10000):
     r = median(rotations)
     bench.row(f"encrypted: `todo sync` that changes the keys (a leave, a grant), {bench.runs} runs", n, f"{r:.0f}", None,
               "≤ 1,000 ms — " + ("met" if r <= 1000 else "MISSED"))
+    # The same sync of one change over ssh on loopback: both households' remotes, served by
+    # one sshd (the encrypted household reads its remote once again after the URL changed).
+    if not bench.no_ssh:
+        server = SshServer(bench)
+        try:
+            for kind, side in sides.items():
+                side["ssh_env"] = dict(side["env"], **server.client_env())
+                run([bench.todo, "remote", "set", server.url(side["remote"])], env=side["ssh_env"])
+                run([bench.todo, "sync"], env=side["ssh_env"])
+            times = {"plain": [], "encrypted": []}
+            for i in range(bench.runs):
+                for kind in ("plain", "encrypted") if i % 2 == 0 else ("encrypted", "plain"):
+                    env = sides[kind]["ssh_env"]
+                    own = json.loads(run([bench.todo, "list", "--json"], env=env, capture=True).out)[(i + 7) % 32]["id"]
+                    run([bench.todo, "edit", own, "--title", f"Over ssh {i}"], env=env)
+                    times[kind].append(run([bench.todo, "sync"], env=env).ms)
+            p, e = median(times["plain"]), median(times["encrypted"])
+            bench.row(f"encrypted: `todo sync` of one change over ssh on loopback, alternated, {bench.runs} runs each "
+                      "(todo: encrypted; git column: the plaintext remote's sync)", n, f"{e:.0f}", f"{p:.0f}",
+                      f"≤ 1.5× ({e / p:.2f}×) — " + ("met" if e <= 1.5 * p else "MISSED"))
+            for kind, side in sides.items():
+                run([bench.todo, "remote", "set", side["remote"]], env=side["env"])
+                run([bench.todo, "sync"], env=side["env"])
+        finally:
+            server.stop()
     # Start-up: the local clone is plaintext, and the crypto must not reach it.
     for args, label in ((["--version"], "`todo --version`"), (["list"], "`todo list`")):
         runs = {"plain": [], "encrypted": []}
@@ -2149,6 +2175,58 @@ def encrypted_section(bench, n=10000):
                   "(git column: the plaintext household's)", n, f"{e:.1f}", f"{p:.1f}", "unchanged")
 
 
+def encrypted_history_section(bench, changes=10000, every=100):
+    """The history bench's mix of changes (a third each add, edit and done), made alike in two
+    households, one on an encrypted and one on a plaintext path remote, each syncing every
+    `every` changes; then both remotes' objects, each repacked. A remote that only takes
+    fast-forwards keeps every push's bundle, so this is the encrypted remote's growth."""
+    rng = random.Random(f"encrypted-history-{changes}")
+    sides = {}
+    for kind in ("plain", "encrypted"):
+        home = bench.path(f"enc-history-{kind}")
+        env = bench.env(home, XDG_CONFIG_HOME=bench.path(f"enc-history-{kind}-config"))
+        remote = bench.path(f"enc-history-{kind}-remote.git")
+        run(["git", "init", "-q", "--bare", "-b", "main", remote], env=bench.base_env)
+        run([bench.todo, "init", "--name", "Alice", "--email", "alice@example.org", "--remote", remote]
+            + (["--encrypt"] if kind == "encrypted" else []), env=env, capture=True)
+        sides[kind] = dict(env=env, remote=remote, ids=[], home=home)
+    started = time.time()
+    syncs = {"plain": [], "encrypted": []}
+    for i in range(1, changes + 1):
+        kind_of_change = i % 3
+        title = f"{rng.choice(VERBS)} the {rng.choice(WORDS)} ({i})"
+        tag, pick = rng.choice(TAGS), rng.random()
+        for kind, side in sides.items():
+            env, ids = side["env"], side["ids"]
+            if kind_of_change == 1 or len(ids) < 20:
+                out = run([bench.todo, "add", title, "--tag", tag, "--json"], env=env, capture=True).out
+                ids.append(json.loads(out)["id"])
+            elif kind_of_change == 2:
+                run([bench.todo, "edit", ids[int(pick * len(ids))], "--note", f"note {i}"], env=env)
+            else:
+                task = ids[int(pick * len(ids))]
+                if run([bench.todo, "done", task], env=env, check=False).code != 0:
+                    run([bench.todo, "edit", task, "--title", f"Again {i}"], env=env)
+        if i % every == 0:
+            for kind in ("plain", "encrypted") if (i // every) % 2 == 0 else ("encrypted", "plain"):
+                syncs[kind].append(run([bench.todo, "sync"], env=sides[kind]["env"]).ms)
+        if i % 2000 == 0:
+            log(f"encrypted history: {i:,} changes, {time.time() - started:.0f} s")
+    for side in sides.values():
+        wait_for_maintenance(side["home"])
+    sizes = {kind: repacked_copy_kib(bench, side["remote"], f"enc-history-{kind}-repacked") for kind, side in sides.items()}
+    raw = {kind: du_kib(os.path.join(side["remote"], "objects")) for kind, side in sides.items()}
+    ratio = sizes["encrypted"] / sizes["plain"]
+    bench.row(f"encrypted: the remote's objects after {changes:,} changes sent in {changes // every} syncs of {every}, "
+              "each remote repacked (`git repack -a -d`), KiB (todo: encrypted; git column: plaintext)", changes,
+              f"{sizes['encrypted']:,}", f"{sizes['plain']:,}", f"≤ 2× ({ratio:.2f}×) — " + ("met" if ratio <= 2 else "MISSED"))
+    bench.row(f"encrypted: the same remotes as pushed, `du -sk objects`, KiB (git column: plaintext)", changes,
+              f"{raw['encrypted']:,}", f"{raw['plain']:,}")
+    p, e = median(syncs["plain"]), median(syncs["encrypted"])
+    bench.row(f"encrypted: each of those {changes // every} syncs of {every} changes, median ms "
+              "(git column: the plaintext remote's)", changes, f"{e:.0f}", f"{p:.0f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--todo", required=True, help="the todo binary (a release build)")
@@ -2157,14 +2235,17 @@ def main():
     parser.add_argument("--out", default="bench-results.md")
     parser.add_argument("--seed", default="todo-bench")
     parser.add_argument("--serve", help="the todo-serve binary for the serve section (a release build)")
-    parser.add_argument("--only", default="store,flat,before,chores,roster,calendar,slow,sync,serve,caldav,history,scale,encrypted",
-                        help="sections to run, comma-separated: store, flat, before, chores, roster, calendar, slow, sync, serve, caldav, history, scale, encrypted, ssh "
+    parser.add_argument("--only", default="store,flat,before,chores,roster,calendar,slow,sync,serve,caldav,history,scale,encrypted,encrypted-history",
+                        help="sections to run, comma-separated: store, flat, before, chores, roster, calendar, slow, sync, serve, caldav, history, scale, "
+                        "encrypted, encrypted-history, ssh "
                         "(ssh: only the ssh sync scenarios; default all but that)")
     parser.add_argument("--history-changes", type=int, default=3000,
                         help="changes made in the history section (default 3,000)")
     parser.add_argument("--history-flat-runs", type=int, default=20,
                         help="alternated runs of add, sync, done and list at the history section's length of "
                         "history against 100 changes (default 20; 0 leaves them out)")
+    parser.add_argument("--encrypted-history-changes", type=int, default=10000,
+                        help="changes made in the encrypted-history section, synced every 100 (default 10,000)")
     parser.add_argument("--scale-large", type=int, default=100000,
                         help="tasks in the scale section's large import (default 100,000)")
     parser.add_argument("--no-ssh", action="store_true", help="skip the ssh figures")
@@ -2180,8 +2261,9 @@ def main():
     sections = args.only.split(",")
     for section in sections:
         if section not in ("store", "flat", "before", "chores", "roster", "calendar", "slow", "sync", "serve", "caldav", "history", "ssh", "scale",
-                           "encrypted"):
-            parser.error(f"unknown section {section!r} (store, flat, before, chores, calendar, slow, sync, serve, caldav, history, scale, encrypted, ssh)")
+                           "encrypted", "encrypted-history"):
+            parser.error(f"unknown section {section!r} (store, flat, before, chores, calendar, slow, sync, serve, caldav, history, scale, "
+                         "encrypted, encrypted-history, ssh)")
 
     bench = Bench(args)
     log(f"todo-bench: working in {bench.root}, {args.runs} runs per figure")
@@ -2200,6 +2282,7 @@ def main():
                               ("history", lambda: history_section(bench, args.history_changes, args.history_flat_runs)),
                               ("scale", lambda: scale_section(bench, large=args.scale_large)),
                               ("encrypted", lambda: encrypted_section(bench)),
+                              ("encrypted-history", lambda: encrypted_history_section(bench, args.encrypted_history_changes)),
                               ("ssh", lambda: sync_section(bench, sizes, ssh=True, only_ssh=True))):
             if name not in sections:
                 continue

@@ -1,5 +1,6 @@
 import Glibc
 internal import Age
+import AgeFormat
 import FileKit
 import GitKit
 import TodoCore

@@ -1,4 +1,5 @@
 internal import Age
+import AgeFormat
 import GitKit
 import TodoCore
 
