@@ -114,6 +114,7 @@ test: deps
 		--bundle $(TEST_BUNDLE) --jobs $(TEST_JOBS) --logs .build/test-logs \
 		--extra browser="/usr/bin/python3 scripts/browser-test.py --todo $(TEST_TODO) --serve $(TEST_SERVE) --screens $(SCREENS)" \
 		--extra convergence="/usr/bin/python3 scripts/serve-convergence.py --todo $(TEST_TODO) --serve $(TEST_SERVE)" \
+		--extra chaos-encrypted="/usr/bin/python3 scripts/chaos.py --encrypt --seeds 1-2 --ops 100 --todo $(TEST_TODO)" \
 		--extra caldav-clients="$(CALDAV_VENV)/bin/python scripts/caldav/clients.py --todo $(TEST_TODO) --serve $(TEST_SERVE) --venv $(CALDAV_VENV)" \
 		--extra caldav-tester="$(CALDAV_VENV)/bin/python scripts/caldav/tester.py --todo $(TEST_TODO) --serve $(TEST_SERVE) --venv $(CALDAV_VENV) --out .build/test-logs/caldav-tester.json" \
 		--extra caldav-compare="$(CALDAV_VENV)/bin/python scripts/caldav/compare.py --todo $(TEST_TODO) --serve $(TEST_SERVE) --venv $(CALDAV_VENV) --expected scripts/caldav/compare-expected.txt"

@@ -191,6 +191,81 @@ import TodoCore
         #expect(try alice.todo("status").stdout.contains("Not sent:  0 tasks"))
     }
 
+    /// The remote's `main`, as the host's git sees it.
+    static func remoteTip(_ host: GitHost) throws -> String {
+        let r = try host.git("household.git", "rev-parse", "refs/heads/main")
+        try #require(r.exitCode == 0, "\(r)")
+        return r.stdout.trimmingCharacters(in: .newlines)
+    }
+
+    /// Over every kind of remote a household uses, the encrypted remote's `main` only ever
+    /// moves forward, through ordinary syncs, syncs that race (one push loses and is made
+    /// again on top) and a rotation; it keeps one branch and no tag; members converge.
+    @Test(arguments: [Transport.path, .git, .ssh, .http])
+    func everyUpdateIsAFastForward(transport: Transport) throws {
+        let host = try GitHost(transport)
+        let (alice, bob, _) = try Self.household(host)
+        var tips = [try Self.remoteTip(host)]
+        for round in 0..<2 {
+            _ = try alice.add("Alice's errand \(round)")
+            _ = try bob.add("Bob's errand \(round)")
+            try alice.sync()
+            tips.append(try Self.remoteTip(host))
+            try bob.sync()
+            tips.append(try Self.remoteTip(host))
+        }
+        // Both at once: whichever pushes second finds main moved, reads and pushes again.
+        _ = try alice.add("Raced by Alice")
+        _ = try bob.add("Raced by Bob")
+        let running = try [alice, bob].map { try $0.start("sync") }
+        for r in running {
+            let ended = try r.wait(within: .seconds(120))
+            #expect(ended.exitCode == 0, "\(ended)")
+        }
+        tips.append(try Self.remoteTip(host))
+        try alice.sync()
+        try bob.sync()
+        try alice.sync()
+        tips.append(try Self.remoteTip(host))
+        #expect(try alice.tree() == (try bob.tree()))
+        #expect(try bob.allTitles().contains("Raced by Alice") && (try alice.allTitles().contains("Raced by Bob")))
+        try alice.change("member", "leave", "Bob")
+        try alice.sync()
+        tips.append(try Self.remoteTip(host))
+
+        for (older, newer) in zip(tips, tips.dropFirst()) {
+            let r = try host.git("household.git", "merge-base", "--is-ancestor", older, newer)
+            #expect(r.exitCode == 0, "\(transport): \(newer) does not follow \(older)")
+        }
+        let refs = try host.git("household.git", "for-each-ref", "--format=%(refname)")
+        #expect(refs.stdout == "refs/heads/main\n", "\(refs)")
+        let parents = try host.git("household.git", "rev-list", "--min-parents=2", "refs/heads/main")
+        #expect(parents.exitCode == 0 && parents.stdout.isEmpty, "no merge commit: \(parents)")
+    }
+
+    /// A remote put back to an older state (a restored backup) loses nothing local: the sync
+    /// reads the chain from its start, says the remote went back, exits 0 and sends again what
+    /// it lost, on top of what the remote now holds (a fast-forward); another member reads it.
+    @Test func aRemoteThatWentBackGetsWhatItLost() throws {
+        let host = try GitHost(.path)
+        let (alice, bob, _) = try Self.household(host)
+        let older = try Self.remoteTip(host)
+        _ = try alice.add("Water the ferns")
+        try alice.sync()
+        #expect(try host.git("household.git", "update-ref", "refs/heads/main", older).exitCode == 0)
+
+        let r = try alice.todo("sync", "--json")
+        #expect(r.exitCode == 0, "\(r)")
+        #expect(r.stderr.contains("the remote went back to an older state") && r.stderr.contains("nothing local was lost"), "\(r)")
+        let report = try syncReport(r.stdout)
+        #expect(report["remoteWentBack"] == .bool(true) && report["remoteRewritten"] == .bool(false), "\(r.stdout)")
+        let now = try Self.remoteTip(host)
+        #expect(try host.git("household.git", "merge-base", "--is-ancestor", older, now).exitCode == 0)
+        try bob.sync()
+        #expect(Set(try bob.allTitles()) == ["Call the plumber about the boiler", "Water the ferns"])
+        #expect(try alice.tree() == (try bob.tree()))
+    }
+
     /// The scratch repository does not grow loose objects and packs without end: once it is
     /// due by the household's thresholds, a sync packs it into one pack, and the objects no
     /// reference reaches (pushes that lost their race, planted here) go. git judges it whole,
