@@ -191,6 +191,130 @@ import TodoCore
         #expect(try alice.todo("status").stdout.contains("Not sent:  0 tasks"))
     }
 
+    /// The merge is the merge: the same household (the same ids, replicas and clocks) on a
+    /// plaintext and on an encrypted remote, the same offline edits (different fields of one
+    /// task, the same field of another, a conflict), synced in the same order, end with
+    /// byte-identical task files (with their conflict logs), in either order.
+    @Test(arguments: [true, false]) func theMergeIsTheSameAsOnAPlaintextRemote(aliceFirst: Bool) throws {
+        func scenario(encrypted: Bool) throws -> (alice: String, bob: String, conflicts: String) {
+            let host = try GitHost(.path)
+            try host.createRepository()
+            let alice = try Member("Alice", host: host)
+            let bob = try Member("Bob", host: host)
+            alice.env["TODO_ID_SEED"] = "4201"
+            bob.env["TODO_ID_SEED"] = "4202"
+            let created = try alice.todo("init", "--name", "Alice", "--email", alice.email, "--timezone", "Europe/Paris")
+            try #require(created.exitCode == 0, "\(created)")
+            let fix = try alice.add("Fix the boiler")
+            let ferns = try alice.add("Water the ferns")
+            let moved = try alice.todo(["remote", "set", host.url()] + (encrypted ? ["--encrypt"] : []))
+            try #require(moved.exitCode == 0, "\(moved)")
+            try alice.sync()
+            if encrypted {
+                try alice.change("member", "add", "Bob", "--key", try Self.key(bob))
+                try alice.sync()
+            }
+            try bob.join(host.url())
+            // Later than anything before, so that every stamp below is the clock's, whatever
+            // the setup wrote.
+            alice.env["TODO_NOW"] = String(fixedNow + 3_600_000)
+            bob.env["TODO_NOW"] = String(fixedNow + 3_600_000)
+            try alice.change("edit", fix.id, "--note", "the valve in the cellar")
+            try bob.change("edit", fix.id, "--due", "2025-12-01")
+            try alice.change("edit", ferns.id, "--title", "Water the ferns today")
+            bob.env["TODO_NOW"] = String(fixedNow + 7_200_000)
+            try bob.change("edit", ferns.id, "--title", "Water the ferns tomorrow")
+            for m in aliceFirst ? [alice, bob, alice] : [bob, alice, bob] { try m.sync() }
+            // Every task file but the settings file (`tasks/00/000…`), which holds the keys
+            // only the encrypted household has.
+            let tasks = { (m: Member) in
+                try m.git("ls-tree", "-r", "main", "tasks").stdout.split(separator: "\n").filter { !$0.hasSuffix("/" + String(repeating: "0", count: 32) + ".json") }
+                    .joined(separator: "\n")
+            }
+            return (try tasks(alice), try tasks(bob), try alice.todo("conflicts").stdout)
+        }
+        let plain = try scenario(encrypted: false)
+        let encrypted = try scenario(encrypted: true)
+        #expect(plain.alice == plain.bob && encrypted.alice == encrypted.bob)
+        #expect(plain.alice.split(separator: "\n").count == 2, "\(plain.alice)")
+        #expect(encrypted.alice == plain.alice, "the encrypted remote's merge differs from the plaintext one's")
+        #expect(encrypted.conflicts == plain.conflicts && plain.conflicts.contains("Water the ferns today"), "\(plain.conflicts)")
+    }
+
+    /// A household on a plaintext remote moves to a new, empty one with `remote set --encrypt`:
+    /// the recovery key alone on its line, nothing of the household readable there; Bob, once
+    /// granted, runs `remote set` with the new URL and his first sync reads it as encrypted, so
+    /// his clone keeps it outside `remote.origin`. The old remote gets nothing after the move.
+    @Test func aHouseholdMovesToAnEncryptedRemote() throws {
+        let host = try GitHost(.path)
+        try host.createRepository()
+        try host.createRepository("encrypted.git")
+        let alice = try Member("Alice", host: host)
+        try alice.create(remote: host.url())
+        _ = try alice.add("Call the plumber about the boiler", "--tag", "groceries")
+        try alice.sync()
+        let bob = try Member("Bob", host: host)
+        try bob.join(host.url())
+        let oldTip = try Self.remoteTip(host)
+
+        let moved = try alice.todo("remote", "set", host.url("encrypted.git"), "--encrypt")
+        #expect(moved.exitCode == 0, "\(moved)")
+        let lines = moved.stdout.split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("AGE-SECRET-KEY-1") }.count == 1 && lines.contains { $0.hasPrefix("AGE-SECRET-KEY-1") && !$0.contains(" ") })
+        #expect(moved.stdout.contains("offline"), "\(moved)")
+        try alice.sync()
+        try alice.change("member", "add", "Bob", "--key", try Self.key(bob))
+        try alice.sync()
+
+        let switched = try bob.todo("remote", "set", host.url("encrypted.git"))
+        #expect(switched.exitCode == 0, "\(switched)")
+        _ = try bob.add("Water the ferns")
+        try bob.sync()
+        try alice.sync()
+        #expect(try alice.tree() == (try bob.tree()))
+        #expect(Set(try alice.allTitles()) == ["Call the plumber about the boiler", "Water the ferns"])
+        #expect(try bob.git("config", "remote.origin.url").exitCode != 0, "no remote.origin in an encrypted clone")
+        #expect(try bob.git("config", "todo.remote").stdout.trimmingCharacters(in: .newlines) == host.url("encrypted.git"))
+        #expect(try json(try bob.todo("status", "--json").stdout)["encrypted"] == .bool(true))
+
+        let all = try host.git("encrypted.git", "cat-file", "--batch-all-objects", "--batch")
+        try #require(all.exitCode == 0, "\(all)")
+        let text = String(decoding: all.stdoutBytes, as: UTF8.self)
+        for secret in Self.secrets where secret != "+0100" && secret != "+0200" {
+            #expect(!text.contains(secret), "\(secret) is readable on the new remote")
+        }
+        #expect(try Self.remoteTip(host) == oldTip, "the old remote got nothing after the move")
+    }
+
+    /// `member key remove` takes one device away (a lost phone): the next sync opens an epoch
+    /// without it, which that device's identity cannot open with stock `age`, while the
+    /// member's other device reads on.
+    @Test func removingADeviceKeyRotates() throws {
+        let age = try requireProgram("age")
+        let host = try GitHost(.path)
+        let (alice, bob, _) = try Self.household(host)
+        let phone = bob.sb.root + "/phone-identity.txt"
+        let made = try runProcess(try requireProgram("age-keygen"), ["-o", phone])
+        try #require(made.exitCode == 0, "\(made)")
+        let phoneKey = try runProcess(try requireProgram("age-keygen"), ["-y", phone]).stdout.trimmingCharacters(in: .newlines)
+        try alice.change("member", "add", "Bob", "--key", phoneKey)
+        try alice.sync()
+        let granted = bob.sb.root + "/granted"
+        #expect(try bob.sb.gitRun(["clone", "-q", host.url(), granted]).exitCode == 0)
+        #expect(try runProcess(age, ["-d", "-i", phone, granted + "/key.age"]).exitCode == 0, "the phone was granted")
+
+        try alice.change("member", "key", "remove", "Bob", phoneKey)
+        _ = try alice.add("Water the ferns")
+        try alice.sync()
+        let after = bob.sb.root + "/after"
+        #expect(try bob.sb.gitRun(["clone", "-q", host.url(), after]).exitCode == 0)
+        for name in ["key.age", "data.age"] {
+            #expect(try runProcess(age, ["-d", "-i", phone, after + "/" + name]).exitCode != 0, "the removed phone opened \(name)")
+        }
+        try bob.sync()
+        #expect(try bob.allTitles().contains("Water the ferns"))
+    }
+
     /// The remote's `main`, as the host's git sees it.
     static func remoteTip(_ host: GitHost) throws -> String {
         let r = try host.git("household.git", "rev-parse", "refs/heads/main")
