@@ -70,9 +70,9 @@ let package = Package(
         // named `FormatError`: pure Swift, no libgit2, no zlib, fuzzed (`make fuzz`).
         .target(name: "GitFormats", swiftSettings: strictImports),
         // age's file format (age-encryption.org/v1) parsed and encoded: bech32 keys, strict
-        // base64, the header and its stanzas, identity files; pure Swift, no crypto, no
-        // Foundation, bounds-checked like GitFormats, fuzzed (`make fuzz`). For the encrypted
-        // remote (docs/ARCHITECTURE.md, "age").
+        // base64, the header and its stanzas, identity files, and the text of the encrypted
+        // remote's key file; pure Swift, no crypto, no Foundation, bounds-checked like
+        // GitFormats, fuzzed (`make fuzz`). For the encrypted remote (docs/ARCHITECTURE.md, "age").
         .target(name: "AgeFormat", swiftSettings: strictImports),
         // OpenSSL's libcrypto headers (libssl-dev); only Age imports it. Linked statically, as
         // libgit2 already links it into `todo` (`libgit2Link`), so no shared library is loaded.

@@ -286,6 +286,33 @@ import TodoCore
         #expect(try Self.remoteTip(host) == oldTip, "the old remote got nothing after the move")
     }
 
+    /// A recovery key that was lost is replaced as docs/THREAT-MODEL.md says: `remote set` with
+    /// the same URL and `--encrypt` prints a new one, and the next sync opens an epoch that the
+    /// old one cannot open with stock `age`, while the new one and the members read on.
+    @Test func aLostRecoveryKeyIsReplaced() throws {
+        let age = try requireProgram("age")
+        let host = try GitHost(.path)
+        let (alice, bob, recovery) = try Self.household(host)
+        let old = alice.sb.root + "/old-recovery.txt"
+        try writeBytes(old, Array((recovery + "\n").utf8))
+        let again = try alice.todo("remote", "set", host.url(), "--encrypt")
+        #expect(again.exitCode == 0, "\(again)")
+        let fresh = try #require(again.stdout.split(separator: "\n").first { $0.hasPrefix("AGE-SECRET-KEY-1") }.map(String.init))
+        #expect(fresh != recovery)
+        let new = alice.sb.root + "/new-recovery.txt"
+        try writeBytes(new, Array((fresh + "\n").utf8))
+        _ = try alice.add("Water the ferns")
+        try alice.sync()
+        let plain = alice.sb.root + "/remote"
+        #expect(try alice.sb.gitRun(["clone", "-q", host.url(), plain]).exitCode == 0)
+        for name in ["key.age", "data.age"] {
+            #expect(try runProcess(age, ["-d", "-i", old, plain + "/" + name]).exitCode != 0, "the lost recovery key opened \(name)")
+        }
+        #expect(try runProcess(age, ["-d", "-i", new, plain + "/key.age"]).exitCode == 0)
+        try bob.sync()
+        #expect(try bob.allTitles().contains("Water the ferns"))
+    }
+
     /// `member key remove` takes one device away (a lost phone): the next sync opens an epoch
     /// without it, which that device's identity cannot open with stock `age`, while the
     /// member's other device reads on.
