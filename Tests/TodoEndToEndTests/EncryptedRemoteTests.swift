@@ -417,6 +417,28 @@ import TodoCore
         #expect(try alice.tree() == (try bob.tree()))
     }
 
+    /// A clone reads the remote's chain from its start: its bundles go in as one pack, not one
+    /// per push (which would make housekeeping due at once, inline, on the first clone of any
+    /// household that has synced a few dozen times), and git judges the result whole.
+    @Test func aCloneTakesTheWholeChainAsOnePack() throws {
+        let host = try GitHost(.path)
+        let (alice, _, _) = try Self.household(host)
+        for i in 0..<10 {
+            _ = try alice.add("Errand \(i)")
+            try alice.sync()
+        }
+        let commits = try host.git("household.git", "rev-list", "--count", "refs/heads/main")
+        #expect(Int(commits.stdout.trimmingCharacters(in: .newlines)) ?? 0 >= 12, "\(commits)")
+        let carol = try Member("Carol", host: host)
+        try alice.change("member", "add", "Carol", "--key", try Self.key(carol))
+        try alice.sync()
+        try carol.join(host.url())
+        let packs = try FileManager.default.contentsOfDirectory(atPath: carol.repo + "/.git/objects/pack").filter { $0.hasSuffix(".pack") }
+        #expect(packs.count == 1, "\(packs)")
+        #expect(try carol.git("fsck", "--strict").exitCode == 0)
+        #expect(try carol.tree() == (try alice.tree()))
+    }
+
     /// The scratch repository does not grow loose objects and packs without end: once it is
     /// due by the household's thresholds, a sync packs it into one pack, and the objects no
     /// reference reaches (pushes that lost their race, planted here) go. git judges it whole,

@@ -128,8 +128,11 @@ extension CryptRemote {
             let mine = device.first?.recipient.text ?? ""
             throw SyncError(.notGranted, start.keys == nil ? .notGranted(recipient: mine) : .noLongerGranted(recipient: mine))
         }
-        // 2. The data files, in order, each under its epoch's identity.
+        // 2. The data files, in order, each under its epoch's identity; their bundles taken
+        // in as one pack per `joinedBytes` of them.
         var plain = start.plain
+        var pending: [(bundle: [UInt8], commit: ObjectID)] = []
+        var pendingBytes = 0
         for (i, step) in steps.enumerated() {
             let e = epochs[i]
             guard let text = known[e], let identity = try? AgeIdentity(text) else { throw Self.fault(.unknownKey, step.commit) }  // no identity of that epoch: as if under no key
@@ -145,8 +148,15 @@ extension CryptRemote {
             } catch {
                 throw Self.fault(.undecryptable(file: Self.dataFile, reason: "\(error)"), step.commit)
             }
-            plain = try take(bundle, resting: plain, into: target, commit: step.commit)
+            pending.append((bundle, step.commit))
+            pendingBytes += bundle.count
+            if pendingBytes >= Self.joinedBytes {
+                plain = try take(chain: pending, resting: plain, into: target)
+                pending = []
+                pendingBytes = 0
+            }
         }
+        if !pending.isEmpty { plain = try take(chain: pending, resting: plain, into: target) }
         result.plain = plain
         result.keys = current
         return result
@@ -168,6 +178,37 @@ extension CryptRemote {
         guard let before = try? AgeIdentity(text), file.proven(by: before) else { throw Self.fault(.badProof(epoch: file.epoch), commit) }
     }
 
+    /// How many bytes of bundles a read takes in as one pack: a chain read from the remote's
+    /// start leaves a few packs, not one per push, while what is held in memory stays bounded.
+    static let joinedBytes = 64 << 20
+
+    /// Takes `chain` (each bundle with the remote commit that carried it) into `target` as one
+    /// pack: each bundle must rest on exactly the one before it (the first on `base`) and name
+    /// one commit as `refs/heads/main`; returns the last one's. When libgit2 refuses the joined
+    /// pack, they are taken one by one, so that the refusal names the commit that carried the
+    /// bundle at fault.
+    private func take(chain: [(bundle: [UInt8], commit: ObjectID)], resting base: ObjectID?, into target: Repository) throws -> ObjectID? {
+        var tip = base
+        for (bundle, commit) in chain {
+            var read: BundleHeader?
+            bundle.withUnsafeBytes { b in read = try? BundleHeader(b) }  // unreadable: taken alone below, which names it
+            guard let header = read else { return try takeEach(chain, resting: base, into: target) }
+            tip = try Self.follows(header, base: tip, commit: commit)
+        }
+        do {
+            _ = try target.unbundle(chain: chain.map(\.bundle))
+        } catch {
+            return try takeEach(chain, resting: base, into: target)
+        }
+        return tip
+    }
+
+    private func takeEach(_ chain: [(bundle: [UInt8], commit: ObjectID)], resting base: ObjectID?, into target: Repository) throws -> ObjectID? {
+        var tip = base
+        for (bundle, commit) in chain { tip = try take(bundle, resting: tip, into: target, commit: commit) }
+        return tip
+    }
+
     /// Takes one bundle into `target`: it must rest on exactly `base` and name one commit as
     /// `refs/heads/main`, which it returns.
     private func take(_ bundle: [UInt8], resting base: ObjectID?, into target: Repository, commit: ObjectID) throws -> ObjectID {
@@ -179,6 +220,12 @@ extension CryptRemote {
         } catch let e as GitError {
             throw Self.fault(.badBundle(e.message), commit)
         }
+        return try Self.follows(header, base: base, commit: commit)
+    }
+
+    /// The commit a bundle names as `refs/heads/main`, when it rests on exactly `base` and names
+    /// only that.
+    private static func follows(_ header: BundleHeader, base: ObjectID?, commit: ObjectID) throws -> ObjectID {
         let prerequisites = header.prerequisites.compactMap { ObjectID(raw: $0[...]) }
         guard prerequisites == (base.map { [$0] } ?? []) else { throw Self.fault(.badBundle("it does not follow the one before"), commit) }
         guard header.references.count == 1, let ref = header.references.first, ref.name == Household.branch,
