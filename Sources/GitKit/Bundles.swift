@@ -102,7 +102,7 @@ extension Repository {
     }
 
     /// A bundle's header, or `BundleProblem.format`.
-    static func readHeader(_ bytes: [UInt8]) throws -> BundleHeader {
+    public static func readHeader(_ bytes: [UInt8]) throws -> BundleHeader {
         var read: Result<BundleHeader, FormatError> = .failure(.truncated(.bundle, at: 0, needed: 1))
         bytes.withUnsafeBytes { b in
             do throws(FormatError) { read = .success(try BundleHeader(b)) } catch { read = .failure(error) }

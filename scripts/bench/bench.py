@@ -2065,6 +2065,22 @@ def write_table(bench, out, seconds):
     print(text)
 
 
+def one_change_syncs(bench, sides, n, env_key, where, title, offset):
+    """The encrypted section's sync of one change, alternated between the two households (each
+    run with `sides[kind][env_key]`), `bench.runs` of each: one task retitled, then synced."""
+    times = {"plain": [], "encrypted": []}
+    for i in range(bench.runs):
+        for kind in ("plain", "encrypted") if i % 2 == 0 else ("encrypted", "plain"):
+            env = sides[kind][env_key]
+            own = json.loads(run([bench.todo, "list", "--json"], env=env, capture=True).out)[(i + offset) % 32]["id"]
+            run([bench.todo, "edit", own, "--title", f"{title} {i}"], env=env)
+            times[kind].append(run([bench.todo, "sync"], env=env).ms)
+    p, e = median(times["plain"]), median(times["encrypted"])
+    bench.row(f"encrypted: `todo sync` of one change {where}, alternated, {bench.runs} runs each "
+              "(todo: encrypted; git column: the plaintext remote's sync)", n, f"{e:.0f}", f"{p:.0f}",
+              f"≤ 1.5× ({e / p:.2f}×) — " + ("met" if e <= 1.5 * p else "MISSED"))
+
+
 def encrypted_section(bench, n=10000):
     """An encrypted remote (docs/ENCRYPTION.md) against a plaintext one, the same household
     imported into each and the same work done on both, alternated: a sync of one change, a
@@ -2097,17 +2113,7 @@ def encrypted_section(bench, n=10000):
     bench.row(f"encrypted: the remote's objects after the {n:,}-task import sent in one sync, each remote "
               "repacked (`git repack -a -d`), KiB (todo: encrypted; git column: plaintext)", n,
               f"{sizes['encrypted']:,}", f"{sizes['plain']:,}", f"≤ 1.5× ({ratio:.2f}×) — " + ("met" if ratio <= 1.5 else "MISSED"))
-    times = {"plain": [], "encrypted": []}
-    for i in range(bench.runs):
-        for kind in ("plain", "encrypted") if i % 2 == 0 else ("encrypted", "plain"):
-            env = sides[kind]["env"]
-            own = json.loads(run([bench.todo, "list", "--json"], env=env, capture=True).out)[i % 32]["id"]
-            run([bench.todo, "edit", own, "--title", f"Changed {i}"], env=env)
-            times[kind].append(run([bench.todo, "sync"], env=env).ms)
-    p, e = median(times["plain"]), median(times["encrypted"])
-    bench.row(f"encrypted: `todo sync` of one change (path remote), alternated, {bench.runs} runs each "
-              "(todo: encrypted; git column: the plaintext remote's sync)", n, f"{e:.0f}", f"{p:.0f}",
-              f"≤ 1.5× ({e / p:.2f}×) — " + ("met" if e <= 1.5 * p else "MISSED"))
+    one_change_syncs(bench, sides, n, "env", "(path remote)", "Changed", 0)
     # A first clone by the second member, each into a folder of its own.
     for kind, side in sides.items():
         if kind == "encrypted":
@@ -2148,17 +2154,7 @@ def encrypted_section(bench, n=10000):
                 side["ssh_env"] = dict(side["env"], **server.client_env())
                 run([bench.todo, "remote", "set", server.url(side["remote"])], env=side["ssh_env"])
                 run([bench.todo, "sync"], env=side["ssh_env"])
-            times = {"plain": [], "encrypted": []}
-            for i in range(bench.runs):
-                for kind in ("plain", "encrypted") if i % 2 == 0 else ("encrypted", "plain"):
-                    env = sides[kind]["ssh_env"]
-                    own = json.loads(run([bench.todo, "list", "--json"], env=env, capture=True).out)[(i + 7) % 32]["id"]
-                    run([bench.todo, "edit", own, "--title", f"Over ssh {i}"], env=env)
-                    times[kind].append(run([bench.todo, "sync"], env=env).ms)
-            p, e = median(times["plain"]), median(times["encrypted"])
-            bench.row(f"encrypted: `todo sync` of one change over ssh on loopback, alternated, {bench.runs} runs each "
-                      "(todo: encrypted; git column: the plaintext remote's sync)", n, f"{e:.0f}", f"{p:.0f}",
-                      f"≤ 1.5× ({e / p:.2f}×) — " + ("met" if e <= 1.5 * p else "MISSED"))
+            one_change_syncs(bench, sides, n, "ssh_env", "over ssh on loopback", "Over ssh", 7)
             for kind, side in sides.items():
                 run([bench.todo, "remote", "set", side["remote"]], env=side["env"])
                 run([bench.todo, "sync"], env=side["env"])

@@ -190,9 +190,8 @@ extension CryptRemote {
     private func take(chain: [(bundle: [UInt8], commit: ObjectID)], resting base: ObjectID?, into target: Repository) throws -> ObjectID? {
         var tip = base
         for (bundle, commit) in chain {
-            var read: BundleHeader?
-            bundle.withUnsafeBytes { b in read = try? BundleHeader(b) }  // unreadable: taken alone below, which names it
-            guard let header = read else { return try takeEach(chain, resting: base, into: target) }
+            // Unreadable: taken one by one, which names it.
+            guard let header = try? Repository.readHeader(bundle) else { return try takeEach(chain, resting: base, into: target) }
             tip = try Self.follows(header, base: tip, commit: commit)
         }
         do {
